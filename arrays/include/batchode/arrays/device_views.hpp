@@ -1,0 +1,47 @@
+// arrays/: what a kernel sees of one chunk's device arrays. Plain structs, passed to kernels by
+// value; this header includes no runtime so the kernels (and CPU code) can include it anywhere.
+//
+// Device layout ("runs fastest"): a chunk of `stride` runs stores
+//   initial value / final state  s of run r   at [s * stride + r]
+//   parameter p of run r                      at [p * stride + r]
+//   saved state s of run r at save k          at [(k * n_states + s) * stride + r]
+//   status, counters of run r                 at [r]
+// so consecutive threads (runs) touch consecutive addresses and a warp's accesses coalesce.
+// A chunk is packed tight: stride is that chunk's run count (not the buffers' capacity), so each
+// array of a partial chunk is one contiguous block and moves with a single copy.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace batchode::arrays {
+
+/// A chunk's inputs on the device. `params` is nullptr when the system has no parameters.
+template <class T>
+struct DeviceInputs {
+  const T* y0;         ///< n_states x stride, [s * stride + r]
+  const T* params;     ///< n_params x stride, [p * stride + r]; nullptr when n_params == 0
+  std::size_t stride;  ///< runs in this chunk (the distance between consecutive states of one run)
+};
+
+/// A chunk's outputs on the device. Inactive outputs are nullptr: the kernel must not write them.
+template <class T>
+struct DeviceOutputs {
+  T* final_state;                  ///< n_states x stride, [s * stride + r]; always present
+  T* series;                       ///< n_saves x n_states x stride; nullptr when n_saves == 0
+  std::int32_t* status;            ///< [r], a batchode::Status value; nullptr when not selected
+  std::uint32_t* accepted;         ///< [r]; nullptr when counters are not selected
+  std::uint32_t* rejected;         ///< [r]; nullptr when counters are not selected
+  std::uint32_t* rhs_evaluations;  ///< [r]; nullptr when counters are not selected
+  std::size_t stride;              ///< runs in this chunk
+  std::uint32_t n_saves;           ///< saved points per run (0: no series)
+};
+
+// Kernel arguments are copied bytewise to the device: the views must stay plain data.
+static_assert(std::is_trivially_copyable_v<DeviceInputs<double>> &&
+              std::is_standard_layout_v<DeviceInputs<double>>);
+static_assert(std::is_trivially_copyable_v<DeviceOutputs<double>> &&
+              std::is_standard_layout_v<DeviceOutputs<double>>);
+
+}  // namespace batchode::arrays

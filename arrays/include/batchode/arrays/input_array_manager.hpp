@@ -1,0 +1,133 @@
+// arrays/: the device-side inputs of a chunked batch (initial values and parameters): per buffer
+// slot, a device buffer and its pinned staging, the host transpose into the device layout and the
+// asynchronous uploads. Layout and stride: see device_views.hpp.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "batchode/arrays/buffers.hpp"
+#include "batchode/arrays/chunk_plan.hpp"
+#include "batchode/arrays/device_views.hpp"
+#include "batchode/arrays/transpose.hpp"
+
+namespace batchode::arrays {
+
+/// Device and pinned buffers for the inputs of `slots` chunks in flight. Buffers only grow, so a
+/// manager kept across solves stops allocating once it has seen the largest batch.
+///
+/// Per chunk and slot: stage() (host transpose into pinned memory), then upload_*() (enqueued on
+/// the slot's stream), then the kernel reads device_view(). A slot may be staged again only after
+/// its previous uploads completed (synchronise the slot's stream or an event after them).
+template <class T>
+class InputArrayManager {
+ public:
+  /// Sizes every slot for `plan` (plan.slots slots of plan.chunk_runs runs). Throws GpuError.
+  void prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_params) {
+    n_states_ = n_states;
+    n_params_ = n_params;
+    capacity_ = plan.chunk_runs;
+    if (slots_.size() < plan.slots) slots_.resize(plan.slots);
+    n_slots_ = plan.slots;
+    for (std::size_t i = 0; i < n_slots_; ++i) {
+      Slot& slot = slots_[i];
+      slot.y0.ensure(n_states * capacity_);
+      slot.y0_staging.ensure(n_states * capacity_);
+      slot.params.ensure(n_params * capacity_);
+      slot.params_staging.ensure(n_params * capacity_);
+      slot.count = 0;
+    }
+  }
+
+  /// Transposes runs [first_run, first_run + count) of the batch into slot `slot`'s pinned staging,
+  /// packed with stride = count. `y0` and `params` are the whole batch's run-major arrays (run r's
+  /// values at y0[r * n_states + s], params[r * n_params + p]); `params` may be nullptr when
+  /// n_params == 0. Throws std::out_of_range (bad slot, count 0 or above capacity) or
+  /// std::invalid_argument (params missing).
+  void stage(std::size_t slot, const T* y0, const T* params, std::size_t first_run, std::size_t count) {
+    Slot& s = checked_slot(slot);
+    if (count == 0 || count > capacity_) {
+      throw std::out_of_range("InputArrayManager::stage: " + std::to_string(count) +
+                              " runs for a chunk capacity of " + std::to_string(capacity_));
+    }
+    if (n_params_ > 0 && params == nullptr) {
+      throw std::invalid_argument("InputArrayManager::stage: the system has " + std::to_string(n_params_) +
+                                  " parameters but no parameter array was given");
+    }
+    pack_runs_fastest(y0 + first_run * n_states_, count, n_states_, s.y0_staging.data(), count);
+    if (n_params_ > 0)
+      pack_runs_fastest(params + first_run * n_params_, count, n_params_, s.params_staging.data(), count);
+    s.count = count;
+  }
+
+  /// Enqueues the copy of the staged initial values (n_states x count values) on `stream`; returns
+  /// the bytes copied. `count` must be what the slot was staged with (std::logic_error otherwise).
+  /// Throws GpuError.
+  std::size_t upload_initial_values(std::size_t slot, std::size_t count, gpu::stream_t stream) {
+    Slot& s = staged_slot(slot, count);
+    const std::size_t bytes = n_states_ * count * sizeof(T);
+    gpu::copy_to_device_async(s.y0.data(), s.y0_staging.data(), bytes, stream);
+    return bytes;
+  }
+
+  /// Enqueues the copy of the staged parameters (n_params x count values) on `stream`; returns the
+  /// bytes copied (0, and nothing enqueued, when n_params == 0). Throws as upload_initial_values.
+  std::size_t upload_parameters(std::size_t slot, std::size_t count, gpu::stream_t stream) {
+    Slot& s = staged_slot(slot, count);
+    const std::size_t bytes = n_params_ * count * sizeof(T);
+    if (bytes > 0) gpu::copy_to_device_async(s.params.data(), s.params_staging.data(), bytes, stream);
+    return bytes;
+  }
+
+  /// The kernel's view of slot `slot`: device pointers and stride = the count it was staged with.
+  /// Throws std::out_of_range for a bad slot.
+  DeviceInputs<T> device_view(std::size_t slot) const {
+    const Slot& s = checked_slot(slot);
+    return DeviceInputs<T>{s.y0.data(), n_params_ > 0 ? s.params.data() : nullptr, s.count};
+  }
+
+  std::size_t slots() const noexcept { return n_slots_; }
+  std::size_t capacity() const noexcept { return capacity_; }  ///< runs per slot
+  std::size_t n_states() const noexcept { return n_states_; }
+  std::size_t n_params() const noexcept { return n_params_; }
+  /// Device bytes currently allocated by all slots (grows, never shrinks).
+  std::size_t device_bytes() const noexcept {
+    std::size_t total = 0;
+    for (const Slot& s : slots_) total += s.y0.bytes() + s.params.bytes();
+    return total;
+  }
+
+ private:
+  struct Slot {
+    gpu::DeviceBuffer<T> y0, params;
+    gpu::PinnedBuffer<T> y0_staging, params_staging;
+    std::size_t count = 0;  // runs staged (the chunk's device stride)
+  };
+
+  Slot& checked_slot(std::size_t slot) {
+    return const_cast<Slot&>(static_cast<const InputArrayManager&>(*this).checked_slot(slot));
+  }
+  const Slot& checked_slot(std::size_t slot) const {
+    if (slot >= n_slots_) {
+      throw std::out_of_range("InputArrayManager: slot " + std::to_string(slot) + " of " +
+                              std::to_string(n_slots_));
+    }
+    return slots_[slot];
+  }
+  Slot& staged_slot(std::size_t slot, std::size_t count) {
+    Slot& s = checked_slot(slot);
+    if (count != s.count) {
+      throw std::logic_error("InputArrayManager: upload of " + std::to_string(count) + " runs from slot " +
+                             std::to_string(slot) + ", which holds " + std::to_string(s.count) +
+                             " staged runs");
+    }
+    return s;
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t n_slots_ = 0, capacity_ = 0, n_states_ = 0, n_params_ = 0;
+};
+
+}  // namespace batchode::arrays

@@ -1,0 +1,196 @@
+// arrays/: the device-side outputs of a chunked batch (final state, saved series, status,
+// counters): per buffer slot, device buffers for the active outputs only and their pinned staging,
+// the asynchronous downloads (one per output, so each can be timed as its own event) and the host
+// transpose into the SolveResult. Layout and stride: see device_views.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "batchode/arrays/buffers.hpp"
+#include "batchode/arrays/chunk_plan.hpp"
+#include "batchode/arrays/device_views.hpp"
+#include "batchode/arrays/transpose.hpp"
+#include "batchode/solver/result.hpp"
+#include "batchode/solver/status.hpp"
+
+namespace batchode::arrays {
+
+/// Device and pinned buffers for the outputs of `slots` chunks in flight. Buffers only grow, so a
+/// manager kept across solves stops allocating once it has seen the largest batch. Status and
+/// counters take memory only when selected; the series only when n_saves > 0.
+///
+/// Per chunk and slot: the kernel writes device_view(slot, count), then download_*() enqueue the
+/// copies, then, after the stream synchronised, scatter() fills the result. The counters are one
+/// buffer per slot holding accepted, rejected and rhs_evaluations back to back (3 x stride), so
+/// they download with one copy.
+template <class T>
+class OutputArrayManager {
+ public:
+  /// Sizes every slot for `plan` and selects the outputs. Throws GpuError, or InvalidInput when
+  /// n_saves does not fit in 32 bits.
+  void prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_saves, bool status, bool counters) {
+    if (n_saves > std::numeric_limits<std::uint32_t>::max()) {
+      throw InvalidInput("OutputArrayManager: " + std::to_string(n_saves) + " saved points exceed 2^32 - 1");
+    }
+    n_states_ = n_states;
+    n_saves_ = n_saves;
+    status_ = status;
+    counters_ = counters;
+    capacity_ = plan.chunk_runs;
+    if (slots_.size() < plan.slots) slots_.resize(plan.slots);
+    n_slots_ = plan.slots;
+    const std::size_t c = capacity_;
+    for (std::size_t i = 0; i < n_slots_; ++i) {
+      Slot& slot = slots_[i];
+      slot.final_state.ensure(n_states * c);
+      slot.final_state_staging.ensure(n_states * c);
+      slot.series.ensure(n_saves * n_states * c);
+      slot.series_staging.ensure(n_saves * n_states * c);
+      slot.status.ensure(status ? c : 0);
+      slot.status_staging.ensure(status ? c : 0);
+      slot.counters.ensure(counters ? 3 * c : 0);
+      slot.counters_staging.ensure(counters ? 3 * c : 0);
+      slot.downloaded = 0;
+    }
+  }
+
+  /// The kernel's view of slot `slot` for a chunk of `stride` runs (its count); inactive outputs
+  /// are nullptr. Throws std::out_of_range for a bad slot or a stride of 0 or above capacity.
+  DeviceOutputs<T> device_view(std::size_t slot, std::size_t stride) {
+    Slot& s = checked_slot(slot, stride, "device_view");
+    std::uint32_t* counters = counters_ ? s.counters.data() : nullptr;
+    return DeviceOutputs<T>{s.final_state.data(),
+                            n_saves_ > 0 ? s.series.data() : nullptr,
+                            status_ ? s.status.data() : nullptr,
+                            counters,
+                            counters ? counters + stride : nullptr,
+                            counters ? counters + 2 * stride : nullptr,
+                            stride,
+                            static_cast<std::uint32_t>(n_saves_)};
+  }
+
+  /// Enqueues the copy of the final states (n_states x count values) to staging on `stream`;
+  /// returns the bytes. Throws GpuError, std::out_of_range (bad slot or count).
+  std::size_t download_state(std::size_t slot, std::size_t count, gpu::stream_t stream) {
+    Slot& s = checked_slot(slot, count, "download_state");
+    return download(s, s.final_state_staging.data(), s.final_state.data(), n_states_ * count * sizeof(T),
+                    count, stream);
+  }
+  /// Enqueues the copy of the series (n_saves x n_states x count values); 0 bytes when n_saves == 0.
+  std::size_t download_series(std::size_t slot, std::size_t count, gpu::stream_t stream) {
+    Slot& s = checked_slot(slot, count, "download_series");
+    return download(s, s.series_staging.data(), s.series.data(), n_saves_ * n_states_ * count * sizeof(T),
+                    count, stream);
+  }
+  /// Enqueues the copy of the statuses (count int32); 0 bytes when status is not selected.
+  std::size_t download_status(std::size_t slot, std::size_t count, gpu::stream_t stream) {
+    Slot& s = checked_slot(slot, count, "download_status");
+    return download(s, s.status_staging.data(), s.status.data(), status_ ? count * sizeof(std::int32_t) : 0,
+                    count, stream);
+  }
+  /// Enqueues the copy of the counters (3 x count uint32); 0 bytes when counters are not selected.
+  std::size_t download_counters(std::size_t slot, std::size_t count, gpu::stream_t stream) {
+    Slot& s = checked_slot(slot, count, "download_counters");
+    return download(s, s.counters_staging.data(), s.counters.data(),
+                    counters_ ? 3 * count * sizeof(std::uint32_t) : 0, count, stream);
+  }
+
+  /// Transposes the downloaded chunk of slot `slot` (runs [first_run, first_run + count) of the
+  /// batch) from pinned staging into `result`'s run-major arrays: final state, series, statuses and
+  /// counters; unselected status/counters keep the result's defaults. Call only after the downloads
+  /// completed (the stream synchronised). Throws std::out_of_range (bad slot, count or runs outside
+  /// the result), std::invalid_argument (result shaped differently) or std::logic_error (count is
+  /// not what was downloaded).
+  void scatter(std::size_t slot, std::size_t first_run, std::size_t count, SolveResult<T>& result) const {
+    const Slot& s = checked_slot(slot, count, "scatter");
+    if (count != s.downloaded) {
+      throw std::logic_error("OutputArrayManager::scatter: " + std::to_string(count) + " runs from slot " +
+                             std::to_string(slot) + ", which downloaded " + std::to_string(s.downloaded));
+    }
+    if (result.n_states() != n_states_ || result.n_saves() != n_saves_) {
+      throw std::invalid_argument("OutputArrayManager::scatter: result has " +
+                                  std::to_string(result.n_states()) + " states x " +
+                                  std::to_string(result.n_saves()) + " saves, buffers hold " +
+                                  std::to_string(n_states_) + " x " + std::to_string(n_saves_));
+    }
+    if (first_run > result.n_runs() || count > result.n_runs() - first_run) {
+      throw std::out_of_range("OutputArrayManager::scatter: runs [" + std::to_string(first_run) + ", " +
+                              std::to_string(first_run + count) + ") outside a result of " +
+                              std::to_string(result.n_runs()) + " runs");
+    }
+    unpack_to_run_major(s.final_state_staging.data(), count, count, n_states_,
+                        result.final_state_data() + first_run * n_states_);
+    if (n_saves_ > 0) {
+      const std::size_t width = n_saves_ * n_states_;  // (k, s) -> k * n_states + s on both sides
+      unpack_to_run_major(s.series_staging.data(), count, count, width,
+                          result.series_data() + first_run * width);
+    }
+    if (status_)
+      unpack_to_run_major(s.status_staging.data(), count, count, 1, result.status_data() + first_run);
+    if (counters_) {
+      const std::uint32_t* accepted = s.counters_staging.data();
+      const std::uint32_t* rejected = accepted + count;
+      const std::uint32_t* rhs = accepted + 2 * count;
+      RunCounters* out = result.counters_data() + first_run;
+      for (std::size_t r = 0; r < count; ++r) out[r] = RunCounters{accepted[r], rejected[r], rhs[r]};
+    }
+  }
+
+  std::size_t slots() const noexcept { return n_slots_; }
+  std::size_t capacity() const noexcept { return capacity_; }  ///< runs per slot
+  std::size_t n_states() const noexcept { return n_states_; }
+  std::size_t n_saves() const noexcept { return n_saves_; }
+  bool has_status() const noexcept { return status_; }
+  bool has_counters() const noexcept { return counters_; }
+  /// Device bytes currently allocated by all slots (grows, never shrinks).
+  std::size_t device_bytes() const noexcept {
+    std::size_t total = 0;
+    for (const Slot& s : slots_)
+      total += s.final_state.bytes() + s.series.bytes() + s.status.bytes() + s.counters.bytes();
+    return total;
+  }
+
+ private:
+  struct Slot {
+    gpu::DeviceBuffer<T> final_state, series;
+    gpu::DeviceBuffer<std::int32_t> status;
+    gpu::DeviceBuffer<std::uint32_t> counters;  // accepted | rejected | rhs_evaluations, stride apart
+    gpu::PinnedBuffer<T> final_state_staging, series_staging;
+    gpu::PinnedBuffer<std::int32_t> status_staging;
+    gpu::PinnedBuffer<std::uint32_t> counters_staging;
+    std::size_t downloaded = 0;  // runs of the last download (checked by scatter)
+  };
+
+  Slot& checked_slot(std::size_t slot, std::size_t count, const char* what) {
+    return const_cast<Slot&>(static_cast<const OutputArrayManager&>(*this).checked_slot(slot, count, what));
+  }
+  const Slot& checked_slot(std::size_t slot, std::size_t count, const char* what) const {
+    if (slot >= n_slots_) {
+      throw std::out_of_range(std::string("OutputArrayManager::") + what + ": slot " + std::to_string(slot) +
+                              " of " + std::to_string(n_slots_));
+    }
+    if (count == 0 || count > capacity_) {
+      throw std::out_of_range(std::string("OutputArrayManager::") + what + ": " + std::to_string(count) +
+                              " runs for a chunk capacity of " + std::to_string(capacity_));
+    }
+    return slots_[slot];
+  }
+
+  static std::size_t download(Slot& s, void* staging, const void* device, std::size_t bytes,
+                              std::size_t count, gpu::stream_t stream) {
+    gpu::copy_to_host_async(staging, device, bytes, stream);
+    s.downloaded = count;
+    return bytes;
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t n_slots_ = 0, capacity_ = 0, n_states_ = 0, n_saves_ = 0;
+  bool status_ = false, counters_ = false;
+};
+
+}  // namespace batchode::arrays

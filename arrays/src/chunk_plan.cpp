@@ -1,0 +1,242 @@
+// arrays/: chunk planning and the host-memory check (see chunk_plan.hpp).
+#include "batchode/arrays/chunk_plan.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "batchode/solver/status.hpp"
+
+namespace batchode::arrays {
+
+namespace {
+
+constexpr std::size_t max_size = std::numeric_limits<std::size_t>::max();
+
+std::size_t checked_mul(std::size_t a, std::size_t b, const char* what) {
+  if (a != 0 && b > max_size / a) {
+    throw InvalidInput(fmt::format("{} overflows: {} x {} does not fit in size_t", what, a, b));
+  }
+  return a * b;
+}
+
+// For messages and comparisons: a product that overflows is as good as "more than any budget".
+std::size_t saturating_mul(std::size_t a, std::size_t b) {
+  return (a != 0 && b > max_size / a) ? max_size : a * b;
+}
+
+std::size_t checked_add(std::size_t a, std::size_t b, const char* what) {
+  if (b > max_size - a)
+    throw InvalidInput(fmt::format("{} overflows: {} + {} does not fit in size_t", what, a, b));
+  return a + b;
+}
+
+// "(fraction 0.8 of 85899345920 free)" or "(gpu.memory_bytes, 85899345920 free)": where the budget came from.
+std::string budget_origin(const GpuOptions& gpu, std::size_t free_device_bytes) {
+  if (gpu.memory_bytes > 0) return fmt::format("(gpu.memory_bytes, {} free)", free_device_bytes);
+  return fmt::format("(fraction {:g} of {} free)", gpu.memory_fraction, free_device_bytes);
+}
+
+}  // namespace
+
+RunFootprint run_footprint(std::size_t n_states, std::size_t n_params, std::size_t n_saves,
+                           std::size_t value_bytes, const OutputSelection& outputs) {
+  if (n_states == 0) throw InvalidInput("run_footprint: a system needs at least one state (n_states = 0)");
+  if (value_bytes == 0) throw InvalidInput("run_footprint: value_bytes must be sizeof(T), got 0");
+  const std::size_t series_values = checked_mul(n_saves, n_states, "series size (n_saves x n_states)");
+  // Values per run: outputs (final state + series) and inputs (initial values + parameters).
+  const std::size_t output_values = checked_add(n_states, series_values, "outputs per run");
+  const std::size_t input_values = checked_add(n_states, n_params, "inputs per run");
+  const std::size_t value_count = checked_add(output_values, input_values, "values per run");
+
+  std::size_t device = checked_mul(value_count, value_bytes, "device bytes per run");
+  if (outputs.status) device = checked_add(device, sizeof(std::int32_t), "device bytes per run");
+  if (outputs.counters) device = checked_add(device, 3 * sizeof(std::uint32_t), "device bytes per run");
+
+  std::size_t result = checked_mul(output_values, value_bytes, "result bytes per run");
+  result = checked_add(result, sizeof(Status) + sizeof(RunCounters), "result bytes per run");
+
+  RunFootprint footprint;
+  footprint.device_bytes_per_run = device;
+  footprint.host_staging_bytes_per_run = device;  // every device array has its pinned mirror
+  footprint.result_bytes_per_run = result;
+  return footprint;
+}
+
+std::size_t ChunkPlan::first(std::size_t i) const {
+  if (i >= n_chunks) {
+    throw std::out_of_range(fmt::format("chunk {} outside a plan of {} chunks", i, n_chunks));
+  }
+  if (balanced) {
+    const std::size_t base = n_runs / n_chunks, extra = n_runs % n_chunks;
+    return i * base + std::min(i, extra);
+  }
+  return i * chunk_runs;
+}
+
+std::size_t ChunkPlan::count(std::size_t i) const {
+  const std::size_t begin = first(i);
+  if (balanced) return n_runs / n_chunks + (i < n_runs % n_chunks ? 1 : 0);
+  return std::min(chunk_runs, n_runs - begin);
+}
+
+ChunkPlan plan_chunks(std::size_t n_runs, const RunFootprint& footprint, std::size_t free_device_bytes,
+                      const GpuOptions& gpu, std::size_t run_alignment, std::size_t slots) {
+  if (n_runs == 0) throw InvalidInput("plan_chunks: the batch has no runs (n_runs = 0)");
+  // Written as a negation so that NaN is refused too.
+  if (!(gpu.memory_fraction > 0.0 && gpu.memory_fraction <= 1.0)) {
+    throw InvalidInput(fmt::format("gpu.memory_fraction must be in (0, 1], got {:g}", gpu.memory_fraction));
+  }
+  if (run_alignment == 0) throw InvalidInput("plan_chunks: run_alignment must be at least 1");
+  if (slots == 0) throw InvalidInput("plan_chunks: slots must be at least 1");
+  if (gpu.memory_bytes > free_device_bytes) {
+    throw InvalidInput(fmt::format("gpu.memory_bytes = {} bytes exceeds the device's free memory ({} bytes)",
+                                   gpu.memory_bytes, free_device_bytes));
+  }
+  if (gpu.chunks > n_runs) {
+    throw InvalidInput(fmt::format("gpu.chunks = {} exceeds the number of runs ({}): a chunk would be empty",
+                                   gpu.chunks, n_runs));
+  }
+
+  const std::size_t budget =
+      gpu.memory_bytes > 0 ? gpu.memory_bytes
+                           : static_cast<std::size_t>(
+                                 std::floor(gpu.memory_fraction * static_cast<double>(free_device_bytes)));
+  const std::size_t per_run = footprint.device_bytes_per_run;
+  // Every slot holds a whole chunk, so one run costs per_run in each of them.
+  const std::size_t per_run_all_slots = checked_mul(per_run, slots, "device bytes per run x slots");
+
+  const auto impossible = [&](const std::string& chunk_clause) {
+    return InvalidInput(
+        fmt::format("impossible memory budget: one run needs {} bytes on the device (x{} buffers), {}, "
+                    "budget is {} bytes {}",
+                    per_run, slots, chunk_clause, budget, budget_origin(gpu, free_device_bytes)));
+  };
+
+  ChunkPlan plan;
+  plan.n_runs = n_runs;
+  plan.slots = slots;
+  plan.budget_bytes = budget;
+
+  if (gpu.chunks > 0) {
+    const std::size_t capacity = n_runs / gpu.chunks + (n_runs % gpu.chunks != 0 ? 1 : 0);
+    const std::size_t needed = saturating_mul(capacity, per_run_all_slots);
+    if (needed > budget) {
+      throw impossible(fmt::format("gpu.chunks = {} makes chunks of {} runs that need {} bytes", gpu.chunks,
+                                   capacity, needed));
+    }
+    plan.chunk_runs = capacity;
+    plan.n_chunks = gpu.chunks;
+    plan.balanced = true;
+  } else {
+    const std::size_t max_runs = per_run_all_slots == 0 ? max_size : budget / per_run_all_slots;
+    std::size_t capacity = 0;
+    if (max_runs >= n_runs) {
+      capacity = n_runs;  // the whole batch in one chunk: no reason to align
+    } else {
+      capacity = max_runs / run_alignment * run_alignment;
+      if (capacity == 0) {
+        // The smallest chunk is one aligned group, or the whole batch when it is smaller.
+        if (n_runs < run_alignment) {
+          throw impossible(fmt::format("the batch's {} runs need {} bytes", n_runs,
+                                       saturating_mul(n_runs, per_run_all_slots)));
+        }
+        throw impossible(fmt::format("a chunk holds at least {} runs (the run alignment) and needs {} bytes",
+                                     run_alignment, saturating_mul(run_alignment, per_run_all_slots)));
+      }
+    }
+    plan.chunk_runs = capacity;
+    plan.n_chunks = n_runs / capacity + (n_runs % capacity != 0 ? 1 : 0);
+  }
+  // Both within the budget (device) or bounded by it (staging mirrors the device buffers).
+  plan.device_bytes = plan.chunk_runs * per_run_all_slots;
+  plan.host_staging_bytes = checked_mul(checked_mul(plan.chunk_runs, slots, "staging runs"),
+                                        footprint.host_staging_bytes_per_run, "host staging bytes");
+  return plan;
+}
+
+void check_host_memory(std::size_t needed_bytes, std::size_t available_bytes) {
+  if (needed_bytes <= available_bytes) return;
+  constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+  throw InvalidInput(
+      fmt::format("outputs need {:.2f} GiB of host memory, only {:.2f} GiB available ({} > {} bytes)",
+                  static_cast<double>(needed_bytes) / gib, static_cast<double>(available_bytes) / gib,
+                  needed_bytes, available_bytes));
+}
+
+namespace {
+
+// The value of `key` (e.g. "MemAvailable:") in a "key value [kB]" file, in bytes when the file says
+// kB; 0 when the file or the key is missing.
+std::size_t read_keyed_value(const char* path, const std::string& key, bool in_kib) {
+  std::ifstream in(path);
+  std::string name;
+  unsigned long long value = 0;
+  while (in >> name) {
+    if (name == key && in >> value) return static_cast<std::size_t>(in_kib ? value * 1024ULL : value);
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
+}
+
+// A single number in a file (cgroup interface files); 0 when the file is missing or says "max".
+std::size_t read_number(const char* path) {
+  std::ifstream in(path);
+  unsigned long long value = 0;
+  if (in >> value) return static_cast<std::size_t>(value);
+  return 0;
+}
+
+// Memory the cgroup still allows, or max_size when no limit applies. In a container MemAvailable
+// describes the whole host, while the cgroup limit is what gets the process killed. The reclaimable
+// page cache (inactive files) is counted as free, as the kernel reclaims it before the OOM killer.
+std::size_t cgroup_headroom() {
+  struct Interface {
+    const char* limit;
+    const char* usage;
+    const char* stat;
+    const char* inactive_key;
+  };
+  const Interface interfaces[] = {
+      {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current", "/sys/fs/cgroup/memory.stat",
+       "inactive_file"},
+      {"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+       "/sys/fs/cgroup/memory/memory.stat", "total_inactive_file"},
+  };
+  for (const Interface& cg : interfaces) {
+    const std::size_t limit = read_number(cg.limit);  // 0 for "max" or a missing file
+    // cgroup v1 reports "no limit" as a huge page-aligned number.
+    if (limit == 0 || limit >= (max_size >> 2)) continue;
+    const std::size_t usage = read_number(cg.usage);
+    const std::size_t inactive = read_keyed_value(cg.stat, cg.inactive_key, false);
+    const std::size_t working_set = usage > inactive ? usage - inactive : 0;
+    return limit > working_set ? limit - working_set : 0;
+  }
+  return max_size;
+}
+
+}  // namespace
+
+std::size_t available_host_memory() noexcept {
+  try {
+    std::size_t available = read_keyed_value("/proc/meminfo", "MemAvailable:", true);
+    if (available == 0) {
+      const long pages = sysconf(_SC_AVPHYS_PAGES);
+      const long page_size = sysconf(_SC_PAGESIZE);
+      available = (pages > 0 && page_size > 0)
+                      ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size)
+                      : max_size;
+    }
+    return std::min(available, cgroup_headroom());
+  } catch (...) {
+    return max_size;  // a failed probe must not block a solve; the allocations will still report
+  }
+}
+
+}  // namespace batchode::arrays

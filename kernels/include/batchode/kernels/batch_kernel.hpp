@@ -1,0 +1,85 @@
+// kernels/: the batch kernel: one thread integrates one run of a chunk with integrate_run (the loop
+// the CPU path runs too) and the register stepper. Parameterised at compile time by method
+// (tableau), system, precision and whether a series is saved, so a final-state-only solve carries
+// no series code. Inputs and outputs use the "runs fastest" device layout of arrays/device_views.hpp:
+// thread r touches [i * stride + r], so every warp access coalesces.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "batchode/arrays/device_views.hpp"
+#include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/rk_stepper.hpp"
+#include "batchode/solver/run_integrator.hpp"
+
+namespace batchode::kernels {
+
+/// Writes saved points of thread r's run into the device series ([(k * N + s) * stride + r]).
+template <class T, std::size_t N>
+struct DeviceSeriesSink {
+  static constexpr bool active = true;
+  T* series;
+  std::size_t stride;
+  std::size_t run;
+  BATCHODE_HOST_DEVICE void save(std::uint32_t k, T, const T* y) {
+    BATCHODE_UNROLL
+    for (std::size_t s = 0; s < N; ++s) series[(k * N + s) * stride + run] = y[s];
+  }
+  BATCHODE_HOST_DEVICE void mark_unsaved(std::uint32_t k) {
+    const T nan = T(0) / T(0);
+    BATCHODE_UNROLL
+    for (std::size_t s = 0; s < N; ++s) series[(k * N + s) * stride + run] = nan;
+  }
+};
+
+/// Integrates run `r` of a chunk; shared by the kernel and by host-side tests of the kernel body.
+template <class Tab, bool SaveSeries, class System, class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System& sys, const RunPlan<T>& plan,
+                                                                   const arrays::DeviceInputs<T>& in,
+                                                                   const arrays::DeviceOutputs<T>& out,
+                                                                   std::size_t r) {
+  constexpr std::size_t N = System::n_states;
+  constexpr std::size_t P = System::n_params;
+  const std::size_t stride = in.stride;
+  Vec<T, N> y;
+  BATCHODE_UNROLL
+  for (std::size_t i = 0; i < N; ++i) y[i] = in.y0[i * stride + r];
+  // Parameters are read once per run into registers.
+  T p[P > 0 ? P : 1];
+  BATCHODE_UNROLL
+  for (std::size_t i = 0; i < P; ++i) p[i] = in.params[i * stride + r];
+
+  RkStepper<Tab, T, N> stepper;
+  RunCounters counters{};
+  Status status;
+  if constexpr (SaveSeries) {
+    DeviceSeriesSink<T, N> sink{out.series, stride, r};
+    status = integrate_run(stepper, sys, y, P > 0 ? p : nullptr, plan, sink, counters);
+  } else {
+    NoSeries sink;
+    status = integrate_run(stepper, sys, y, P > 0 ? p : nullptr, plan, sink, counters);
+  }
+  BATCHODE_UNROLL
+  for (std::size_t i = 0; i < N; ++i) out.final_state[i * stride + r] = y[i];
+  if (out.status != nullptr) out.status[r] = static_cast<std::int32_t>(status);
+  if (out.accepted != nullptr) {
+    out.accepted[r] = counters.accepted_steps;
+    out.rejected[r] = counters.rejected_steps;
+    out.rhs_evaluations[r] = counters.rhs_evaluations;
+  }
+}
+
+#if BATCHODE_GPU_COMPILER
+/// One thread per run; threads past the chunk's end return at once. Runs of one warp that finish
+/// early idle until the warp's slowest run is done: slower, never wrong (no shared state).
+template <class Tab, bool SaveSeries, class System, class T>
+__global__ void integrate_chunk(System sys, RunPlan<T> plan, arrays::DeviceInputs<T> in,
+                                arrays::DeviceOutputs<T> out) {
+  const std::size_t r = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= in.stride) return;
+  integrate_chunk_run<Tab, SaveSeries>(sys, plan, in, out, r);
+}
+#endif
+
+}  // namespace batchode::kernels

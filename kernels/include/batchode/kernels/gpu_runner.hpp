@@ -1,0 +1,209 @@
+// kernels/: the GPU path of a solve. Plans chunks to fit the device-memory budget, then for each
+// chunk: stage inputs (host transpose into pinned memory), upload, launch the batch kernel, download
+// the active outputs, and scatter them into the result. Chunks alternate between two streams with
+// their own buffer slots, so chunk k+1's upload and chunk k-1's download overlap chunk k's kernel.
+// Every phase is a TimeLogger event with its GPU time from a KernelTimer event pair.
+// Compiled only by the GPU compiler (included from solver.hpp when BATCHODE_GPU_COMPILER).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "batchode/arrays/buffers.hpp"
+#include "batchode/arrays/chunk_plan.hpp"
+#include "batchode/arrays/input_array_manager.hpp"
+#include "batchode/arrays/output_array_manager.hpp"
+#include "batchode/gpu/device.hpp"
+#include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/batch_kernel.hpp"
+#include "batchode/solver/options.hpp"
+#include "batchode/solver/progress.hpp"
+#include "batchode/solver/result.hpp"
+#include "batchode/solver/run_integrator.hpp"
+#include "batchode/solver/tableaux.hpp"
+#include "batchode/timing/events.hpp"
+#include "batchode/timing/kernel_timer.hpp"
+#include "batchode/timing/scoped_timer.hpp"
+#include "batchode/timing/time_logger.hpp"
+
+namespace batchode {
+
+/// Runs batches of System in precision T on one GPU. Keeps its buffers and streams between runs
+/// (a Solver owns one), so repeated solves of similar size allocate nothing.
+template <class System, class T>
+class GpuRunner {
+ public:
+  static constexpr std::size_t N = System::n_states;
+  static constexpr std::size_t P = System::n_params;
+
+  /// The chunk plan of the last run (for tests and telemetry).
+  const arrays::ChunkPlan& last_plan() const noexcept { return plan_; }
+
+  /// Integrates runs [0, runs) into `result`. Throws GpuError (naming the call and the chunk) on a
+  /// runtime failure, InvalidInput when the memory budget cannot hold one run.
+  void run(const System& sys, const SolveOptions& options, const T* y0, const T* params, std::size_t runs,
+           SolveResult<T>& result, TimeLogger& log) {
+    BATCHODE_CHECK(hipSetDevice(options.gpu.device));
+    const std::size_t saves = result.n_saves();
+    {
+      ScopedTimer timer(log, events::chunk_planning);
+      std::size_t free_bytes = 0, total_bytes = 0;
+      gpu::memory_info(options.gpu.device, free_bytes, total_bytes);
+      // Buffers this runner already holds are reused, so they count as free for the new plan.
+      free_bytes += inputs_.device_bytes() + outputs_.device_bytes();
+      const arrays::RunFootprint footprint = arrays::run_footprint(N, P, saves, sizeof(T), options.outputs);
+      plan_ = arrays::plan_chunks(runs, footprint, free_bytes, options.gpu);
+      timer.add_metadata("chunks", static_cast<std::int64_t>(plan_.n_chunks));
+      timer.add_metadata("chunk_runs", static_cast<std::int64_t>(plan_.chunk_runs));
+      timer.add_metadata("device_bytes", static_cast<std::int64_t>(plan_.device_bytes));
+    }
+    inputs_.prepare(plan_, N, P);
+    outputs_.prepare(plan_, N, saves, options.outputs.status, options.outputs.counters);
+    while (streams_.size() < plan_.slots) streams_.emplace_back();
+
+    const RunPlan<T> run_plan = make_run_plan<T>(options);
+    ScopedTimer timer(log, events::kernel_run_execution);
+    timer.add_metadata("backend", "gpu");
+    timer.add_metadata("runs", static_cast<std::int64_t>(runs));
+    timer.add_metadata("chunks", static_cast<std::int64_t>(plan_.n_chunks));
+    const double phase_sum_ms = tableau::dispatch(options.method, [&](auto tag) {
+      using Tab = typename decltype(tag)::type;
+      return saves > 0 ? this->template run_chunks<Tab, true>(sys, options, run_plan, y0, params, result, log)
+                       : this->template run_chunks<Tab, false>(sys, options, run_plan, y0, params, result, log);
+    });
+    // Transfers and kernels overlap when this sum exceeds the run's wall time.
+    if (log.enabled()) timer.add_metadata("gpu_phase_sum_ms", phase_sum_ms);
+  }
+
+ private:
+  template <class Tab, bool Save>
+  double run_chunks(const System& sys, const SolveOptions& options, const RunPlan<T>& run_plan, const T* y0,
+                    const T* params, SolveResult<T>& result, TimeLogger& log) {
+    load_once<Tab, Save>(reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, Save, System, T>), log);
+
+    const bool timed = log.enabled();
+    std::vector<GpuTime> phases;  // every phase's GPU time, summed once the streams are idle
+    ProgressReporter progress(plan_.n_chunks, plan_.n_runs, log.verbosity());
+    std::vector<std::size_t> in_slot(plan_.slots, no_chunk);
+    std::size_t chunks_done = 0, runs_done = 0;
+
+    auto finish = [&](std::size_t slot) {
+      const std::size_t c = in_slot[slot];
+      if (c == no_chunk) return;
+      streams_[slot].synchronize();
+      {
+        ScopedTimer t(log, events::host_transpose);
+        t.add_metadata("direction", "device_layout_to_result");
+        t.add_metadata("chunk_index", static_cast<std::int64_t>(c));
+        outputs_.scatter(slot, plan_.first(c), plan_.count(c), result);
+      }
+      in_slot[slot] = no_chunk;
+      ++chunks_done;
+      runs_done += plan_.count(c);
+      progress.update(chunks_done, runs_done);
+    };
+
+    for (std::size_t c = 0; c < plan_.n_chunks; ++c) {
+      const std::size_t slot = c % plan_.slots;
+      const gpu::stream_t stream = streams_[slot].get();
+      const std::size_t first = plan_.first(c), count = plan_.count(c);
+      const std::string slice = fmt::format("{}:{}", first, first + count);
+      try {
+        finish(slot);  // the slot's previous chunk must be out of its buffers before they are reused
+        {
+          ScopedTimer t(log, events::host_transpose);
+          t.add_metadata("direction", "result_to_device_layout");
+          t.add_metadata("chunk_index", static_cast<std::int64_t>(c));
+          inputs_.stage(slot, y0, params, first, count);
+        }
+        auto transfer = [&](const char* label, auto&& enqueue) {
+          if (!timed) {
+            enqueue();
+            return;
+          }
+          KernelTimer kt(label);
+          log.start_event(label);
+          kt.start(stream);
+          const std::size_t bytes = enqueue();
+          kt.stop(stream);
+          phases.push_back(kt.deferred());
+          log.stop_event(label,
+                         {{"nbytes", static_cast<std::int64_t>(bytes)},
+                          {"chunk_index", static_cast<std::int64_t>(c)},
+                          {"chunk_slice", slice}},
+                         kt.deferred());
+        };
+        transfer(events::h2d_transfer_initial_values, [&] { return inputs_.upload_initial_values(slot, count, stream); });
+        if constexpr (P > 0) {
+          transfer(events::h2d_transfer_parameters, [&] { return inputs_.upload_parameters(slot, count, stream); });
+        }
+
+        const unsigned block = static_cast<unsigned>(options.gpu.block_size);
+        const unsigned grid = static_cast<unsigned>((count + block - 1) / block);
+        KernelTimer kt(events::kernel_launch);
+        if (timed) {
+          log.start_event(events::kernel_launch);
+          kt.start(stream);
+        }
+        kernels::integrate_chunk<Tab, Save, System, T><<<grid, block, 0, stream>>>(sys, run_plan, inputs_.device_view(slot),
+                                                                         outputs_.device_view(slot, count));
+        BATCHODE_CHECK(hipGetLastError());
+        if (timed) {
+          kt.stop(stream);
+          phases.push_back(kt.deferred());
+          log.stop_event(events::kernel_launch,
+                         {{"chunk_index", static_cast<std::int64_t>(c)},
+                          {"runs", static_cast<std::int64_t>(count)},
+                          {"chunk_slice", slice}},
+                         kt.deferred());
+        }
+
+        transfer(events::d2h_transfer_state, [&] { return outputs_.download_state(slot, count, stream); });
+        if constexpr (Save) {
+          transfer(events::d2h_transfer_state, [&] { return outputs_.download_series(slot, count, stream); });
+        }
+        if (options.outputs.status) {
+          transfer(events::d2h_transfer_status_codes, [&] { return outputs_.download_status(slot, count, stream); });
+        }
+        if (options.outputs.counters) {
+          transfer(events::d2h_transfer_iteration_counters,
+                   [&] { return outputs_.download_counters(slot, count, stream); });
+        }
+        in_slot[slot] = c;
+      } catch (const GpuError& e) {
+        throw GpuError(fmt::format("chunk {} of {} (runs {})", c, plan_.n_chunks, slice), e);
+      }
+    }
+    const std::size_t oldest_pending = plan_.n_chunks > plan_.slots ? plan_.n_chunks - plan_.slots : 0;
+    for (std::size_t c = oldest_pending; c < plan_.n_chunks; ++c) finish(c % plan_.slots);
+    progress.finish();
+    double sum = 0;
+    for (GpuTime& g : phases) sum += g.wait().value_or(0.0);
+    return sum;
+  }
+
+  /// The first launch of a kernel instantiation loads its module (lazy loading on CUDA): done here
+  /// once, on purpose, and timed as `kernel_compile`, so chunk timings exclude it.
+  template <class Tab, bool Save>
+  void load_once(const void* kernel, TimeLogger& log) {
+    static bool loaded = false;  // per instantiation
+    if (loaded) return;
+    ScopedTimer t(log, events::kernel_compile);
+    hipFuncAttributes attributes{};
+    BATCHODE_CHECK(hipFuncGetAttributes(&attributes, kernel));
+    t.add_metadata("registers", static_cast<std::int64_t>(attributes.numRegs));
+    t.add_metadata("local_bytes", static_cast<std::int64_t>(attributes.localSizeBytes));
+    loaded = true;
+  }
+
+  static constexpr std::size_t no_chunk = static_cast<std::size_t>(-1);
+  arrays::ChunkPlan plan_{};
+  arrays::InputArrayManager<T> inputs_;
+  arrays::OutputArrayManager<T> outputs_;
+  std::vector<gpu::Stream> streams_;
+};
+
+}  // namespace batchode

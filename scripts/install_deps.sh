@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# scripts/install_deps.sh: installs batchode's build and test dependencies from Debian 12's packages.
+# Idempotent: asks dpkg first and touches apt only when something is missing, so a second run is
+# silent and takes well under a second. Runs as root, or through sudo where that exists.
+# nvcc is not a Debian package: the cuda variant is built only where /usr/local/cuda/bin/nvcc (or an
+# nvcc on PATH) already exists; nothing here installs it.
+set -euo pipefail
+
+# Why each package: a C++17 toolchain and CMake/Ninja; hipcc (clang-15, lld-15, rocminfo) with the
+# HIP runtime headers/library and the AMD device bitcode for the hip backend; Boost.Odeint (header
+# only, in libboost-dev); {fmt}; GoogleTest/GoogleMock (static libs + CMake config); Google Benchmark.
+packages=(
+  build-essential cmake ninja-build
+  hipcc libamdhip64-dev rocm-device-libs
+  libboost-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$package")
+done
+((${#missing[@]} == 0)) && exit 0
+
+echo "install_deps: installing ${missing[*]}"
+if [[ $(id -u) -eq 0 ]]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+  as_root=(sudo)
+else
+  echo "install_deps: missing packages (${missing[*]}) and not root, with no sudo: install them as root." >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install_deps: done"

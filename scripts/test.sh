@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# scripts/test.sh: README command 2, and what CI runs (through .ci/run). Installs the dependencies,
+# then builds and tests up to three variants, each in its own folder:
+#   main  build/       default backend (auto: hip on Debian with hipcc), Release, warnings as errors;
+#                      the whole CTest suite (GPU tests skip visibly where no GPU is usable)
+#   asan  build-asan/  CPU only (BATCHODE_GPU=off), AddressSanitizer + UBSan at -O1; ctest -L cpu
+#   cuda  build-cuda/  BATCHODE_GPU=cuda with nvcc, compiled and linked only (no GPU here); skipped
+#                      with a visible line where nvcc is missing
+# Default: all three (locally and with CI=true). Choose with
+#   BATCHODE_QUICK=1 or --quick                  main only (ignored when CI=true)
+#   BATCHODE_TEST_VARIANTS="main asan" or --variants main,asan
+# Every phase is timed; the last line sums the tests: "batchode: N passed, N failed, N skipped".
+# Variants are independent: a failing one does not stop the next; the exit status is 1 if any failed.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$BATCHODE_ROOT"
+
+variants="${BATCHODE_TEST_VARIANTS:-main asan cuda}"
+if [[ "${BATCHODE_QUICK:-0}" == 1 && "${CI:-}" != true && -z "${BATCHODE_TEST_VARIANTS:-}" ]]; then
+  variants=main
+fi
+while (($# > 0)); do
+  case $1 in
+    --quick) variants=main ;;
+    --variants) variants=${2//,/ }; shift ;;
+    --variants=*) variants=${1#--variants=}; variants=${variants//,/ } ;;
+    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+for variant in $variants; do
+  case $variant in
+    main | asan | cuda) ;;
+    *) echo "test.sh: unknown variant '$variant' (main, asan, cuda)" >&2; exit 2 ;;
+  esac
+done
+
+tests_passed=0 tests_failed=0 tests_skipped=0
+failed_variants=()
+
+# run_ctest <build-dir> [ctest args...]: runs CTest with its log in <build-dir>/ctest.log, adds its
+# counts to the totals, and fails when it fails or when it ran no test at all.
+run_ctest() {
+  local dir=$1
+  shift
+  local log="$dir/ctest.log" status=0
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$BATCHODE_JOBS" "$@" 2>&1 | tee "$log" ||
+    status=$?
+  # CTest's summary: "100% tests passed, 0 tests failed out of 42" (CTest 4 drops ", 0 tests
+  # failed"); skipped tests count as passed there and are listed as "... (Skipped)" under "The
+  # following tests did not run:".
+  local total failed skipped
+  total=$(sed -n 's/.*% tests passed.* out of \([0-9][0-9]*\).*/\1/p' "$log" | tail -n 1)
+  failed=$(sed -n 's/.* \([0-9][0-9]*\) tests failed out of .*/\1/p' "$log" | tail -n 1)
+  failed=${failed:-0}
+  skipped=$(grep -c '(Skipped)$' "$log" || true)
+  if [[ -z "$total" || "$total" -eq 0 ]]; then
+    echo "test.sh: CTest in $dir ran no test" >&2
+    return 1
+  fi
+  tests_failed=$((tests_failed + failed))
+  tests_skipped=$((tests_skipped + skipped))
+  tests_passed=$((tests_passed + total - failed - skipped))
+  if ((skipped > 0)); then
+    echo "test.sh: $skipped of $total tests in $dir skipped (GPU tests skip where no GPU is usable)"
+  fi
+  return "$status"
+}
+
+# Each variant: its phases in order, stopping at the first that fails.
+variant_main() {
+  batchode_phase main:configure batchode_configure build -DCMAKE_BUILD_TYPE=Release \
+    -DBATCHODE_GPU="${BATCHODE_GPU:-auto}" -DBATCHODE_WARNINGS_AS_ERRORS=ON -DBATCHODE_SANITIZE=OFF \
+    -DBATCHODE_BUILD_TESTS=ON -DBATCHODE_BUILD_EXAMPLES=ON -DBATCHODE_BUILD_BENCHMARKS=ON &&
+    batchode_phase main:build batchode_build build &&
+    batchode_phase main:ctest run_ctest build
+}
+
+variant_asan() {
+  # -O1 keeps the sanitized tests fast while the stack traces stay readable; -g1 gives line numbers.
+  batchode_phase asan:configure batchode_configure build-asan -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DBATCHODE_GPU=off -DBATCHODE_SANITIZE=ON \
+    -DBATCHODE_WARNINGS_AS_ERRORS=OFF -DBATCHODE_BUILD_TESTS=ON -DBATCHODE_BUILD_EXAMPLES=OFF \
+    -DBATCHODE_BUILD_BENCHMARKS=OFF &&
+    batchode_phase asan:build batchode_build build-asan &&
+    ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1:strict_init_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+      UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \
+      batchode_phase asan:ctest run_ctest build-asan -L cpu
+}
+
+variant_cuda() {
+  local nvcc
+  if ! nvcc=$(batchode_nvcc); then
+    echo
+    echo "==> [cuda] SKIPPED: no nvcc (PATH or /usr/local/cuda/bin); the cuda variant was not built"
+    return 0
+  fi
+  batchode_phase cuda:configure batchode_configure build-cuda "${BATCHODE_CUDA_ARGS[@]}" &&
+    batchode_phase cuda:build batchode_build build-cuda &&
+    echo "==> [cuda] built with $nvcc: compile + link only. Its GPU tests are NOT run here (no NVIDIA" \
+      "GPU); run them with scripts/nvidia_build.sh and scripts/nvidia_run.sh (README)."
+}
+
+batchode_phase deps bash scripts/install_deps.sh
+echo "test.sh: variants: $variants (jobs: $BATCHODE_JOBS)"
+for variant in $variants; do
+  "variant_$variant" || failed_variants+=("$variant")
+done
+
+batchode_print_timings
+if ((${#failed_variants[@]} > 0)); then
+  echo "test.sh: FAILED variants: ${failed_variants[*]}"
+fi
+echo "batchode: $tests_passed passed, $tests_failed failed, $tests_skipped skipped"
+((${#failed_variants[@]} == 0))

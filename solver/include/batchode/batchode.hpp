@@ -1,0 +1,17 @@
+// batchode: integrate large batches of independent ODE problems on GPUs (HIP) and CPUs
+// (Boost.Odeint). The umbrella header: everything a user needs.
+#pragma once
+
+#include "batchode/gpu/device.hpp"
+#include "batchode/gpu/runtime.hpp"
+#include "batchode/solver/grid.hpp"
+#include "batchode/solver/method.hpp"
+#include "batchode/solver/options.hpp"
+#include "batchode/solver/result.hpp"
+#include "batchode/solver/solver.hpp"
+#include "batchode/solver/status.hpp"
+#include "batchode/solver/system.hpp"
+#include "batchode/timing/events.hpp"
+#include "batchode/timing/kernel_timer.hpp"
+#include "batchode/timing/scoped_timer.hpp"
+#include "batchode/timing/time_logger.hpp"

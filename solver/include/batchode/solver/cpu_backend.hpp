@@ -1,0 +1,113 @@
+// solver/: the CPU path: every run of a batch slice integrated by integrate_run with Boost.Odeint's
+// steppers, spread over all cores. Runs are independent, so workers share nothing mutable but an
+// atomic block counter; each writes only its own runs' rows of the result.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <limits>
+#include <thread>
+#include <vector>
+
+#include "batchode/solver/odeint_steppers.hpp"
+#include "batchode/solver/options.hpp"
+#include "batchode/solver/result.hpp"
+#include "batchode/solver/run_integrator.hpp"
+#include "batchode/solver/tableaux.hpp"
+#include "batchode/timing/events.hpp"
+#include "batchode/timing/time_logger.hpp"
+
+namespace batchode::cpu {
+
+/// Writes saved points of one run straight into the result's run-major series.
+template <class T>
+struct SeriesSink {
+  static constexpr bool active = true;
+  T* out;  // this run's n_saves x n_states block
+  std::size_t n_states;
+  void save(std::uint32_t k, T, const T* y) { std::copy(y, y + n_states, out + k * n_states); }
+  void mark_unsaved(std::uint32_t k) {
+    std::fill(out + k * n_states, out + (k + 1) * n_states, std::numeric_limits<T>::quiet_NaN());
+  }
+};
+
+/// Number of worker threads for `runs` runs under `requested` (0: all hardware threads).
+inline unsigned worker_count(unsigned requested, std::size_t runs) {
+  unsigned n = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(1, runs)));
+}
+
+/// Integrates runs [first, first + count) of a validated batch into `result`, recording one
+/// `cpu_integration` event per worker in `logger` (from the calling thread, after the join).
+template <class System, class T>
+void integrate_batch(const System& sys, const T* y0, const T* params, std::size_t first, std::size_t count,
+                     const SolveOptions& options, SolveResult<T>& result, TimeLogger& logger) {
+  constexpr std::size_t N = System::n_states;
+  constexpr std::size_t P = System::n_params;
+  const RunPlan<T> plan = make_run_plan<T>(options);
+  const unsigned workers = worker_count(options.cpu_threads, count);
+  // Blocks small enough to balance runs of very different cost, large enough to keep the counter cold.
+  const std::size_t block = std::clamp<std::size_t>(count / (workers * 16), 1, 256);
+
+  std::atomic<std::size_t> next{0};
+  std::vector<double> worker_ms(workers, 0.0);
+  std::vector<std::size_t> worker_runs(workers, 0);
+  std::vector<std::exception_ptr> errors(workers);
+
+  tableau::dispatch(options.method, [&](auto tag) {
+    using Tab = typename decltype(tag)::type;
+    auto work = [&](unsigned w) {
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        OdeintStepper<Tab, System, T> stepper;
+        for (;;) {
+          const std::size_t begin = next.fetch_add(block, std::memory_order_relaxed);
+          if (begin >= count) break;
+          const std::size_t end = std::min(count, begin + block);
+          for (std::size_t i = begin; i < end; ++i) {
+            const std::size_t r = first + i;
+            std::array<T, N> y{};
+            std::copy(y0 + r * N, y0 + (r + 1) * N, y.begin());
+            const T* p = P > 0 ? params + r * P : nullptr;
+            RunCounters counters{};
+            Status status;
+            if (plan.n_saves > 0) {
+              SeriesSink<T> sink{result.series_data() + r * plan.n_saves * N, N};
+              status = integrate_run(stepper, sys, y, p, plan, sink, counters);
+            } else {
+              NoSeries sink;
+              status = integrate_run(stepper, sys, y, p, plan, sink, counters);
+            }
+            std::copy(y.begin(), y.end(), result.final_state_data() + r * N);
+            result.status_data()[r] = status;
+            result.counters_data()[r] = counters;
+          }
+          worker_runs[w] += end - begin;
+        }
+      } catch (...) {
+        errors[w] = std::current_exception();
+        next.store(count);  // stop the other workers early
+      }
+      worker_ms[w] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    };
+    std::vector<std::thread> threads;
+    threads.reserve(workers - 1);
+    for (unsigned w = 1; w < workers; ++w) threads.emplace_back(work, w);
+    work(0);
+    for (auto& t : threads) t.join();
+  });
+
+  for (unsigned w = 0; w < workers; ++w) {
+    logger.record_event(events::cpu_integration, worker_ms[w],
+                        {{"worker", static_cast<std::int64_t>(w)},
+                         {"runs", static_cast<std::int64_t>(worker_runs[w])}});
+  }
+  for (auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+}  // namespace batchode::cpu

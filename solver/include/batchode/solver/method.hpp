@@ -1,0 +1,47 @@
+// solver/: the user-facing batch solve (solve_ivp, Solver, options, results, grids) and the
+// per-run integration logic shared by the CPU (Boost.Odeint) and GPU (kernels/) paths.
+// This file: the names of the integration methods and what each one promises.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace batchode {
+
+/// An integration method. Fixed-step: euler, rk4. Adaptive (embedded error estimate): the rest.
+enum class Method {
+  euler,
+  rk4,
+  bogacki_shampine32,
+  cash_karp54,
+  dopri5,
+  tsit5,
+  fehlberg78,
+};
+
+/// What a method is: its order and whether it controls its step size.
+struct MethodInfo {
+  Method method;
+  const char* name;
+  int order;        ///< order of the propagated solution
+  int error_order;  ///< order of the embedded estimate (0 for fixed-step methods)
+  int stages;       ///< right-hand-side evaluations per step (FSAL methods reuse the last)
+  bool adaptive;
+  bool fsal;  ///< first stage of a step is the last stage of the previous one
+};
+
+/// Properties of `m`. Throws std::invalid_argument for a value outside the enum.
+const MethodInfo& method_info(Method m);
+
+/// The method's name as written in code ("dopri5", ...).
+std::string to_string(Method m);
+
+/// Parses a method name; throws std::invalid_argument listing the valid names.
+Method parse_method(std::string_view name);
+
+/// Every method, in enum order (for tests and command-line tools).
+constexpr Method all_methods[] = {Method::euler,  Method::rk4,   Method::bogacki_shampine32,
+                                  Method::cash_karp54, Method::dopri5, Method::tsit5,
+                                  Method::fehlberg78};
+
+}  // namespace batchode

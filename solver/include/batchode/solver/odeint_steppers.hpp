@@ -1,0 +1,169 @@
+// solver/: the CPU path's steppers: Boost.Odeint doing the Runge-Kutta arithmetic, behind the
+// stepper interface that integrate_run (solver/run_integrator.hpp) drives, so step control, save
+// landing and statuses are the same code as on the GPU.
+// odeint's own steppers serve the methods it has (euler, rk4, cash_karp54, dopri5, fehlberg78);
+// tsit5 and bogacki_shampine32 run through odeint's generic explicit_error_generic_rk fed with our
+// tableaux (solver/tableaux.hpp). Tests pin odeint's built-in coefficients to those tableaux too.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include <boost/array.hpp>
+#include <boost/fusion/include/make_vector.hpp>
+#include <boost/numeric/odeint.hpp>
+
+#include "batchode/solver/tableaux.hpp"
+
+// odeint's generic error stepper defines its error sum only up to 6 stages; Tsit5 has 7. This is the
+// missing specialisation, written exactly like odeint's own for 1..6 stages.
+namespace boost::numeric::odeint::detail {
+template <class Operations, class Fac, class Time>
+struct generic_rk_scale_sum_err<7, Operations, Fac, Time> : public Operations::template scale_sum7<Time> {
+  generic_rk_scale_sum_err(const boost::array<Fac, 7>& a, Time dt)
+      : Operations::template scale_sum7<Time>(a[0] * dt, a[1] * dt, a[2] * dt, a[3] * dt, a[4] * dt, a[5] * dt,
+                                              a[6] * dt) {}
+  typedef void result_type;
+};
+}  // namespace boost::numeric::odeint::detail
+
+namespace batchode::cpu {
+
+namespace odeint = boost::numeric::odeint;
+
+/// Our system seen as an odeint system: dxdt = f(x, t), with the run's parameters bound.
+template <class System, class T>
+struct OdeintRhs {
+  using state_type = std::array<T, System::n_states>;
+  const System* system;
+  const T* params;
+  std::uint32_t* evaluations;
+  void operator()(const state_type& x, state_type& dxdt, T t) const {
+    (*system)(t, x.data(), params, dxdt.data());
+    ++*evaluations;
+  }
+};
+
+/// odeint's generic error stepper built from one of our tableaux.
+template <class Tab, class T, std::size_t N>
+class GenericErrorStepper {
+ public:
+  using state_type = std::array<T, N>;
+  using odeint_type = odeint::explicit_error_generic_rk<Tab::stages, Tab::order, Tab::order, Tab::error_order,
+                                                        state_type, T, state_type, T>;
+  static odeint_type make() {
+    typename odeint_type::coef_b_type b, db, c;
+    for (int s = 0; s < Tab::stages; ++s) {
+      b[s] = T(Tab::b(s));
+      db[s] = T(Tab::e(s));
+      c[s] = T(Tab::c(s));
+    }
+    return odeint_type(a_rows(std::make_index_sequence<Tab::stages - 1>{}), b, db, c);
+  }
+
+ private:
+  template <std::size_t Row>
+  static boost::array<T, Row + 1> a_row() {
+    boost::array<T, Row + 1> row;
+    for (std::size_t j = 0; j <= Row; ++j) row[j] = T(Tab::a(int(Row) + 1, int(j)));
+    return row;
+  }
+  template <std::size_t... Rows>
+  static typename odeint_type::coef_a_type a_rows(std::index_sequence<Rows...>) {
+    return typename odeint_type::coef_a_type(a_row<Rows>()...);
+  }
+};
+
+/// Which odeint stepper carries out each method's arithmetic.
+template <class Tab, class T, std::size_t N>
+struct OdeintStepperFor;
+template <class T, std::size_t N>
+struct OdeintStepperFor<tableau::Euler, T, N> {
+  using type = odeint::euler<std::array<T, N>, T, std::array<T, N>, T>;
+  static type make() { return type(); }
+};
+template <class T, std::size_t N>
+struct OdeintStepperFor<tableau::Rk4, T, N> {
+  using type = odeint::runge_kutta4<std::array<T, N>, T, std::array<T, N>, T>;
+  static type make() { return type(); }
+};
+template <class T, std::size_t N>
+struct OdeintStepperFor<tableau::CashKarp54, T, N> {
+  using type = odeint::runge_kutta_cash_karp54<std::array<T, N>, T, std::array<T, N>, T>;
+  static type make() { return type(); }
+};
+template <class T, std::size_t N>
+struct OdeintStepperFor<tableau::Dopri5, T, N> {
+  using type = odeint::runge_kutta_dopri5<std::array<T, N>, T, std::array<T, N>, T>;
+  static type make() { return type(); }
+};
+template <class T, std::size_t N>
+struct OdeintStepperFor<tableau::Fehlberg78, T, N> {
+  using type = odeint::runge_kutta_fehlberg78<std::array<T, N>, T, std::array<T, N>, T>;
+  static type make() { return type(); }
+};
+template <class T, std::size_t N>
+struct OdeintStepperFor<tableau::Tsit5, T, N> {
+  using type = typename GenericErrorStepper<tableau::Tsit5, T, N>::odeint_type;
+  static type make() { return GenericErrorStepper<tableau::Tsit5, T, N>::make(); }
+};
+template <class T, std::size_t N>
+struct OdeintStepperFor<tableau::BogackiShampine32, T, N> {
+  using type = typename GenericErrorStepper<tableau::BogackiShampine32, T, N>::odeint_type;
+  static type make() { return GenericErrorStepper<tableau::BogackiShampine32, T, N>::make(); }
+};
+
+/// The RunStepper (solver/run_integrator.hpp) over an odeint stepper for method Tab. One object per
+/// worker thread: it is re-`reset` for every run.
+template <class Tab, class System, class T>
+class OdeintStepper {
+ public:
+  static constexpr std::size_t N = System::n_states;
+  using state_type = std::array<T, N>;
+  static constexpr bool adaptive = Tab::adaptive;
+  static constexpr int order = Tab::order;
+  static constexpr int error_order = Tab::error_order;
+
+  OdeintStepper() : stepper_(OdeintStepperFor<Tab, T, N>::make()) {}
+
+  void reset(const System& sys, T t, const state_type& y, const T* p) {
+    evaluations_ = 0;
+    rhs(sys, p)(y, dxdt_, t);
+  }
+  const state_type& derivative() const { return dxdt_; }
+
+  void step(const System& sys, T t, const state_type& y, const T* p, T h, state_type& y_new, state_type& err) {
+    const OdeintRhs<System, T> f = rhs(sys, p);
+    if constexpr (!adaptive) {
+      (void)err;
+      stepper_.do_step(f, y, dxdt_, t, y_new, h);
+    } else if constexpr (Tab::method == Method::dopri5) {
+      stepper_.do_step(f, y, dxdt_, t, y_new, dxdt_new_, h, err);  // FSAL: returns f(t + h, y_new)
+    } else {
+      stepper_.do_step(f, y, dxdt_, t, y_new, h, err);
+    }
+  }
+
+  void accept(const System& sys, T t, const state_type& y, const T* p) {
+    if constexpr (adaptive && Tab::method == Method::dopri5) {
+      dxdt_ = dxdt_new_;
+    } else {
+      // odeint's generic steppers keep their last stage private, so the next step's first stage
+      // is one more evaluation here (for tsit5 and bogacki_shampine32: 7 and 4 per step, not 6 and 3).
+      rhs(sys, p)(y, dxdt_, t);
+    }
+  }
+
+  std::uint32_t rhs_evaluations() const { return evaluations_; }
+
+ private:
+  OdeintRhs<System, T> rhs(const System& sys, const T* p) { return {&sys, p, &evaluations_}; }
+
+  typename OdeintStepperFor<Tab, T, N>::type stepper_;
+  state_type dxdt_{}, dxdt_new_{};
+  std::uint32_t evaluations_ = 0;
+};
+
+}  // namespace batchode::cpu

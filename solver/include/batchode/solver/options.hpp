@@ -1,0 +1,84 @@
+// solver/: the options of a batch solve and their validation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "batchode/solver/method.hpp"
+#include "batchode/timing/verbosity.hpp"
+
+namespace batchode {
+
+/// Bad input to a solve: what() names the field, the run or the sizes at fault.
+class InvalidInput : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Where a batch runs. `cpu` always works; `gpu` fails (throws) if no GPU path can run;
+/// `automatic` uses the GPU when one is usable and falls back to the CPU otherwise.
+enum class Backend { automatic, cpu, gpu };
+std::string to_string(Backend b);
+
+/// The PI step-size controller of adaptive methods (Hairer, Norsett & Wanner II.4; Gustafsson).
+/// After a step with error norm err (<= 1 accepted) the next step is
+///   h * clamp(safety * err^(-ki/k) * err_prev^(kp/k), min_factor, max_factor),  k = error_order + 1.
+struct StepControl {
+  double safety = 0.9;
+  double min_factor = 0.2;   ///< smallest shrink factor per step
+  double max_factor = 10.0;  ///< largest growth factor per step
+  double ki = 0.7;           ///< integral gain (scaled by 1/k)
+  double kp = 0.4;           ///< proportional gain (scaled by 1/k); 0 gives the classic I controller
+  double dt_min = 0.0;       ///< below this a run fails with step_size_underflow (0: rounding level)
+  double dt_max = std::numeric_limits<double>::infinity();
+};
+
+/// Which outputs a solve produces beyond the final state (always produced).
+struct OutputSelection {
+  bool status = true;    ///< per-run Status (always computed; transferred only when true)
+  bool counters = true;  ///< per-run RunCounters
+};
+
+/// GPU resource settings: the device-memory budget that sizes chunks.
+struct GpuOptions {
+  double memory_fraction = 0.8;  ///< of the device's free memory, when memory_bytes is 0
+  std::size_t memory_bytes = 0;  ///< explicit budget in bytes (overrides memory_fraction)
+  std::size_t chunks = 0;        ///< force this many chunks (0: as many as the budget needs)
+  int device = 0;                ///< device index
+  int block_size = 128;          ///< threads per block
+  bool allow_cpu_fallback = true;  ///< under Backend::automatic: fall back to CPU if the GPU fails
+};
+
+/// Everything a solve needs besides the system and the batch.
+struct SolveOptions {
+  double t0 = 0.0;
+  double t_end = 1.0;
+  Method method = Method::dopri5;
+  /// Fixed step (euler, rk4: required) or first step of an adaptive method (unset: Hairer's guess).
+  std::optional<double> dt;
+  double rtol = 1e-6;
+  double atol = 1e-6;
+  /// Save the state every save_every, at t0 + k * save_every (k = 0, 1, ...) up to t_end. Steps land
+  /// exactly on save times, so saved values carry no interpolation error. Unset: final state only.
+  std::optional<double> save_every;
+  std::uint64_t max_steps = 1'000'000;  ///< per run, accepted + rejected
+  Backend backend = Backend::automatic;
+  /// Overrides the TimeLogger's level for this solve (BATCHODE_VERBOSITY overrides both).
+  std::optional<Verbosity> verbosity;
+  StepControl step_control;
+  OutputSelection outputs;
+  GpuOptions gpu;
+  unsigned cpu_threads = 0;  ///< 0: all hardware threads
+};
+
+/// Checks every field; throws InvalidInput naming the first bad one.
+void validate(const SolveOptions& options);
+
+/// Number of saved points of a solve (0 when save_every is unset).
+std::size_t count_saves(const SolveOptions& options);
+
+}  // namespace batchode

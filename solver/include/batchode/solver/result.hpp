@@ -1,0 +1,112 @@
+// solver/: the result of a batch solve: every run's final state, saved series, status and counters,
+// kept together with their layout, plus where the batch ran and why.
+//
+// Layouts (all run-major: run r's values are contiguous):
+//   final_state()  n_runs x n_states             index r * n_states + s
+//   series()       n_runs x n_saves x n_states   index (r * n_saves + k) * n_states + s
+//   times()        n_saves                       t0 + k * save_every
+//   statuses(), counters()  n_runs
+// Points a failed run never reached hold NaN in series().
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "batchode/solver/options.hpp"
+#include "batchode/solver/status.hpp"
+
+namespace batchode {
+
+/// Where (part of) a batch ran, and the real reason it ran there.
+struct ExecutionRecord {
+  std::string backend;  ///< "cpu" or "gpu:<index>"
+  std::string reason;   ///< gpu_available, gpu_unavailable, cpu_fallback, user_preference, ...
+  std::size_t first_run = 0;
+  std::size_t runs = 0;
+  double wall_ms = 0;
+  std::string detail;  ///< e.g. the GPU error that caused a fallback
+};
+
+template <class T>
+class SolveResult {
+ public:
+  SolveResult() = default;
+  SolveResult(std::size_t n_runs, std::size_t n_states, std::size_t n_saves, const SolveOptions& options)
+      : n_runs_(n_runs), n_states_(n_states), n_saves_(n_saves), method_(options.method) {
+    final_state_.assign(n_runs * n_states, T(0));
+    series_.assign(n_runs * n_saves * n_states, T(0));
+    times_.resize(n_saves);
+    for (std::size_t k = 0; k < n_saves; ++k) {
+      times_[k] = static_cast<T>(options.t0 + static_cast<double>(k) * options.save_every.value_or(0.0));
+    }
+    status_.assign(n_runs, Status::success);
+    counters_.assign(n_runs, RunCounters{});
+  }
+
+  std::size_t n_runs() const noexcept { return n_runs_; }
+  std::size_t n_states() const noexcept { return n_states_; }
+  std::size_t n_saves() const noexcept { return n_saves_; }
+  Method method() const noexcept { return method_; }
+
+  /// n_runs x n_states, run-major.
+  const std::vector<T>& final_state() const noexcept { return final_state_; }
+  /// Final value of state `s` of run `r`. Throws std::out_of_range.
+  T final_state(std::size_t r, std::size_t s) const { return final_state_.at(index(r, s)); }
+
+  /// Save times (empty when save_every was unset).
+  const std::vector<T>& times() const noexcept { return times_; }
+  /// n_runs x n_saves x n_states, run-major.
+  const std::vector<T>& series() const noexcept { return series_; }
+  /// State `s` of run `r` at save `k`. Throws std::out_of_range.
+  T state_at(std::size_t r, std::size_t k, std::size_t s) const {
+    if (r >= n_runs_ || k >= n_saves_ || s >= n_states_) {
+      throw std::out_of_range("state_at(" + std::to_string(r) + ", " + std::to_string(k) + ", " +
+                              std::to_string(s) + ") outside " + std::to_string(n_runs_) + " runs x " +
+                              std::to_string(n_saves_) + " saves x " + std::to_string(n_states_) + " states");
+    }
+    return series_[(r * n_saves_ + k) * n_states_ + s];
+  }
+
+  Status status(std::size_t r) const { return status_.at(r); }
+  const std::vector<Status>& statuses() const noexcept { return status_; }
+  const RunCounters& counters(std::size_t r) const { return counters_.at(r); }
+  const std::vector<RunCounters>& counters() const noexcept { return counters_; }
+
+  /// Number of runs that ended with `s`.
+  std::size_t count(Status s) const {
+    std::size_t n = 0;
+    for (Status x : status_) n += (x == s);
+    return n;
+  }
+  bool all_succeeded() const { return count(Status::success) == n_runs_; }
+
+  /// Where the batch ran: one record per part (CPU, each GPU, fallbacks).
+  const std::vector<ExecutionRecord>& execution() const noexcept { return execution_; }
+
+  // Writable views for the backends that fill the result.
+  T* final_state_data() noexcept { return final_state_.data(); }
+  T* series_data() noexcept { return series_.data(); }
+  Status* status_data() noexcept { return status_.data(); }
+  RunCounters* counters_data() noexcept { return counters_.data(); }
+  void add_execution(ExecutionRecord record) { execution_.push_back(std::move(record)); }
+
+ private:
+  std::size_t index(std::size_t r, std::size_t s) const {
+    if (r >= n_runs_ || s >= n_states_) {
+      throw std::out_of_range("final_state(" + std::to_string(r) + ", " + std::to_string(s) + ") outside " +
+                              std::to_string(n_runs_) + " runs x " + std::to_string(n_states_) + " states");
+    }
+    return r * n_states_ + s;
+  }
+
+  std::size_t n_runs_ = 0, n_states_ = 0, n_saves_ = 0;
+  Method method_ = Method::dopri5;
+  std::vector<T> final_state_, series_, times_;
+  std::vector<Status> status_;
+  std::vector<RunCounters> counters_;
+  std::vector<ExecutionRecord> execution_;
+};
+
+}  // namespace batchode

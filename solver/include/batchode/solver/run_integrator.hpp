@@ -1,0 +1,254 @@
+// solver/: integration of ONE run from t0 to t_end: step-size control, landing on save times,
+// status and counters. The GPU kernel runs this per thread with the register stepper of
+// kernels/rk_stepper.hpp; the CPU path runs it per run with Boost.Odeint's steppers
+// (solver/odeint_steppers.hpp). One loop for both is what makes the two paths agree run by run.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "batchode/gpu/runtime.hpp"
+#include "batchode/solver/options.hpp"
+#include "batchode/solver/status.hpp"
+
+namespace batchode {
+
+/// The per-solve constants of every run, in the run's precision (passed by value to kernels).
+template <class T>
+struct RunPlan {
+  T t0{}, t_end{};
+  T dt{};          ///< fixed step, or first adaptive step (<= 0: Hairer's estimate)
+  T save_every{};  ///< spacing of saved points (used when n_saves > 0)
+  std::uint32_t n_saves = 0;
+  T rtol{}, atol{};
+  T safety{}, min_factor{}, max_factor{}, ki{}, kp{}, dt_min{}, dt_max{};
+  std::uint64_t max_steps = 0;
+};
+
+/// Builds the plan of a validated SolveOptions for precision T.
+template <class T>
+RunPlan<T> make_run_plan(const SolveOptions& o) {
+  RunPlan<T> plan;
+  plan.t0 = static_cast<T>(o.t0);
+  plan.t_end = static_cast<T>(o.t_end);
+  plan.dt = o.dt ? static_cast<T>(*o.dt) : T(0);
+  plan.save_every = o.save_every ? static_cast<T>(*o.save_every) : T(0);
+  plan.n_saves = static_cast<std::uint32_t>(count_saves(o));
+  plan.rtol = static_cast<T>(o.rtol);
+  plan.atol = static_cast<T>(o.atol);
+  const StepControl& c = o.step_control;
+  plan.safety = static_cast<T>(c.safety);
+  plan.min_factor = static_cast<T>(c.min_factor);
+  plan.max_factor = static_cast<T>(c.max_factor);
+  plan.ki = static_cast<T>(c.ki);
+  plan.kp = static_cast<T>(c.kp);
+  plan.dt_min = static_cast<T>(c.dt_min);
+  plan.dt_max = std::isfinite(c.dt_max) ? static_cast<T>(c.dt_max) : std::numeric_limits<T>::max();
+  plan.max_steps = o.max_steps;
+  return plan;
+}
+
+namespace detail {
+
+template <class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool is_finite(T x) {
+  return std::fabs(x) <= std::numeric_limits<T>::max();  // false for NaN and +-inf
+}
+template <class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T min_of(T a, T b) { return a < b ? a : b; }
+template <class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T max_of(T a, T b) { return a > b ? a : b; }
+
+/// Weighted RMS norm of an error estimate (Hairer's): sqrt(mean((err_i / sc_i)^2)),
+/// sc_i = atol + rtol * max(|y_i|, |y_new_i|). A step is accepted when it is <= 1.
+template <std::size_t N, class State, class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T error_norm(const State& y, const State& y_new,
+                                                       const State& err, T rtol, T atol) {
+  T sum = 0;
+BATCHODE_UNROLL
+  for (std::size_t i = 0; i < N; ++i) {
+    const T scale = atol + rtol * max_of(std::fabs(y[i]), std::fabs(y_new[i]));
+    const T r = err[i] / scale;
+    sum += r * r;
+  }
+  return std::sqrt(sum / T(N));
+}
+
+/// Hairer, Norsett & Wanner's first-step estimate (Solving ODEs I, II.4). f0 = f(t0, y0).
+/// Costs one right-hand-side evaluation.
+template <std::size_t N, int Order, class System, class State, class T>
+BATCHODE_HOST_DEVICE T initial_step(const System& sys, T t0, const State& y0, const State& f0, const T* p,
+                                    const RunPlan<T>& plan) {
+  T d0 = 0, d1 = 0;
+BATCHODE_UNROLL
+  for (std::size_t i = 0; i < N; ++i) {
+    const T sc = plan.atol + plan.rtol * std::fabs(y0[i]);
+    d0 += (y0[i] / sc) * (y0[i] / sc);
+    d1 += (f0[i] / sc) * (f0[i] / sc);
+  }
+  d0 = std::sqrt(d0 / T(N));
+  d1 = std::sqrt(d1 / T(N));
+  const T span = plan.t_end - t0;
+  T h0 = (d0 < T(1e-5) || d1 < T(1e-5)) ? T(1e-6) : T(0.01) * d0 / d1;
+  h0 = min_of(h0, span);
+  State y1{}, f1{};
+BATCHODE_UNROLL
+  for (std::size_t i = 0; i < N; ++i) y1[i] = y0[i] + h0 * f0[i];
+  sys(t0 + h0, &y1[0], p, &f1[0]);
+  T d2 = 0;
+BATCHODE_UNROLL
+  for (std::size_t i = 0; i < N; ++i) {
+    const T sc = plan.atol + plan.rtol * std::fabs(y0[i]);
+    d2 += ((f1[i] - f0[i]) / sc) * ((f1[i] - f0[i]) / sc);
+  }
+  d2 = std::sqrt(d2 / T(N)) / h0;
+  const T dmax = max_of(d1, d2);
+  const T h1 = dmax <= T(1e-15) ? max_of(T(1e-6), h0 * T(1e-3))
+                                : std::pow(T(0.01) / dmax, T(1) / T(Order + 1));
+  T h = min_of(T(100) * h0, h1);
+  h = min_of(h, plan.dt_max);
+  if (!is_finite(h) || !(h > 0)) h = T(1e-6) * span;  // a NaN derivative: let the controller fail the run
+  return min_of(h, span);
+}
+
+}  // namespace detail
+
+/// A sink that keeps no series: saving compiles to nothing.
+struct NoSeries {
+  static constexpr bool active = false;
+  template <class T>
+  BATCHODE_HOST_DEVICE void save(std::uint32_t, T, const T*) {}
+  BATCHODE_HOST_DEVICE void mark_unsaved(std::uint32_t) {}
+};
+
+/// A stepper as integrate_run drives it (state_type, adaptive, order, error_order and:) (see kernels/rk_stepper.hpp and solver/odeint_steppers.hpp).
+///  reset(sys, t, y, p): the run starts at (t, y); computes f(t, y), available as derivative().
+///  step(sys, t, y, p, h, y_new, err): one attempt; err is the embedded estimate (adaptive only).
+///  accept(sys, t_new, y_new, p): the attempt was accepted (FSAL methods reuse their last stage).
+
+/// Integrates one run in place: y holds y0 on entry and the final state on exit.
+/// Steps land exactly on save times and on t_end (a step is shortened, or stretched by at most 1%,
+/// to hit them), so saved values are the integrator's own, not interpolated.
+template <class Stepper, class System, class T, class Sink>
+BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
+                                          const T* p, const RunPlan<T>& plan, Sink& sink, RunCounters& counters) {
+  using State = typename Stepper::state_type;
+  constexpr std::size_t N = System::n_states;
+  constexpr T eps = std::numeric_limits<T>::epsilon();
+  // A step within 1% of the distance to the next stop goes all the way, instead of leaving a sliver.
+  constexpr T landing_slack = T(1.01);
+
+  T t = plan.t0;
+  std::uint32_t next_save = 0;
+  if constexpr (Sink::active) {
+    if (plan.n_saves > 0) {
+      sink.save(0u, t, &y[0]);
+      next_save = 1;
+    }
+  }
+  stepper.reset(sys, t, y, p);
+  T h = plan.dt;
+  if constexpr (Stepper::adaptive) {
+    if (!(h > T(0))) {
+      h = detail::initial_step<N, Stepper::order>(sys, t, y, stepper.derivative(), p, plan);
+      counters.rhs_evaluations += 1;
+    }
+    h = detail::min_of(h, plan.dt_max);
+  }
+  // Controller exponents: k = error_order + 1 (the local order of the error estimate).
+  constexpr T k = T(Stepper::error_order + 1);
+  const T exp_i = plan.ki / k;
+  const T exp_p = plan.kp / k;
+  T err_prev = T(1e-4);  // Hairer's start value: no proportional damping on the first step
+
+  Status status = Status::success;
+  std::uint64_t attempts = 0;
+  T t_segment = t;                  // fixed-step methods: time of the last stop
+  std::uint64_t segment_steps = 0;  // fixed-step methods: steps since then
+  State y_new{}, err{};
+  while (t < plan.t_end) {
+    T t_stop = plan.t_end;
+    bool stop_is_save = false;
+    if constexpr (Sink::active) {
+      if (next_save < plan.n_saves) {
+        t_stop = detail::min_of(plan.t0 + T(next_save) * plan.save_every, plan.t_end);
+        stop_is_save = true;
+      }
+    }
+    if (attempts >= plan.max_steps) {
+      status = Status::max_steps_reached;
+      break;
+    }
+    const T remaining = t_stop - t;
+    bool lands;
+    T h_try;
+    if constexpr (Stepper::adaptive) {
+      lands = remaining <= h * landing_slack;
+      h_try = lands ? remaining : h;
+    } else {
+      // Fixed steps count from the last stop (t = t_segment + j * dt) instead of accumulating t, so
+      // float runs take exactly the steps that double runs take, with no sliver step at a stop.
+      const T t_next = t_segment + T(segment_steps + 1) * h;
+      lands = t_stop - t_next <= (landing_slack - T(1)) * h;
+      h_try = lands ? remaining : t_next - t;
+    }
+    stepper.step(sys, t, y, p, h_try, y_new, err);
+    ++attempts;
+
+    if constexpr (Stepper::adaptive) {
+      const T e = detail::error_norm<N>(y, y_new, err, plan.rtol, plan.atol);
+      if (!(e <= T(1))) {  // rejected; a NaN error lands here too
+        ++counters.rejected_steps;
+        const bool finite = detail::is_finite(e);
+        const T shrink = finite ? detail::max_of(plan.min_factor, plan.safety * std::pow(e, -T(1) / k))
+                                : plan.min_factor;
+        h = h_try * shrink;
+        const T floor = detail::max_of(plan.dt_min, T(16) * eps * detail::max_of(std::fabs(t), std::fabs(t_stop)));
+        if (h < floor) {
+          status = finite ? Status::step_size_underflow : Status::non_finite_state;
+          break;
+        }
+        continue;
+      }
+      T factor = e > T(0) ? plan.safety * std::pow(e, -exp_i) * std::pow(err_prev, exp_p) : plan.max_factor;
+      factor = detail::min_of(plan.max_factor, detail::max_of(plan.min_factor, factor));
+      err_prev = detail::max_of(e, T(1e-4));
+      const T h_new = detail::min_of(h_try * factor, plan.dt_max);
+      // A step shortened to land on a stop says little about the step size the solution allows:
+      // keep the size proposed before shortening if it was larger.
+      h = (lands && h_try < h) ? detail::max_of(h, h_new) : h_new;
+    }
+    t = lands ? t_stop : t + h_try;
+    if constexpr (!Stepper::adaptive) {
+      segment_steps = lands ? 0 : segment_steps + 1;
+      if (lands) t_segment = t_stop;
+    }
+BATCHODE_UNROLL
+    for (std::size_t i = 0; i < N; ++i) y[i] = y_new[i];
+    stepper.accept(sys, t, y, p);
+    ++counters.accepted_steps;
+
+    bool finite = true;
+BATCHODE_UNROLL
+    for (std::size_t i = 0; i < N; ++i) finite = finite && detail::is_finite(y[i]);
+    if (!finite) {
+      status = Status::non_finite_state;
+      break;
+    }
+    if constexpr (Sink::active) {
+      if (lands && stop_is_save) {
+        sink.save(next_save, t, &y[0]);
+        ++next_save;
+      }
+    }
+  }
+  if constexpr (Sink::active) {
+    for (std::uint32_t s = next_save; s < plan.n_saves; ++s) sink.mark_unsaved(s);
+  }
+  counters.rhs_evaluations += stepper.rhs_evaluations();
+  return status;
+}
+
+}  // namespace batchode

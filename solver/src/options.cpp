@@ -1,0 +1,143 @@
+#include "batchode/solver/options.hpp"
+
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "batchode/solver/method.hpp"
+#include "batchode/solver/status.hpp"
+
+namespace batchode {
+
+namespace {
+
+constexpr MethodInfo kMethods[] = {
+    {Method::euler, "euler", 1, 0, 1, false, false},
+    {Method::rk4, "rk4", 4, 0, 4, false, false},
+    {Method::bogacki_shampine32, "bogacki_shampine32", 3, 2, 4, true, true},
+    {Method::cash_karp54, "cash_karp54", 5, 4, 6, true, false},
+    {Method::dopri5, "dopri5", 5, 4, 7, true, true},
+    {Method::tsit5, "tsit5", 5, 4, 7, true, true},
+    {Method::fehlberg78, "fehlberg78", 8, 7, 13, true, false},
+};
+
+void require_positive_finite(double value, const char* field) {
+  if (!std::isfinite(value) || !(value > 0)) {
+    throw InvalidInput(fmt::format("SolveOptions.{} must be positive and finite, got {}", field, value));
+  }
+}
+
+}  // namespace
+
+const MethodInfo& method_info(Method m) {
+  for (const MethodInfo& info : kMethods) {
+    if (info.method == m) return info;
+  }
+  throw InvalidInput(fmt::format("unknown method (enum value {})", static_cast<int>(m)));
+}
+
+std::string to_string(Method m) { return method_info(m).name; }
+
+Method parse_method(std::string_view name) {
+  std::string valid;
+  for (const MethodInfo& info : kMethods) {
+    if (name == info.name) return info.method;
+    valid += (valid.empty() ? "" : ", ") + std::string(info.name);
+  }
+  throw InvalidInput(fmt::format("unknown method '{}'; valid methods: {}", name, valid));
+}
+
+std::string to_string(Backend b) {
+  switch (b) {
+    case Backend::automatic: return "automatic";
+    case Backend::cpu: return "cpu";
+    case Backend::gpu: return "gpu";
+  }
+  return "unknown";
+}
+
+std::string to_string(Status s) {
+  switch (s) {
+    case Status::success: return "success";
+    case Status::max_steps_reached: return "max_steps_reached";
+    case Status::step_size_underflow: return "step_size_underflow";
+    case Status::non_finite_state: return "non_finite_state";
+  }
+  return fmt::format("unknown_status({})", static_cast<int>(s));
+}
+
+void validate(const SolveOptions& o) {
+  const MethodInfo& info = method_info(o.method);  // throws for an unknown method
+  if (!std::isfinite(o.t0)) throw InvalidInput(fmt::format("SolveOptions.t0 must be finite, got {}", o.t0));
+  if (!std::isfinite(o.t_end)) {
+    throw InvalidInput(fmt::format("SolveOptions.t_end must be finite, got {}", o.t_end));
+  }
+  if (!(o.t_end > o.t0)) {
+    throw InvalidInput(fmt::format("SolveOptions.t_end ({}) must be after t0 ({})", o.t_end, o.t0));
+  }
+  if (o.dt) {
+    require_positive_finite(*o.dt, "dt");
+  } else if (!info.adaptive) {
+    throw InvalidInput(fmt::format("method {} has a fixed step: SolveOptions.dt must be set", info.name));
+  }
+  if (info.adaptive) {
+    require_positive_finite(o.rtol, "rtol");
+    require_positive_finite(o.atol, "atol");
+  }
+  if (o.save_every) {
+    require_positive_finite(*o.save_every, "save_every");
+    if ((o.t_end - o.t0) / *o.save_every > 1e8) {
+      throw InvalidInput(fmt::format(
+          "SolveOptions.save_every = {} asks for more than 1e8 saves per run over [{}, {}]", *o.save_every,
+          o.t0, o.t_end));
+    }
+  }
+  if (o.max_steps == 0) throw InvalidInput("SolveOptions.max_steps must be at least 1");
+  const StepControl& c = o.step_control;
+  require_positive_finite(c.safety, "step_control.safety");
+  if (c.safety > 1) {
+    throw InvalidInput(fmt::format("SolveOptions.step_control.safety must be <= 1, got {}", c.safety));
+  }
+  require_positive_finite(c.min_factor, "step_control.min_factor");
+  require_positive_finite(c.max_factor, "step_control.max_factor");
+  if (!(c.min_factor < 1 && c.max_factor > 1)) {
+    throw InvalidInput(fmt::format("SolveOptions.step_control needs min_factor < 1 < max_factor, got {} and {}",
+                                   c.min_factor, c.max_factor));
+  }
+  if (!std::isfinite(c.ki) || !std::isfinite(c.kp) || c.ki <= 0 || c.kp < 0) {
+    throw InvalidInput(
+        fmt::format("SolveOptions.step_control needs ki > 0 and kp >= 0, got {} and {}", c.ki, c.kp));
+  }
+  if (!(c.dt_min >= 0) || !std::isfinite(c.dt_min)) {
+    throw InvalidInput(
+        fmt::format("SolveOptions.step_control.dt_min must be >= 0 and finite, got {}", c.dt_min));
+  }
+  if (!(c.dt_max > 0) || !(c.dt_max > c.dt_min)) {
+    throw InvalidInput(fmt::format(
+        "SolveOptions.step_control.dt_max ({}) must be positive and above dt_min ({})", c.dt_max, c.dt_min));
+  }
+  const GpuOptions& g = o.gpu;
+  if (!(g.memory_fraction > 0 && g.memory_fraction <= 1)) {
+    throw InvalidInput(
+        fmt::format("SolveOptions.gpu.memory_fraction must be in (0, 1], got {}", g.memory_fraction));
+  }
+  if (g.block_size <= 0 || g.block_size > 1024 || g.block_size % 32 != 0) {
+    throw InvalidInput(fmt::format(
+        "SolveOptions.gpu.block_size must be a multiple of 32 in [32, 1024], got {}", g.block_size));
+  }
+  if (g.device < 0) throw InvalidInput(fmt::format("SolveOptions.gpu.device must be >= 0, got {}", g.device));
+  if (o.backend != Backend::automatic && o.backend != Backend::cpu && o.backend != Backend::gpu) {
+    throw InvalidInput(fmt::format("unknown backend (enum value {})", static_cast<int>(o.backend)));
+  }
+}
+
+std::size_t count_saves(const SolveOptions& o) {
+  if (!o.save_every) return 0;
+  // Saves at t0 + k * save_every for k = 0..K; the tolerance keeps t_end itself when the span is a
+  // multiple of save_every up to rounding.
+  const double span = (o.t_end - o.t0) / *o.save_every;
+  return static_cast<std::size_t>(std::floor(span * (1 + 1e-12) + 1e-9)) + 1;
+}
+
+}  // namespace batchode

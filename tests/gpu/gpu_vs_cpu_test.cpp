@@ -1,0 +1,141 @@
+// GPU vs CPU, run by run: every method, both precisions, several chunkings (automatic, 7 forced
+// chunks with a partial last one, 3 chunks), runs that must fail, series, buffer reuse, budgets.
+#include <gtest/gtest.h>
+
+#include <batchode/batchode.hpp>
+#include <cmath>
+
+#include "gpu_compare.hpp"
+#include "test_systems.hpp"
+
+namespace {
+
+using namespace batchode;
+using batchode::testing::Lorenz;
+
+#define REQUIRE_GPU()                                                                      \
+  do {                                                                                     \
+    if (!gpu::discover().available) GTEST_SKIP() << "no usable GPU: " << gpu::discover().reason; \
+  } while (0)
+
+template <class T>
+Batch<T> lorenz_sweep(std::size_t runs) {
+  GridBuilder<T> grid({T(1), T(0), T(0)}, {T(10), T(28), T(8.0 / 3)});
+  grid.param(1, linspace<T>(0.0, 21.0, runs));
+  return grid.build(GridKind::verbatim);
+}
+
+SolveOptions base_options(Method m, bool single) {
+  SolveOptions o;
+  o.method = m;
+  o.t_end = 1.0;
+  o.verbosity = Verbosity::none;
+  if (!method_info(m).adaptive) o.dt = 1e-3;
+  o.rtol = single ? 1e-5 : 1e-8;
+  o.atol = o.rtol;
+  return o;
+}
+
+template <class T>
+class GpuVsCpu : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(GpuVsCpu, Precisions);
+
+TYPED_TEST(GpuVsCpu, LorenzEveryMethodEveryChunking) {
+  REQUIRE_GPU();
+  using T = TypeParam;
+  const Batch<T> batch = lorenz_sweep<T>(1000);
+  for (Method m : all_methods) {
+    SolveOptions o = base_options(m, std::is_same_v<T, float>);
+    o.backend = Backend::cpu;
+    const SolveResult<T> cpu = solve_ivp(Lorenz{}, batch, o);
+    ASSERT_TRUE(cpu.all_succeeded()) << to_string(m);
+    o.backend = Backend::gpu;
+    for (std::size_t chunks : {0u, 7u, 3u}) {
+      o.gpu.chunks = chunks;
+      const SolveResult<T> gpu = solve_ivp(Lorenz{}, batch, o);
+      ASSERT_EQ(gpu.execution().at(0).backend, "gpu:0");
+      batchode::testing::expect_runs_agree(gpu, cpu, batchode::testing::agreement_bound<T>(m, o.rtol, 1000),
+                                           to_string(m) + " chunks=" + std::to_string(chunks));
+    }
+  }
+}
+
+TYPED_TEST(GpuVsCpu, SeriesAndFailingRunsMatch) {
+  REQUIRE_GPU();
+  using T = TypeParam;
+  // dy/dt = p y^2, y0 = 1 blows up at t = 1/p: runs with p > 1/t_end must fail on both paths.
+  const std::size_t runs = 300;
+  std::vector<T> y0(runs, T(1));
+  const std::vector<T> p = linspace<T>(0.1, 2.0, runs);
+  for (Method m : {Method::dopri5, Method::rk4, Method::tsit5}) {
+    SolveOptions o = base_options(m, std::is_same_v<T, float>);
+    o.t_end = 1.5;
+    o.save_every = 0.25;
+    o.max_steps = 20000;
+    o.backend = Backend::cpu;
+    const SolveResult<T> cpu = solve_ivp(batchode::testing::BlowUp{}, y0, p, o);
+    EXPECT_GT(cpu.count(Status::success), 0u);
+    EXPECT_LT(cpu.count(Status::success), runs) << "some runs must fail";
+    o.backend = Backend::gpu;
+    o.gpu.chunks = 4;
+    const SolveResult<T> gpu = solve_ivp(batchode::testing::BlowUp{}, y0, p, o);
+    batchode::testing::expect_runs_agree(gpu, cpu, batchode::testing::agreement_bound<T>(m, o.rtol, 1500),
+                                         "blow-up " + to_string(m));
+    for (std::size_t r = 0; r < runs; ++r) {
+      if (gpu.status(r) == Status::success) continue;
+      EXPECT_TRUE(std::isnan(gpu.state_at(r, gpu.n_saves() - 1, 0))) << "unreached save of failed run " << r;
+    }
+  }
+}
+
+TEST(GpuSolver, ReusedSolverGivesIdenticalResults) {
+  REQUIRE_GPU();
+  SolveOptions o = base_options(Method::dopri5, false);
+  o.backend = Backend::gpu;
+  o.gpu.chunks = 5;
+  Solver<Lorenz, double> solver(Lorenz{}, o);
+  const Batch<double> a = lorenz_sweep<double>(2000), b = lorenz_sweep<double>(777);
+  const auto first = solver.solve(a);
+  const auto other = solver.solve(b);
+  const auto again = solver.solve(a);
+  EXPECT_EQ(first.final_state(), again.final_state());
+  EXPECT_EQ(other.n_runs(), 777u);
+  const auto fresh = solve_ivp(Lorenz{}, b, o);
+  EXPECT_EQ(other.final_state(), fresh.final_state());
+}
+
+TEST(GpuSolver, ImpossibleBudgetIsRefusedWithNumbers) {
+  REQUIRE_GPU();
+  SolveOptions o = base_options(Method::dopri5, false);
+  o.backend = Backend::gpu;
+  o.gpu.memory_bytes = 16;  // less than one run needs
+  try {
+    (void)solve_ivp(Lorenz{}, lorenz_sweep<double>(100), o);
+    FAIL() << "expected InvalidInput";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("budget"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GpuSolver, TimingEventsRecordedPerChunk) {
+  REQUIRE_GPU();
+  TimeLogger log(nullptr, Verbosity::normal);
+  register_solver_events(log);
+  std::ostringstream sink;
+  log.set_output(&sink);
+  SolveOptions o = base_options(Method::rk4, true);
+  o.backend = Backend::gpu;
+  o.gpu.chunks = 7;
+  o.verbosity.reset();
+  (void)solve_ivp(Lorenz{}, lorenz_sweep<float>(5000), o, log);
+  EXPECT_EQ(log.stats(events::kernel_launch).count, 7u);
+  EXPECT_EQ(log.stats(events::kernel_launch).gpu_count, 7u);
+  EXPECT_GT(log.stats(events::kernel_launch).total_gpu_ms, 0.0);
+  EXPECT_EQ(log.stats(events::h2d_transfer_initial_values).count, 7u);
+  EXPECT_EQ(log.stats(events::d2h_transfer_state).count, 7u);
+  EXPECT_EQ(log.stats(events::h2d_transfer_initial_values).total_nbytes, 5000 * 3 * 4);
+  EXPECT_NE(sink.str().find("kernel_launch"), std::string::npos) << "summary printed at verbosity default";
+}
+
+}  // namespace

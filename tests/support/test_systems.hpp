@@ -1,0 +1,77 @@
+// Systems shared by the CPU and GPU tests (host+device functors) and their exact solutions.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+
+#include "batchode/gpu/runtime.hpp"
+
+namespace batchode::testing {
+
+/// dy/dt = -k y, y(t) = y0 exp(-k t). p = {k}.
+struct Decay {
+  static constexpr std::size_t n_states = 1;
+  static constexpr std::size_t n_params = 1;
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
+    dydt[0] = -p[0] * y[0];
+  }
+};
+
+/// x'' = -w^2 x as (x, v); x(t) = x0 cos(w t) + v0/w sin(w t). p = {w}.
+struct Oscillator {
+  static constexpr std::size_t n_states = 2;
+  static constexpr std::size_t n_params = 1;
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
+    dydt[0] = y[1];
+    dydt[1] = -p[0] * p[0] * y[0];
+  }
+};
+
+/// Lorenz; p = {sigma, rho, beta}.
+struct Lorenz {
+  static constexpr std::size_t n_states = 3;
+  static constexpr std::size_t n_params = 3;
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
+    dydt[0] = p[0] * (y[1] - y[0]);
+    dydt[1] = y[0] * (p[1] - y[2]) - y[1];
+    dydt[2] = y[0] * y[1] - p[2] * y[2];
+  }
+};
+
+/// Van der Pol: x' = v, v' = mu (1 - x^2) v - x. p = {mu}.
+struct VanDerPol {
+  static constexpr std::size_t n_states = 2;
+  static constexpr std::size_t n_params = 1;
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
+    dydt[0] = y[1];
+    dydt[1] = p[0] * (T(1) - y[0] * y[0]) * y[1] - y[0];
+  }
+};
+
+/// Lotka-Volterra: x' = a x - b x y, y' = d x y - c y. p = {a, b, c, d}.
+/// Invariant: V = d x - c ln x + b y - a ln y.
+struct LotkaVolterra {
+  static constexpr std::size_t n_states = 2;
+  static constexpr std::size_t n_params = 4;
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
+    dydt[0] = p[0] * y[0] - p[1] * y[0] * y[1];
+    dydt[1] = p[3] * y[0] * y[1] - p[2] * y[1];
+  }
+};
+
+/// dy/dt = p y^2 blows up at t = 1 / (p y0): used to check failing runs. p = {p}.
+struct BlowUp {
+  static constexpr std::size_t n_states = 1;
+  static constexpr std::size_t n_params = 1;
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
+    dydt[0] = p[0] * y[0] * y[0];
+  }
+};
+
+}  // namespace batchode::testing

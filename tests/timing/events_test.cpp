@@ -1,0 +1,52 @@
+// tests/timing/: the solver event list and the default logger that has it registered.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <batchode/timing/events.hpp>
+#include <batchode/timing/time_logger.hpp>
+
+namespace {
+
+TEST(SolverEvents, EveryEventIsRegisteredWithItsCategoryAndADescription) {
+  std::ostringstream out;
+  batchode::TimeLogger log(&out);
+  batchode::register_solver_events(log);
+  batchode::register_solver_events(log);  // idempotent
+  std::map<std::string, std::string> category;
+  for (const auto& info : log.registered_events()) {
+    category[info.label] = info.category;
+    EXPECT_FALSE(info.description.empty()) << info.label;
+  }
+  const char* runtime[] = {
+      batchode::events::solve_ivp_execution, batchode::events::solver_solve_execution,
+      batchode::events::kernel_run_execution, batchode::events::kernel_launch,
+      batchode::events::h2d_transfer_initial_values, batchode::events::h2d_transfer_parameters,
+      batchode::events::h2d_transfer_driver_coefficients, batchode::events::d2h_transfer_state,
+      batchode::events::d2h_transfer_observables, batchode::events::d2h_transfer_summaries,
+      batchode::events::d2h_transfer_status_codes, batchode::events::d2h_transfer_iteration_counters,
+      batchode::events::cpu_integration, batchode::events::host_transpose, batchode::events::chunk_planning};
+  for (const char* label : runtime) EXPECT_EQ(category[label], "runtime") << label;
+  EXPECT_EQ(category["kernel_compile"], "compile");
+  EXPECT_EQ(category["codegen"], "codegen");
+  EXPECT_EQ(category.size(), 17u);
+  EXPECT_STREQ(batchode::events::kernel_launch, "kernel_launch");
+}
+
+TEST(SolverEvents, ConflictingEarlierRegistrationIsReported) {
+  std::ostringstream out;
+  batchode::TimeLogger log(&out);
+  log.register_event("kernel_launch", "my_category", "");
+  EXPECT_THROW(batchode::register_solver_events(log), std::invalid_argument);
+}
+
+TEST(DefaultTimeLogger, IsOneInstanceWithTheSolverEvents) {
+  batchode::TimeLogger& log = batchode::default_timelogger();
+  EXPECT_EQ(&log, &batchode::default_timelogger());
+  EXPECT_TRUE(log.is_registered(batchode::events::solve_ivp_execution));
+  EXPECT_TRUE(log.is_registered(batchode::events::kernel_compile));
+}
+
+}  // namespace

@@ -1,0 +1,182 @@
+// tests/timing/: KernelTimer in CPU mode and its misuse (any build), and ScopedTimer.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include <batchode/timing/kernel_timer.hpp>
+#include <batchode/timing/scoped_timer.hpp>
+
+namespace {
+
+using batchode::KernelTimer;
+using batchode::ScopedTimer;
+using batchode::TimeLogger;
+using batchode::TimingError;
+using batchode::Verbosity;
+
+// EXPECT_THROW that also checks the message names the timer and the mistake.
+#define EXPECT_TIMING_ERROR(statement, fragment)                                              \
+  do {                                                                                        \
+    try {                                                                                     \
+      statement;                                                                              \
+      ADD_FAILURE() << "expected TimingError from " #statement;                               \
+    } catch (const TimingError& error) {                                                      \
+      const std::string what_ = error.what();                                                 \
+      EXPECT_NE(what_.find("KernelTimer 'k'"), std::string::npos) << what_;                   \
+      EXPECT_NE(what_.find(fragment), std::string::npos) << what_;                            \
+    }                                                                                         \
+  } while (0)
+
+TEST(KernelTimerCpu, MeasuresHostTimeAndRestarts) {
+  KernelTimer timer("k");
+  EXPECT_EQ(timer.name(), "k");
+  timer.start_cpu();
+  EXPECT_TRUE(timer.running());
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  timer.stop_cpu();
+  EXPECT_FALSE(timer.running());
+  const double first = timer.elapsed_ms();
+  EXPECT_GE(first, 5.0);
+  EXPECT_LT(first, 1000.0);
+  EXPECT_EQ(timer.elapsed_ms(), first);  // reading does not change it
+
+  timer.start_cpu();
+  timer.stop_cpu();
+  EXPECT_LT(timer.elapsed_ms(), first);  // a new measurement, not a sum
+
+  KernelTimer moved(std::move(timer));
+  EXPECT_EQ(moved.name(), "k");
+  EXPECT_LT(moved.elapsed_ms(), first);
+  EXPECT_THROW((void)timer.elapsed_ms(), TimingError);  // NOLINT(bugprone-use-after-move): moved-from is idle
+}
+
+TEST(KernelTimerCpu, MisuseIsATimingError) {
+  KernelTimer timer("k");
+  EXPECT_TIMING_ERROR(timer.stop_cpu(), "without a running start_cpu()");
+  EXPECT_TIMING_ERROR((void)timer.elapsed_ms(), "before any measurement");
+  EXPECT_TIMING_ERROR((void)timer.deferred(), "before any measurement");
+  timer.start_cpu();
+  EXPECT_TIMING_ERROR(timer.start_cpu(), "while a measurement is running");
+  EXPECT_TIMING_ERROR((void)timer.elapsed_ms(), "while the measurement is running");
+  timer.stop_cpu();
+  EXPECT_TIMING_ERROR(timer.stop_cpu(), "without a running start_cpu()");  // stopped twice
+  EXPECT_TIMING_ERROR((void)timer.deferred(), "needs a GPU measurement");
+  EXPECT_GE(timer.elapsed_ms(), 0.0);  // the good measurement survived the misuse
+}
+
+TEST(KernelTimerCpu, ModesDoNotMix) {
+  KernelTimer timer("k");
+  timer.start_cpu();
+#if BATCHODE_HAS_GPU_RUNTIME
+  EXPECT_TIMING_ERROR(timer.stop(batchode::gpu::stream_t{}), "started with start_cpu()");
+#else
+  EXPECT_TIMING_ERROR(timer.stop(batchode::gpu::stream_t{}), "built without one");
+#endif
+  EXPECT_TRUE(timer.running());  // still running in CPU mode
+  timer.stop_cpu();
+}
+
+#if !BATCHODE_HAS_GPU_RUNTIME
+TEST(KernelTimerCpu, GpuMethodsSayTheBuildHasNoGpuBackend) {
+  KernelTimer timer("k");
+  EXPECT_TIMING_ERROR(timer.start(nullptr), "batchode was built without one (BATCHODE_GPU=off)");
+  EXPECT_TIMING_ERROR(timer.stop(nullptr), "batchode was built without one (BATCHODE_GPU=off)");
+  EXPECT_FALSE(timer.running());
+}
+#endif
+
+// --- ScopedTimer ------------------------------------------------------------------------------
+
+struct ScopedTimerTest : ::testing::Test {
+  std::ostringstream out;
+  TimeLogger log{&out, Verbosity::normal};
+  ScopedTimerTest() {
+    log.register_event("outer", "runtime", "");
+    log.register_event("inner", "runtime", "");
+  }
+};
+
+TEST_F(ScopedTimerTest, TimesItsScopeWithMetadata) {
+  {
+    ScopedTimer outer(log, "outer");
+    {
+      ScopedTimer inner(log, "inner");
+      inner.add_metadata("runs", 10);
+      inner.add_metadata("chunk_slice", "0:10");
+      inner.set_gpu_time(0.5);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    EXPECT_EQ(log.stats("inner").count, 1u);
+    EXPECT_EQ(log.stats("outer").count, 0u);  // still running
+  }
+  const auto inner = log.occurrences("inner");
+  ASSERT_EQ(inner.size(), 1u);
+  EXPECT_GE(inner[0].wall_ms, 2.0);
+  EXPECT_EQ(inner[0].metadata.find("runs")->as_int(), 10);
+  EXPECT_EQ(inner[0].metadata.find("chunk_slice")->as_string(), "0:10");
+  EXPECT_EQ(inner[0].gpu_ms, 0.5);
+  EXPECT_EQ(inner[0].parent, log.occurrences("outer")[0].id);
+  EXPECT_FALSE(inner[0].metadata.contains("unwound"));
+}
+
+TEST_F(ScopedTimerTest, RecordsTheScopeLeftByAnException) {
+  EXPECT_THROW(
+      {
+        ScopedTimer outer(log, "outer");
+        throw std::runtime_error("boom");
+      },
+      std::runtime_error);
+  const auto outer = log.occurrences("outer");
+  ASSERT_EQ(outer.size(), 1u);
+  EXPECT_EQ(outer[0].metadata.find("unwound")->as_int(), 1);
+}
+
+TEST_F(ScopedTimerTest, ClosesEventsAnExceptionLeftOpenInside) {
+  EXPECT_THROW(
+      {
+        ScopedTimer outer(log, "outer");
+        log.start_event("inner");
+        throw std::runtime_error("skips stop_event(inner)");
+      },
+      std::runtime_error);
+  EXPECT_EQ(log.occurrences("inner").at(0).metadata.find("interrupted")->as_int(), 1);
+  EXPECT_EQ(log.stats("outer").count, 1u);
+  log.start_event("outer");  // nothing is left open: a new event is top-level
+  log.stop_event("outer");
+  EXPECT_FALSE(log.occurrences("outer").at(1).parent.has_value());
+}
+
+TEST_F(ScopedTimerTest, DestructorNeverThrowsWhenTheEventIsGone) {
+  EXPECT_NO_THROW({
+    ScopedTimer outer(log, "outer");
+    log.set_verbosity(Verbosity::none);  // closes the event under the timer's feet
+    log.set_verbosity(Verbosity::normal);
+  });
+  EXPECT_EQ(log.stats("outer").count, 1u);
+  EXPECT_TRUE(log.occurrences("outer")[0].metadata.contains("interrupted"));
+}
+
+TEST_F(ScopedTimerTest, ExplicitStopAndDisabledLogger) {
+  {
+    ScopedTimer outer(log, "outer");
+    outer.stop();
+    EXPECT_EQ(log.stats("outer").count, 1u);
+    outer.stop();  // later calls do nothing
+  }
+  EXPECT_EQ(log.stats("outer").count, 1u);
+  EXPECT_THROW(ScopedTimer(log, "unregistered"), TimingError);
+
+  log.set_verbosity(Verbosity::none);
+  {
+    ScopedTimer outer(log, "outer");
+    outer.add_metadata("ignored", 1);
+  }
+  log.set_verbosity(Verbosity::normal);
+  EXPECT_EQ(log.stats("outer").count, 1u);
+}
+
+}  // namespace

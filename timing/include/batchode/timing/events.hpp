@@ -1,0 +1,44 @@
+// timing/: the names of every event batchode's solvers time, in one place, with their categories
+// and descriptions (register_solver_events()).
+#pragma once
+
+namespace batchode {
+
+class TimeLogger;
+
+/// Event categories used by batchode. Categories are open-ended: other strings are allowed.
+namespace event_category {
+inline constexpr const char* runtime = "runtime";  ///< work done while solving
+inline constexpr const char* compile = "compile";  ///< loading/compiling GPU code
+inline constexpr const char* codegen = "codegen";  ///< generating code (reserved)
+}  // namespace event_category
+
+/// Labels of the events batchode's solvers record; pass them to TimeLogger's start/stop calls.
+namespace events {
+// category runtime
+inline constexpr const char* solve_ivp_execution = "solve_ivp_execution";
+inline constexpr const char* solver_solve_execution = "solver_solve_execution";
+inline constexpr const char* kernel_run_execution = "kernel_run_execution";
+inline constexpr const char* kernel_launch = "kernel_launch";
+inline constexpr const char* h2d_transfer_initial_values = "h2d_transfer_initial_values";
+inline constexpr const char* h2d_transfer_parameters = "h2d_transfer_parameters";
+inline constexpr const char* h2d_transfer_driver_coefficients = "h2d_transfer_driver_coefficients";
+inline constexpr const char* d2h_transfer_state = "d2h_transfer_state";
+inline constexpr const char* d2h_transfer_observables = "d2h_transfer_observables";
+inline constexpr const char* d2h_transfer_summaries = "d2h_transfer_summaries";
+inline constexpr const char* d2h_transfer_status_codes = "d2h_transfer_status_codes";
+inline constexpr const char* d2h_transfer_iteration_counters = "d2h_transfer_iteration_counters";
+inline constexpr const char* cpu_integration = "cpu_integration";
+inline constexpr const char* host_transpose = "host_transpose";
+inline constexpr const char* chunk_planning = "chunk_planning";
+// category compile
+inline constexpr const char* kernel_compile = "kernel_compile";
+// category codegen
+inline constexpr const char* codegen = "codegen";
+}  // namespace events
+
+/// Registers every event above, with its category and a description, on `logger`.
+/// Idempotent; throws std::invalid_argument if one of the labels was registered with another category.
+void register_solver_events(TimeLogger& logger);
+
+}  // namespace batchode

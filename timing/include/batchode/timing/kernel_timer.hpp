@@ -1,0 +1,67 @@
+// timing/: KernelTimer, one named duration measured either on a GPU stream (an event pair) or on
+// the host clock, whose GPU result can be handed to the TimeLogger unread (deferred()).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "batchode/gpu/runtime.hpp"
+#include "batchode/timing/gpu_time.hpp"
+#include "batchode/timing/timing_error.hpp"
+
+namespace batchode {
+
+namespace detail {
+class GpuEventPair;  // defined in kernel_timer.cpp, where the runtime's event calls live
+}
+
+/// A named timer. GPU mode records an event pair on a stream: start(stream) ... stop(stream).
+/// CPU mode uses steady_clock: start_cpu() ... stop_cpu(). A timer can be restarted after a stop
+/// as often as needed; a restart never touches events a deferred() handle still holds (it takes a
+/// fresh pair then, and reuses the old pair when no handle holds it).
+/// Misuse throws TimingError: start while running, stop before start, a stop of the other mode,
+/// elapsed_ms()/deferred() before a stop, and the GPU methods in a build without a GPU runtime.
+/// Runtime failures throw batchode::GpuError. Not thread-safe: one timer, one thread at a time.
+class KernelTimer {
+ public:
+  explicit KernelTimer(std::string name);
+  ~KernelTimer();
+  KernelTimer(KernelTimer&&) noexcept;
+  KernelTimer& operator=(KernelTimer&&) noexcept;
+  KernelTimer(const KernelTimer&) = delete;
+  KernelTimer& operator=(const KernelTimer&) = delete;
+
+  const std::string& name() const noexcept { return name_; }
+  /// True between a start and its stop.
+  bool running() const noexcept { return state_ == State::gpu_running || state_ == State::cpu_running; }
+
+  /// Records the start event on `stream` (the stream is not kept).
+  void start(gpu::stream_t stream);
+  /// Records the stop event on `stream`; it normally is the stream given to start(). Does not wait.
+  void stop(gpu::stream_t stream);
+  /// Starts a host-clock measurement.
+  void start_cpu();
+  /// Ends a host-clock measurement.
+  void stop_cpu();
+
+  /// The last measurement in milliseconds. In GPU mode, blocks until the stop event has completed
+  /// (that event only, not the device).
+  double elapsed_ms() const;
+  /// The last measurement as a GpuTime for TimeLogger::stop_event(): in GPU mode a pending handle
+  /// sharing ownership of the event pair, readable after this timer is restarted or destroyed.
+  /// Throws TimingError for a CPU-mode measurement (pass elapsed_ms() as wall time instead).
+  GpuTime deferred() const;
+
+ private:
+  enum class State { idle, gpu_running, gpu_stopped, cpu_running, cpu_stopped };
+  [[noreturn]] void misuse(const char* what) const;
+
+  std::string name_;
+  State state_ = State::idle;
+  std::shared_ptr<detail::GpuEventPair> events_;
+  std::chrono::steady_clock::time_point cpu_start_;
+  std::chrono::steady_clock::time_point cpu_stop_;
+};
+
+}  // namespace batchode

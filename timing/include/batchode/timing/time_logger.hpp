@@ -1,0 +1,221 @@
+// timing/: TimeLogger, the named-event timer behind every timed phase of batchode (solve, kernel
+// launches, transfers, compilation) and the summaries it prints at the chosen verbosity.
+//
+// Usage: register an event once, then time it as often as needed, from any host thread:
+//   auto& log = batchode::default_timelogger();
+//   log.start_event(batchode::events::kernel_launch);
+//   ...
+//   log.stop_event(batchode::events::kernel_launch, {{"chunk_index", i}}, timer.deferred());
+//
+// Misuse policy (enabled levels only; at Verbosity::none every call is a no-op and checks nothing):
+// starting an unregistered label, stopping an event that is not running on the calling thread
+// (never started, already stopped, or started on another thread) and stopping an outer event while
+// an inner one is still running on that thread all throw batchode::TimingError. The throw happens
+// before anything changes, so every other event, open or finished, is left as it was.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <iosfwd>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "batchode/timing/gpu_time.hpp"
+#include "batchode/timing/metadata.hpp"
+#include "batchode/timing/timing_error.hpp"
+#include "batchode/timing/verbosity.hpp"
+
+namespace batchode {
+
+/// A registered event: its label, open-ended category ("runtime", "compile", "codegen"...) and
+/// a one-line description.
+struct EventInfo {
+  std::string label;
+  std::string category;
+  std::string description;
+};
+
+/// One finished occurrence of an event.
+struct Occurrence {
+  std::size_t id = 0;                 ///< unique since the last reset(); parents have smaller ids
+  std::string label;
+  std::string category;
+  std::optional<std::size_t> parent;  ///< id of the enclosing occurrence on the same thread
+  std::size_t depth = 0;              ///< 0 for a top-level event
+  std::size_t thread = 0;             ///< small per-logger thread number, 0 = first thread seen
+  double start_ms = 0;                ///< since the logger was built (record_event: stop minus wall_ms)
+  double wall_ms = 0;                 ///< host (steady_clock) duration
+  std::optional<double> gpu_ms;       ///< device duration, when known (pending ones are polled)
+  bool gpu_pending = false;           ///< a deferred GPU time that has not completed yet
+  Metadata metadata;
+};
+
+/// Aggregate over every finished occurrence of one event since the last reset().
+struct EventStats {
+  std::string label;
+  std::string category;
+  std::size_t count = 0;
+  double total_ms = 0;  ///< wall time
+  double min_ms = 0;    ///< 0 when count == 0
+  double max_ms = 0;
+  double mean_ms = 0;
+  std::size_t gpu_count = 0;  ///< occurrences whose GPU time is known
+  double total_gpu_ms = 0;    ///< sum over those
+  std::int64_t total_nbytes = 0;  ///< sum of the "nbytes" metadata
+  /// total_nbytes / time of the occurrences carrying nbytes (their GPU time when all of them have
+  /// one, else their wall time); 0 when no occurrence carries nbytes.
+  double bytes_per_second = 0;
+};
+
+/// Records named, nested, repeated events from any number of host threads (one mutex; measured
+/// cost in benchmarks/timing_overhead.cpp) and prints what the verbosity asks for to one stream.
+/// Occurrences are kept until reset(): memory grows by about 100 bytes per occurrence.
+class TimeLogger {
+ public:
+  /// A logger printing to `out` (std::cerr when null) at `verbosity`. The environment is not read:
+  /// call apply_environment() for that. Events must be registered before use.
+  explicit TimeLogger(std::ostream* out = nullptr, Verbosity verbosity = Verbosity::normal);
+  ~TimeLogger();
+  TimeLogger(const TimeLogger&) = delete;
+  TimeLogger& operator=(const TimeLogger&) = delete;
+
+  // --- registration ------------------------------------------------------------------------
+  /// Declares an event. Registering a label again with the same category does nothing; with
+  /// another category it throws std::invalid_argument naming the label and both categories.
+  /// An empty label or category also throws std::invalid_argument.
+  void register_event(std::string_view label, std::string_view category, std::string_view description = {});
+  bool is_registered(std::string_view label) const;
+  /// Every registered event, in registration order.
+  std::vector<EventInfo> registered_events() const;
+
+  // --- verbosity ---------------------------------------------------------------------------
+  /// Sets the level. Switching to none closes the events still running on every thread, tagged
+  /// with metadata interrupted=1, so no thread keeps stale nesting; stopping them later is then a
+  /// TimingError while enabled (ScopedTimer copes with it).
+  void set_verbosity(Verbosity verbosity);
+  Verbosity verbosity() const noexcept { return verbosity_.load(std::memory_order_relaxed); }
+  /// False at Verbosity::none. Check it before building costly metadata.
+  bool enabled() const noexcept { return verbosity() != Verbosity::none; }
+  /// Applies BATCHODE_VERBOSITY if it is set and valid and returns true. An invalid value leaves
+  /// the level as it is and prints one warning on the stream (once per logger); returns false.
+  bool apply_environment();
+  /// Where summaries and event lines go (std::cerr when null).
+  void set_output(std::ostream* out);
+
+  // --- recording (all no-ops at Verbosity::none) -------------------------------------------
+  /// Opens an occurrence of `label` on the calling thread, nested in its innermost open event.
+  /// Throws TimingError when `label` is not registered.
+  void start_event(std::string_view label) {
+    if (enabled()) start_impl(label);
+  }
+  /// Closes the innermost open event of the calling thread, which must be `label`.
+  /// Throws TimingError when `label` is not registered, not running on this thread, or when an
+  /// event started inside it is still running. At normal level and above, when this closes a
+  /// top-level event, prints the summary of it and everything nested in it (summary time: this
+  /// waits for that subtree's pending GPU times, so resolve them first if the device may be busy).
+  void stop_event(std::string_view label) {
+    if (enabled()) stop_impl(label, Metadata{}, GpuTime{});
+  }
+  /// As stop_event(label), attaching metadata and a GPU duration (a value or a deferred handle).
+  void stop_event(std::string_view label, Metadata metadata, GpuTime gpu_time = {}) {
+    if (enabled()) stop_impl(label, std::move(metadata), std::move(gpu_time));
+  }
+  /// Adds a finished occurrence measured elsewhere (a worker thread, say), nested in the calling
+  /// thread's innermost open event. Throws TimingError when `label` is not registered and
+  /// std::invalid_argument when wall_ms is negative or not finite.
+  void record_event(std::string_view label, double wall_ms, Metadata metadata = {}, GpuTime gpu_time = {}) {
+    if (enabled()) record_impl(label, wall_ms, std::move(metadata), std::move(gpu_time));
+  }
+
+  /// Waits for every pending GPU time (each on its own event, never a device synchronisation) and
+  /// keeps the values, releasing the events. Call it once the device work is known to be done.
+  /// A GPU time the runtime cannot read (batchode::GpuError) is dropped. Returns how many resolved.
+  std::size_t resolve_gpu_times();
+  /// Forgets every finished occurrence; registrations, verbosity and events still running stay
+  /// (they get new ids and are reported when they stop).
+  void reset();
+
+  // --- reading -----------------------------------------------------------------------------
+  /// Aggregate of `label`. Pending GPU times are polled, not waited for (call resolve_gpu_times()
+  /// first for complete GPU totals). Throws TimingError when `label` is not registered.
+  EventStats stats(std::string_view label) const;
+  /// Finished occurrences of `label` (all labels when empty), by id. Throws TimingError when a
+  /// non-empty `label` is not registered.
+  std::vector<Occurrence> occurrences(std::string_view label = {}) const;
+  /// The finished occurrence `id`; throws std::out_of_range when there is none.
+  Occurrence occurrence(std::size_t id) const;
+  /// Wall time per category, counting only occurrences not nested in an event of the same
+  /// category, so nested phases are not counted twice.
+  std::map<std::string, double> category_totals_ms() const;
+
+  /// The summary table of every finished occurrence (only those of `category` when not empty,
+  /// nested under their nearest ancestor of that category): a tree of events with count, total,
+  /// mean, min, max, GPU time and bytes/s, then totals per category. Waits for pending GPU times.
+  std::string summary(std::string_view category = {}) const;
+  /// Resolves pending GPU times, then writes summary(category) to the stream, whatever the level.
+  void print_summary(std::string_view category = {});
+  /// Registered events with their stats, category totals and every occurrence (running ones
+  /// flagged), as a JSON object. Waits for pending GPU times.
+  std::string to_json() const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::size_t no_parent = static_cast<std::size_t>(-1);
+
+  struct Record {
+    std::size_t event = 0;  // index into events_
+    std::size_t parent = no_parent;
+    std::size_t depth = 0;
+    std::size_t thread = 0;
+    Clock::time_point start;
+    double wall_ms = 0;
+    bool running = true;
+    GpuTime gpu;
+    Metadata metadata;
+  };
+  struct ThreadState {
+    std::size_t number = 0;
+    std::vector<std::size_t> open;  // record indices, innermost last
+  };
+
+  void start_impl(std::string_view label);
+  void stop_impl(std::string_view label, Metadata metadata, GpuTime gpu_time);
+  void record_impl(std::string_view label, double wall_ms, Metadata metadata, GpuTime gpu_time);
+  // Used by ScopedTimer's destructor: closes `label` and anything left open inside it; never throws.
+  void stop_event_noexcept(std::string_view label, Metadata metadata, GpuTime gpu_time) noexcept;
+  friend class ScopedTimer;
+
+  std::size_t event_index(std::string_view label, const char* operation) const;  // throws TimingError
+  ThreadState& this_thread_state();
+  void finish(std::size_t record, Clock::time_point now, ThreadState& thread);
+  void after_stop(std::size_t record, const ThreadState& thread, const char* verb);  // prints
+  Occurrence make_occurrence(std::size_t record, bool wait_gpu) const;
+  std::string render(const std::vector<std::size_t>& records, std::string_view title) const;
+  std::ostream& out() const;
+
+  std::atomic<Verbosity> verbosity_;
+  mutable std::mutex mutex_;
+  std::ostream* out_;
+  bool warned_environment_ = false;
+  Clock::time_point epoch_;
+  std::deque<EventInfo> events_;  // deque: the map's string_view keys point into these labels
+  std::unordered_map<std::string_view, std::size_t> event_by_label_;
+  std::vector<Record> records_;
+  std::unordered_map<std::thread::id, ThreadState> threads_;
+};
+
+/// The process-wide logger that batchode's solvers use. Built on first use with every event of
+/// register_solver_events() registered, at Verbosity::normal unless BATCHODE_VERBOSITY says
+/// otherwise, printing to std::cerr. Never destroyed, so it can be used during static destruction.
+TimeLogger& default_timelogger();
+
+}  // namespace batchode

@@ -1,0 +1,23 @@
+// timing/: how much a TimeLogger prints while batchode runs (none, normal, verbose, debug).
+#pragma once
+
+#include <string_view>
+
+namespace batchode {
+
+/// How much a TimeLogger records and prints. Each level includes what the levels below it print.
+enum class Verbosity {
+  none,     ///< record nothing, print nothing; every logger call is an inline early-out
+  normal,   ///< what users call "default": one summary when a top-level event stops
+  verbose,  ///< also one line per event as it completes, with its duration
+  debug,    ///< also every start, and every stop with its metadata
+};
+
+/// Parses none | default | normal | verbose | debug ("default" means normal).
+/// Throws std::invalid_argument naming the bad value and listing the valid ones.
+Verbosity parse_verbosity(std::string_view text);
+
+/// The canonical name of a level: "none", "normal", "verbose" or "debug".
+std::string_view to_string(Verbosity verbosity) noexcept;
+
+}  // namespace batchode

@@ -1,0 +1,39 @@
+// timing/: registration of every event batchode's solvers record, with its category and meaning.
+#include "batchode/timing/events.hpp"
+
+#include "batchode/timing/time_logger.hpp"
+
+namespace batchode {
+
+void register_solver_events(TimeLogger& logger) {
+  struct Entry {
+    const char* label;
+    const char* category;
+    const char* description;
+  };
+  static const Entry entries[] = {
+      {events::solve_ivp_execution, event_category::runtime, "one solve_ivp call, end to end"},
+      {events::solver_solve_execution, event_category::runtime, "one Solver::solve call, end to end"},
+      {events::kernel_run_execution, event_category::runtime,
+       "one run of the integration over every chunk (launches, transfers, waits)"},
+      {events::kernel_launch, event_category::runtime, "one integration kernel launch (GPU time: the kernel itself)"},
+      {events::h2d_transfer_initial_values, event_category::runtime, "copy of initial values, host to device"},
+      {events::h2d_transfer_parameters, event_category::runtime, "copy of parameters, host to device"},
+      {events::h2d_transfer_driver_coefficients, event_category::runtime,
+       "copy of driver (forcing) coefficients, host to device"},
+      {events::d2h_transfer_state, event_category::runtime, "copy of saved states, device to host"},
+      {events::d2h_transfer_observables, event_category::runtime, "copy of saved observables, device to host"},
+      {events::d2h_transfer_summaries, event_category::runtime, "copy of summary metrics, device to host"},
+      {events::d2h_transfer_status_codes, event_category::runtime, "copy of per-run status codes, device to host"},
+      {events::d2h_transfer_iteration_counters, event_category::runtime,
+       "copy of per-run iteration counters, device to host"},
+      {events::cpu_integration, event_category::runtime, "integration of runs on the host (Boost.Odeint path)"},
+      {events::host_transpose, event_category::runtime, "host-side layout change of GPU results"},
+      {events::chunk_planning, event_category::runtime, "choice of chunk sizes from the memory available"},
+      {events::kernel_compile, event_category::compile, "first-launch load of the GPU module"},
+      {events::codegen, event_category::codegen, "code generation (reserved)"},
+  };
+  for (const Entry& entry : entries) logger.register_event(entry.label, entry.category, entry.description);
+}
+
+}  // namespace batchode
