@@ -8,10 +8,10 @@
 
 namespace {
 
+// Only CPU-only builds have this behaviour; GPU builds cover the buffers in arrays_gpu_test (a test
+// that always skips there would make "no test skipped on the GPU machine" impossible).
+#if !BATCHODE_HAS_GPU_RUNTIME
 TEST(BuffersWithoutGpuBackend, ThrowGpuErrorNamingTheMissingBackend) {
-#if BATCHODE_HAS_GPU_RUNTIME
-  GTEST_SKIP() << "this build has a GPU runtime; arrays_gpu_test covers the buffers";
-#else
   batchode::gpu::DeviceBuffer<double> device;  // empty: no runtime call, no throw
   EXPECT_EQ(device.size(), 0u);
   EXPECT_EQ(device.data(), nullptr);
@@ -31,7 +31,7 @@ TEST(BuffersWithoutGpuBackend, ThrowGpuErrorNamingTheMissingBackend) {
   EXPECT_THROW(batchode::gpu::Event{}, batchode::GpuError);
   EXPECT_NO_THROW(batchode::gpu::copy_to_device_async(nullptr, nullptr, 0, nullptr));  // nothing to copy
   EXPECT_THROW(batchode::gpu::copy_to_device_async(nullptr, nullptr, 8, nullptr), batchode::GpuError);
-#endif
 }
+#endif
 
 }  // namespace

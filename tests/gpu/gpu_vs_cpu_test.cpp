@@ -80,7 +80,9 @@ TYPED_TEST(GpuVsCpu, SeriesAndFailingRunsMatch) {
     o.backend = Backend::gpu;
     o.gpu.chunks = 4;
     const SolveResult<T> gpu = solve_ivp(batchode::testing::BlowUp{}, y0, p, o);
-    batchode::testing::expect_runs_agree(gpu, cpu, batchode::testing::agreement_bound<T>(m, o.rtol, 1500),
+    // Near the singularity the relative sensitivity of y to its own rounding, (dy/dy0)(y0/y) = y/y0,
+    // grows to ~10^3 before a run fails: the usual bound, scaled by that growth.
+    batchode::testing::expect_runs_agree(gpu, cpu, 1e3 * batchode::testing::agreement_bound<T>(m, o.rtol, 1500),
                                          "blow-up " + to_string(m));
     for (std::size_t r = 0; r < runs; ++r) {
       if (gpu.status(r) == Status::success) continue;

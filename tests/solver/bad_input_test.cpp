@@ -139,13 +139,20 @@ TEST(BadInput, GpuSettings) {
 }
 
 // This test file is compiled by the plain C++ compiler, so the GPU path is absent from it whatever
-// the build: Backend::gpu must refuse and say why, while automatic falls back to the CPU.
+// the build: Backend::gpu must refuse and say why (the reason found first: no GPU backend in the
+// build, no usable device, or this translation unit not GPU-compiled), while automatic falls back
+// to the CPU.
 TEST(BadInput, GpuBackendWithoutGpuPath) {
   ASSERT_FALSE(batchode::gpu_path_compiled);
   batchode::SolveOptions opt = good_options();
   opt.backend = batchode::Backend::gpu;
-  expect_throw<batchode::GpuUnavailable>([&] { solve(kY0, kParams, opt); },
-                                         {"Backend::gpu requested", "not compiled by the GPU compiler"});
+  const batchode::gpu::Discovery& found = batchode::gpu::discover();
+  const std::string why = !found.available ? found.reason : "not compiled by the GPU compiler";
+  ASSERT_FALSE(why.empty()) << "discovery found no device but gives no reason";
+  if (std::string(batchode::gpu::compiled_backend()) == "off") {
+    EXPECT_THAT(why, HasSubstr("BATCHODE_GPU=off"));
+  }
+  expect_throw<batchode::GpuUnavailable>([&] { solve(kY0, kParams, opt); }, {"Backend::gpu requested", why});
   opt.backend = batchode::Backend::automatic;
   const auto res = batchode::solve_ivp(Lorenz{}, kY0, kParams, opt);
   EXPECT_TRUE(res.all_succeeded());

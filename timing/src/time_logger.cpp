@@ -199,8 +199,12 @@ struct Tally {
 
 // --- TimeLogger: registration and settings -----------------------------------------------------
 
+namespace {
+std::atomic<std::uint64_t> next_logger_id{1};  // never reused, so a cached id cannot alias
+}  // namespace
+
 TimeLogger::TimeLogger(std::ostream* out, Verbosity verbosity)
-    : verbosity_(verbosity), out_(out), epoch_(Clock::now()) {}
+    : verbosity_(verbosity), id_(next_logger_id.fetch_add(1)), out_(out), epoch_(Clock::now()) {}
 
 TimeLogger::~TimeLogger() = default;
 
@@ -286,9 +290,19 @@ std::size_t TimeLogger::event_index(std::string_view label, const char* operatio
 }
 
 TimeLogger::ThreadState& TimeLogger::this_thread_state() {
+  // Each thread remembers its state in the logger it used last: this saves a hash lookup on every
+  // call (measured: about a fifth of an enabled start/stop pair). Entries of threads_ are never
+  // erased and unordered_map never moves its elements, so the pointer stays valid.
+  struct Cache {
+    std::uint64_t logger = 0;
+    ThreadState* state = nullptr;
+  };
+  thread_local Cache cache;
+  if (cache.logger == id_) return *cache.state;
   const auto id = std::this_thread::get_id();
   auto found = threads_.find(id);
   if (found == threads_.end()) found = threads_.emplace(id, ThreadState{threads_.size(), {}}).first;
+  cache = Cache{id_, &found->second};
   return found->second;
 }
 
@@ -451,19 +465,22 @@ std::size_t TimeLogger::resolve_gpu_times() {
 void TimeLogger::reset() {
   const std::lock_guard<std::mutex> lock(mutex_);
   // Keep the events still running, renumbered; their ancestors are running too, so every parent
-  // index still points at a kept record.
-  std::vector<std::size_t> renumbered(records_.size(), no_parent);
-  std::vector<Record> kept;
+  // index still points at a kept record. Compacted in place: the capacity stays, so recording
+  // after a reset does not pay for growing the vector (and its page faults) again.
+  std::vector<std::size_t> renumbered;
+  std::size_t kept = 0;
   for (std::size_t i = 0; i < records_.size(); ++i) {
     if (!records_[i].running) continue;
-    renumbered[i] = kept.size();
-    kept.push_back(std::move(records_[i]));
-    if (kept.back().parent != no_parent) kept.back().parent = renumbered[kept.back().parent];
+    if (renumbered.empty()) renumbered.assign(records_.size(), no_parent);
+    renumbered[i] = kept;
+    if (kept != i) records_[kept] = std::move(records_[i]);
+    if (records_[kept].parent != no_parent) records_[kept].parent = renumbered[records_[kept].parent];
+    ++kept;
   }
+  records_.erase(records_.begin() + static_cast<std::ptrdiff_t>(kept), records_.end());
   for (auto& entry : threads_) {
     for (std::size_t& index : entry.second.open) index = renumbered[index];
   }
-  records_ = std::move(kept);
 }
 
 // --- TimeLogger: reading -----------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include "batchode/solver/method.hpp"
 #include "batchode/solver/options.hpp"
 #include "batchode/solver/result.hpp"
+#include "batchode/solver/result_io.hpp"
 #include "batchode/solver/solver.hpp"
 #include "batchode/solver/status.hpp"
 #include "batchode/solver/system.hpp"

@@ -29,6 +29,15 @@
 #define BATCHODE_FORCEINLINE inline
 #endif
 
+// Host+device templates that are also instantiated with host-only types (the CPU path runs
+// integrate_run with Boost.Odeint steppers): nvcc would flag the host calls in those instantiations,
+// which never run on the device. This tells nvcc not to check the next function template.
+#if defined(__CUDACC__) && !defined(__clang__)
+#define BATCHODE_HD_TEMPLATE _Pragma("nv_exec_check_disable")
+#else
+#define BATCHODE_HD_TEMPLATE
+#endif
+
 // Full unrolling of loops with compile-time trip counts: it keeps per-stage arrays in registers.
 #if BATCHODE_GPU_COMPILER || defined(__clang__)
 #define BATCHODE_UNROLL _Pragma("unroll")

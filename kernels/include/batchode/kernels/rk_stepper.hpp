@@ -37,45 +37,42 @@ class RkStepper {
   BATCHODE_HOST_DEVICE void reset(const System& sys, T t, const state_type& y, const T* p) {
     sys(t, &y[0], p, k_[0]);
     ++evaluations_;
-    k0_current_ = true;
   }
 
-  /// f(t, y) at the current point (valid after reset and until the next step).
+  /// f(t, y) at the current point (valid after reset and after every accept).
   BATCHODE_HOST_DEVICE const state_type& derivative() const {
     return *reinterpret_cast<const state_type*>(&k_[0][0]);
   }
 
+  /// One attempt from (t, y) with step h. Each stage argument is y + sum_j (h a_sj) k_j: the products
+  /// h a_sj are shared by all states, so every term is one fused multiply-add (a zero coefficient
+  /// costs nothing, a unit one no multiply).
   template <class System>
   BATCHODE_HOST_DEVICE void step(const System& sys, T t, const state_type& y, const T* p, T h, state_type& y_new,
                                  state_type& err) {
-    if (!k0_current_) {
-      sys(t, &y[0], p, k_[0]);
-      ++evaluations_;
-      k0_current_ = true;
-    }
     BATCHODE_UNROLL
     for (int s = 1; s < stages; ++s) {
       T arg[N];
       BATCHODE_UNROLL
       for (std::size_t i = 0; i < N; ++i) {
-        T sum = 0;
+        T sum = y[i];
         BATCHODE_UNROLL
         for (int j = 0; j < s; ++j) {
-          if (Tab::a(s, j) != 0.0) sum += T(Tab::a(s, j)) * k_[j][i];
+          if (Tab::a(s, j) != 0.0) sum += (h * T(Tab::a(s, j))) * k_[j][i];
         }
-        arg[i] = y[i] + h * sum;
+        arg[i] = sum;
       }
       sys(t + T(Tab::c(s)) * h, arg, p, k_[s]);
     }
     evaluations_ += stages - 1;
     BATCHODE_UNROLL
     for (std::size_t i = 0; i < N; ++i) {
-      T sum = 0;
+      T sum = y[i];
       BATCHODE_UNROLL
       for (int s = 0; s < stages; ++s) {
-        if (Tab::b(s) != 0.0) sum += T(Tab::b(s)) * k_[s][i];
+        if (Tab::b(s) != 0.0) sum += (h * T(Tab::b(s))) * k_[s][i];
       }
-      y_new[i] = y[i] + h * sum;
+      y_new[i] = sum;
     }
     if constexpr (adaptive) {
       BATCHODE_UNROLL
@@ -83,24 +80,26 @@ class RkStepper {
         T sum = 0;
         BATCHODE_UNROLL
         for (int s = 0; s < stages; ++s) {
-          if (Tab::e(s) != 0.0) sum += T(Tab::e(s)) * k_[s][i];
+          if (Tab::e(s) != 0.0) sum += (h * T(Tab::e(s))) * k_[s][i];
         }
-        err[i] = h * sum;
+        err[i] = sum;
       }
     } else {
       (void)err;
     }
   }
 
-  /// The attempt from (t, y) was accepted and the run is now at (t_new, y_new).
+  /// The attempt was accepted and the run is now at (t_new, y_new): the next step's first stage is
+  /// f(t_new, y_new). FSAL methods evaluated it as their last stage; the others evaluate it here, so
+  /// step() needs no "is the first stage current" test (a rejected attempt leaves it current).
   template <class System>
-  BATCHODE_HOST_DEVICE void accept(const System&, T, const state_type&, const T*) {
+  BATCHODE_HOST_DEVICE void accept(const System& sys, T t_new, const state_type& y_new, const T* p) {
     if constexpr (Tab::fsal) {
-      // The last stage was evaluated at (t + h, y_new): it is the next step's first stage.
       BATCHODE_UNROLL
       for (std::size_t i = 0; i < N; ++i) k_[0][i] = k_[stages - 1][i];
     } else {
-      k0_current_ = false;
+      sys(t_new, &y_new[0], p, k_[0]);
+      ++evaluations_;
     }
   }
 
@@ -109,7 +108,6 @@ class RkStepper {
  private:
   T k_[Tab::stages][N];
   std::uint32_t evaluations_ = 0;
-  bool k0_current_ = false;
 };
 
 }  // namespace batchode

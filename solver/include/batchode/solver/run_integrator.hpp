@@ -63,6 +63,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T max_of(T a, T b) { return a > b ? a 
 
 /// Weighted RMS norm of an error estimate (Hairer's): sqrt(mean((err_i / sc_i)^2)),
 /// sc_i = atol + rtol * max(|y_i|, |y_new_i|). A step is accepted when it is <= 1.
+BATCHODE_HD_TEMPLATE
 template <std::size_t N, class State, class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T error_norm(const State& y, const State& y_new,
                                                        const State& err, T rtol, T atol) {
@@ -78,6 +79,7 @@ BATCHODE_UNROLL
 
 /// Hairer, Norsett & Wanner's first-step estimate (Solving ODEs I, II.4). f0 = f(t0, y0).
 /// Costs one right-hand-side evaluation.
+BATCHODE_HD_TEMPLATE
 template <std::size_t N, int Order, class System, class State, class T>
 BATCHODE_HOST_DEVICE T initial_step(const System& sys, T t0, const State& y0, const State& f0, const T* p,
                                     const RunPlan<T>& plan) {
@@ -131,6 +133,7 @@ struct NoSeries {
 /// Integrates one run in place: y holds y0 on entry and the final state on exit.
 /// Steps land exactly on save times and on t_end (a step is shortened, or stretched by at most 1%,
 /// to hit them), so saved values are the integrator's own, not interpolated.
+BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
                                           const T* p, const RunPlan<T>& plan, Sink& sink, RunCounters& counters) {
@@ -161,12 +164,14 @@ BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, t
   constexpr T k = T(Stepper::error_order + 1);
   const T exp_i = plan.ki / k;
   const T exp_p = plan.kp / k;
-  T err_prev = T(1e-4);  // Hairer's start value: no proportional damping on the first step
+  // log of the previous accepted error; Hairer's start value 1e-4. Kept as a log so the PI factor
+  // safety * err^-exp_i * err_prev^exp_p is one exp and one log per step instead of two powers.
+  T log_err_prev = std::log(T(1e-4));
 
   Status status = Status::success;
   std::uint64_t attempts = 0;
   T t_segment = t;                  // fixed-step methods: time of the last stop
-  std::uint64_t segment_steps = 0;  // fixed-step methods: steps since then
+  std::uint32_t segment_steps = 0;  // fixed-step methods: steps since then (32 bits: cheap to convert)
   State y_new{}, err{};
   while (t < plan.t_end) {
     T t_stop = plan.t_end;
@@ -212,9 +217,10 @@ BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, t
         }
         continue;
       }
-      T factor = e > T(0) ? plan.safety * std::pow(e, -exp_i) * std::pow(err_prev, exp_p) : plan.max_factor;
+      const T log_e = std::log(detail::max_of(e, T(1e-4)));
+      T factor = e > T(0) ? plan.safety * std::exp(exp_p * log_err_prev - exp_i * log_e) : plan.max_factor;
       factor = detail::min_of(plan.max_factor, detail::max_of(plan.min_factor, factor));
-      err_prev = detail::max_of(e, T(1e-4));
+      log_err_prev = log_e;
       const T h_new = detail::min_of(h_try * factor, plan.dt_max);
       // A step shortened to land on a stop says little about the step size the solution allows:
       // keep the size proposed before shortening if it was larger.
@@ -230,17 +236,28 @@ BATCHODE_UNROLL
     stepper.accept(sys, t, y, p);
     ++counters.accepted_steps;
 
-    bool finite = true;
-BATCHODE_UNROLL
-    for (std::size_t i = 0; i < N; ++i) finite = finite && detail::is_finite(y[i]);
-    if (!finite) {
-      status = Status::non_finite_state;
-      break;
+    // Adaptive runs check every accepted state; fixed-step runs only at stops (save times, t_end):
+    // a NaN or infinity stays non-finite through later steps, and the check stays off the hot loop.
+    if (Stepper::adaptive || lands) {
+      bool finite = true;
+      BATCHODE_UNROLL
+      for (std::size_t i = 0; i < N; ++i) finite = finite && detail::is_finite(y[i]);
+      if (!finite) {
+        status = Status::non_finite_state;
+        break;
+      }
     }
     if constexpr (Sink::active) {
       if (lands && stop_is_save) {
         sink.save(next_save, t, &y[0]);
         ++next_save;
+      }
+    }
+    if constexpr (Stepper::adaptive) {
+      // Accepted steps may shrink too: below the floor, t + h == t and time would stop advancing.
+      if (t < plan.t_end && h < detail::max_of(plan.dt_min, T(16) * eps * std::fabs(t))) {
+        status = Status::step_size_underflow;
+        break;
       }
     }
   }

@@ -170,11 +170,11 @@ class Solver {
     }
     const gpu::Discovery& found = gpu::discover();
     std::string unavailable;
-    if (!gpu_path_compiled) {
+    if (!found.available) {
+      unavailable = found.reason;
+    } else if (!gpu_path_compiled) {
       unavailable = std::string("this translation unit was not compiled by the GPU compiler (build backend '") +
                     gpu::compiled_backend() + "'; use batchode_target_gpu() on the target)";
-    } else if (!found.available) {
-      unavailable = found.reason;
     } else if (options_.gpu.device >= static_cast<int>(found.devices.size())) {
       unavailable = "device " + std::to_string(options_.gpu.device) + " requested but only " +
                     std::to_string(found.devices.size()) + " found";

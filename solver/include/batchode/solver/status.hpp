@@ -11,7 +11,9 @@ enum class Status : std::int32_t {
   success = 0,              ///< reached t_end
   max_steps_reached = 1,    ///< options.max_steps accepted+rejected steps taken before t_end
   step_size_underflow = 2,  ///< the controller asked for a step below dt_min (or rounding level)
-  non_finite_state = 3,     ///< the state (or the error estimate) became NaN or infinite
+  /// The state (or the error estimate) became NaN or infinite. Adaptive runs check every step;
+  /// fixed-step runs check at save times and t_end (a non-finite state stays non-finite).
+  non_finite_state = 3,
 };
 
 /// "success", "max_steps_reached", ...

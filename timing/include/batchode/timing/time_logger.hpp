@@ -203,6 +203,7 @@ class TimeLogger {
   std::ostream& out() const;
 
   std::atomic<Verbosity> verbosity_;
+  const std::uint64_t id_;  // unique per logger, for the per-thread cache in this_thread_state()
   mutable std::mutex mutex_;
   std::ostream* out_;
   bool warned_environment_ = false;

@@ -1,0 +1,172 @@
+// benchmarks/gpu_lorenz: the GPU ODE benchmarks' protocol on batchode's GPU path, against a plain
+// hand-written RK4 Lorenz kernel in the same run (no library, state in registers, final state only).
+// Lorenz, rho = linspace(0, 21, N), sigma = 10, beta = 8/3, y0 = (1, 0, 0), RK4, dt = 1e-3,
+// t in [0, 1], final state only; float and double; N = 2^10 .. 2^24. Medians of --reps repetitions
+// after a warm-up. Kernel times from GPU events; end to end = a Solver::solve call, inputs on the host
+// before and results on the host after (buffers kept by the Solver, as in repeated solves).
+// Also an adaptive case (dopri5, rtol = atol = 1e-6) on the same sweep.
+//
+//   gpu_lorenz [--reps R] [--max-log2 K] [--min-log2 K]
+#include <batchode/arrays/buffers.hpp>
+#include <batchode/batchode.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Lorenz {
+  static constexpr std::size_t n_states = 3;
+  static constexpr std::size_t n_params = 3;
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
+    dydt[0] = p[0] * (y[1] - y[0]);
+    dydt[1] = y[0] * (p[1] - y[2]) - y[1];
+    dydt[2] = y[0] * y[1] - p[2] * y[2];
+  }
+};
+
+// The baseline: what one writes by hand for this benchmark.
+template <class T>
+__global__ void baseline_rk4_lorenz(const T* rho, T* out, std::size_t n, int steps, T dt) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const T s = 10, r = rho[i], b = T(8.0 / 3.0);
+  T x = 1, y = 0, z = 0;
+  for (int k = 0; k < steps; ++k) {
+    const T k1x = s * (y - x), k1y = x * (r - z) - y, k1z = x * y - b * z;
+    T xa = x + dt / 2 * k1x, ya = y + dt / 2 * k1y, za = z + dt / 2 * k1z;
+    const T k2x = s * (ya - xa), k2y = xa * (r - za) - ya, k2z = xa * ya - b * za;
+    xa = x + dt / 2 * k2x, ya = y + dt / 2 * k2y, za = z + dt / 2 * k2z;
+    const T k3x = s * (ya - xa), k3y = xa * (r - za) - ya, k3z = xa * ya - b * za;
+    xa = x + dt * k3x, ya = y + dt * k3y, za = z + dt * k3z;
+    const T k4x = s * (ya - xa), k4y = xa * (r - za) - ya, k4z = xa * ya - b * za;
+    x += dt / 6 * (k1x + 2 * k2x + 2 * k3x + k4x);
+    y += dt / 6 * (k1y + 2 * k2y + 2 * k3y + k4y);
+    z += dt / 6 * (k1z + 2 * k2z + 2 * k3z + k4z);
+  }
+  out[i] = x;
+  out[n + i] = y;
+  out[2 * n + i] = z;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+template <class T>
+double baseline_kernel_ms(std::size_t n, int reps) {
+  const std::vector<T> rho = batchode::linspace<T>(0.0, 21.0, n);
+  batchode::gpu::DeviceBuffer<T> d_rho(n), d_out(3 * n);
+  batchode::gpu::Stream stream;
+  batchode::gpu::copy_to_device_async(d_rho.data(), rho.data(), n * sizeof(T), stream.get());
+  batchode::gpu::Event start, stop;
+  std::vector<double> times;
+  for (int rep = -1; rep < reps; ++rep) {
+    start.record(stream.get());
+    baseline_rk4_lorenz<T><<<unsigned((n + 127) / 128), 128, 0, stream.get()>>>(d_rho.data(), d_out.data(), n, 1000,
+                                                                                 T(1e-3));
+    BATCHODE_CHECK(hipGetLastError());
+    stop.record(stream.get());
+    stop.synchronize();
+    if (rep >= 0) times.push_back(batchode::gpu::elapsed_ms(start, stop));
+  }
+  return median(times);
+}
+
+struct Measured {
+  double kernel_ms, e2e_ms, first_ms;
+  std::size_t chunks;
+};
+
+template <class T>
+Measured batchode_ms(std::size_t n, int reps, batchode::Method method) {
+  std::ostringstream quiet;
+  batchode::TimeLogger log(&quiet, batchode::Verbosity::normal);
+  batchode::register_solver_events(log);
+  batchode::SolveOptions o;
+  o.method = method;
+  o.t_end = 1.0;
+  if (method == batchode::Method::rk4) o.dt = 1e-3;
+  o.rtol = o.atol = 1e-6;
+  o.backend = batchode::Backend::gpu;
+  o.outputs.counters = false;  // final state (and status) only, as the protocol asks
+  batchode::GridBuilder<T> grid({T(1), T(0), T(0)}, {T(10), T(28), T(8.0 / 3.0)});
+  grid.param(1, batchode::linspace<T>(0.0, 21.0, n));
+  const batchode::Batch<T> batch = grid.build(batchode::GridKind::verbatim);
+  batchode::Solver<Lorenz, T> solver(Lorenz{}, o, log);
+  std::vector<double> kernel, e2e;
+  double first = 0;
+  std::size_t chunks = 0;
+  for (int rep = -1; rep < reps; ++rep) {
+    log.reset();
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto result = solver.solve(batch);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!result.all_succeeded()) std::fprintf(stderr, "warning: %zu runs failed\n", n - result.count(batchode::Status::success));
+    const auto stats = log.stats(batchode::events::kernel_launch);
+    chunks = stats.count;
+    if (rep < 0) {
+      first = ms;
+      continue;
+    }
+    kernel.push_back(stats.total_gpu_ms);
+    e2e.push_back(ms);
+  }
+  return {median(kernel), median(e2e), first, chunks};
+}
+
+template <class T>
+void run_precision(int reps, int min_log2, int max_log2) {
+  const char* name = sizeof(T) == 4 ? "float32" : "float64";
+  std::printf("\n## %s, RK4 dt=1e-3, 1000 steps\n", name);
+  std::printf("| N | baseline kernel ms | batchode kernel ms | ratio | batchode end-to-end ms | first solve ms | chunks | run-steps/s (batchode kernel) |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  for (int k = min_log2; k <= max_log2; k += 2) {
+    const std::size_t n = std::size_t(1) << k;
+    const double base = baseline_kernel_ms<T>(n, reps);
+    const Measured m = batchode_ms<T>(n, reps, batchode::Method::rk4);
+    std::printf("| 2^%d | %.3f | %.3f | %.3f | %.3f | %.3f | %zu | %.3g |\n", k, base, m.kernel_ms, m.kernel_ms / base,
+                m.e2e_ms, m.first_ms, m.chunks, double(n) * 1000.0 / (m.kernel_ms * 1e-3));
+    std::fflush(stdout);
+  }
+  std::printf("\n## %s, dopri5 rtol=atol=1e-6 (adaptive)\n", name);
+  std::printf("| N | batchode kernel ms | batchode end-to-end ms |\n|---|---|---|\n");
+  for (int k : {20, 22}) {
+    if (k > max_log2) continue;
+    const Measured m = batchode_ms<T>(std::size_t(1) << k, reps, batchode::Method::dopri5);
+    std::printf("| 2^%d | %.3f | %.3f |\n", k, m.kernel_ms, m.e2e_ms);
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 5, min_log2 = 10, max_log2 = 24;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--reps") reps = std::stoi(argv[i + 1]);
+    if (a == "--max-log2") max_log2 = std::stoi(argv[i + 1]);
+    if (a == "--min-log2") min_log2 = std::stoi(argv[i + 1]);
+  }
+  const auto& found = batchode::gpu::discover();
+  if (!found.available) {
+    std::printf("gpu_lorenz: skipped, no usable GPU: %s\n", found.reason.c_str());
+    return 0;
+  }
+  std::printf("gpu_lorenz on %s, median of %d repetitions\n", found.devices[0].name.c_str(), reps);
+  try {
+    run_precision<float>(reps, min_log2, max_log2);
+    run_precision<double>(reps, min_log2, max_log2);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpu_lorenz: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,92 @@
+// solver/: writing a SolveResult where a scientist can load it: CSV (one row per run and saved time)
+// and NPY (numpy.load gives arrays shaped (n_runs, n_saves, n_states) and (n_runs, n_states)).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "batchode/solver/result.hpp"
+
+namespace batchode {
+
+namespace detail {
+
+/// NPY format version 1.0: magic, header length, a Python dict literal padded to 64 bytes.
+template <class T>
+void write_npy_array(const std::string& path, const T* data, const std::vector<std::size_t>& shape) {
+  static_assert(std::is_arithmetic_v<T>);
+  std::string descr = std::is_floating_point_v<T> ? (sizeof(T) == 4 ? "<f4" : "<f8")
+                                                  : (std::is_signed_v<T> ? "<i" : "<u") + std::to_string(sizeof(T));
+  std::string dims;
+  std::size_t count = 1;
+  for (std::size_t d : shape) {
+    dims += std::to_string(d) + ",";
+    count *= d;
+  }
+  if (shape.size() > 1) dims.pop_back();
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
+  const std::size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header.push_back('\n');
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw std::runtime_error("cannot open '" + path + "' for writing");
+  const char magic[] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
+  out.write(magic, sizeof magic);
+  const std::uint16_t length = static_cast<std::uint16_t>(header.size());
+  const char length_bytes[2] = {static_cast<char>(length & 0xff), static_cast<char>(length >> 8)};
+  out.write(length_bytes, 2);
+  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(count * sizeof(T)));
+  if (!out) throw std::runtime_error("writing '" + path + "' failed");
+}
+
+}  // namespace detail
+
+/// Writes `<prefix>_final.npy` (n_runs, n_states), `<prefix>_status.npy` (n_runs,) int32, and when a
+/// series was saved `<prefix>_series.npy` (n_runs, n_saves, n_states) and `<prefix>_times.npy`.
+/// Throws std::runtime_error when a file cannot be written.
+template <class T>
+void write_npy(const SolveResult<T>& r, const std::string& prefix) {
+  detail::write_npy_array(prefix + "_final.npy", r.final_state().data(), {r.n_runs(), r.n_states()});
+  std::vector<std::int32_t> status(r.n_runs());
+  for (std::size_t i = 0; i < r.n_runs(); ++i) status[i] = static_cast<std::int32_t>(r.status(i));
+  detail::write_npy_array(prefix + "_status.npy", status.data(), {r.n_runs()});
+  if (r.n_saves() > 0) {
+    detail::write_npy_array(prefix + "_series.npy", r.series().data(), {r.n_runs(), r.n_saves(), r.n_states()});
+    detail::write_npy_array(prefix + "_times.npy", r.times().data(), {r.n_saves()});
+  }
+}
+
+/// Writes one CSV row per run and saved time (run, t, status, y0, y1, ...); the final state alone
+/// (t = t_end) when no series was saved. Throws std::runtime_error when the file cannot be written.
+template <class T>
+void write_csv(const SolveResult<T>& r, const std::string& path, double t_end) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot open '" + path + "' for writing");
+  out.precision(std::is_same_v<T, float> ? 9 : 17);
+  out << "run,t,status";
+  for (std::size_t s = 0; s < r.n_states(); ++s) out << ",y" << s;
+  out << '\n';
+  for (std::size_t i = 0; i < r.n_runs(); ++i) {
+    const std::string status = to_string(r.status(i));
+    if (r.n_saves() == 0) {
+      out << i << ',' << t_end << ',' << status;
+      for (std::size_t s = 0; s < r.n_states(); ++s) out << ',' << r.final_state(i, s);
+      out << '\n';
+      continue;
+    }
+    for (std::size_t k = 0; k < r.n_saves(); ++k) {
+      out << i << ',' << r.times()[k] << ',' << status;
+      for (std::size_t s = 0; s < r.n_states(); ++s) out << ',' << r.state_at(i, k, s);
+      out << '\n';
+    }
+  }
+  if (!out) throw std::runtime_error("writing '" + path + "' failed");
+}
+
+}  // namespace batchode
