@@ -19,14 +19,17 @@
 
 namespace {
 
+// The swept parameter is rho; sigma and beta are the system's constants, as in the baseline kernel
+// (and in the GPU ODE benchmarks' Lorenz): one parameter per run crosses the bus.
 struct Lorenz {
   static constexpr std::size_t n_states = 3;
-  static constexpr std::size_t n_params = 3;
+  static constexpr std::size_t n_params = 1;  // rho
   template <class T>
   BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
-    dydt[0] = p[0] * (y[1] - y[0]);
-    dydt[1] = y[0] * (p[1] - y[2]) - y[1];
-    dydt[2] = y[0] * y[1] - p[2] * y[2];
+    const T sigma = 10, beta = T(8.0 / 3.0);
+    dydt[0] = sigma * (y[1] - y[0]);
+    dydt[1] = y[0] * (p[0] - y[2]) - y[1];
+    dydt[2] = y[0] * y[1] - beta * y[2];
   }
 };
 
@@ -96,8 +99,8 @@ Measured batchode_ms(std::size_t n, int reps, batchode::Method method) {
   o.rtol = o.atol = 1e-6;
   o.backend = batchode::Backend::gpu;
   o.outputs.counters = false;  // final state (and status) only, as the protocol asks
-  batchode::GridBuilder<T> grid({T(1), T(0), T(0)}, {T(10), T(28), T(8.0 / 3.0)});
-  grid.param(1, batchode::linspace<T>(0.0, 21.0, n));
+  batchode::GridBuilder<T> grid({T(1), T(0), T(0)}, {T(28)});
+  grid.param(0, batchode::linspace<T>(0.0, 21.0, n));
   const batchode::Batch<T> batch = grid.build(batchode::GridKind::verbatim);
   batchode::Solver<Lorenz, T> solver(Lorenz{}, o, log);
   std::vector<double> kernel, e2e;
@@ -117,6 +120,10 @@ Measured batchode_ms(std::size_t n, int reps, batchode::Method method) {
     }
     kernel.push_back(stats.total_gpu_ms);
     e2e.push_back(ms);
+  }
+  if (n == (std::size_t(1) << 22) && method == batchode::Method::rk4) {
+    std::fprintf(stderr, "\n--- where the last %s solve of 2^22 runs went ---\n%s\n", sizeof(T) == 4 ? "float" : "double",
+                 log.summary().c_str());
   }
   return {median(kernel), median(e2e), first, chunks};
 }
@@ -145,6 +152,72 @@ void run_precision(int reps, int min_log2, int max_log2) {
   }
 }
 
+// Divergence cost of adaptive stepping: runs of one warp that need fewer steps wait for the warp's
+// slowest. The same runs (Lorenz, dopri5, rho over [0, 100], shuffled) are solved in shuffled order
+// and sorted by their step counts; the kernel-time ratio is the cost of divergence, and the
+// warp efficiency sum(steps) / sum over warps(32 x max steps in the warp) predicts it.
+template <class T>
+void divergence(int reps) {
+  const std::size_t n = std::size_t(1) << 20;
+  std::vector<T> rho = batchode::linspace<T>(0.0, 100.0, n);
+  std::uint64_t state = 42;
+  for (std::size_t i = n - 1; i > 0; --i) {  // deterministic Fisher-Yates shuffle
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    std::swap(rho[i], rho[(state >> 33) % (i + 1)]);
+  }
+  std::ostringstream quiet;
+  batchode::TimeLogger log(&quiet, batchode::Verbosity::normal);
+  batchode::register_solver_events(log);
+  batchode::SolveOptions o;
+  o.method = batchode::Method::dopri5;
+  o.t_end = 1.0;
+  o.rtol = o.atol = 1e-6;
+  o.backend = batchode::Backend::gpu;
+  batchode::Solver<Lorenz, T> solver(Lorenz{}, o, log);
+  const std::vector<T> y0 = [&] {
+    std::vector<T> v;
+    for (std::size_t i = 0; i < n; ++i) v.insert(v.end(), {T(1), T(0), T(0)});
+    return v;
+  }();
+  auto time_kernel = [&](const std::vector<T>& params, batchode::SolveResult<T>* keep) {
+    std::vector<double> times;
+    for (int rep = -1; rep < reps; ++rep) {
+      log.reset();
+      auto r = solver.solve(y0, params);
+      if (rep >= 0) times.push_back(log.stats(batchode::events::kernel_launch).total_gpu_ms);
+      if (keep != nullptr) *keep = std::move(r);
+    }
+    return median(times);
+  };
+  batchode::SolveResult<T> shuffled_result;
+  const double shuffled = time_kernel(rho, &shuffled_result);
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return shuffled_result.counters(a).accepted_steps < shuffled_result.counters(b).accepted_steps;
+  });
+  std::vector<T> sorted_rho(n);
+  for (std::size_t i = 0; i < n; ++i) sorted_rho[i] = rho[order[i]];
+  const double sorted = time_kernel(sorted_rho, nullptr);
+  double steps = 0, warp_steps = 0, min_steps = 1e300, max_steps = 0;
+  for (std::size_t w = 0; w < n; w += 32) {
+    double worst = 0;
+    for (std::size_t i = w; i < w + 32; ++i) {
+      const double s = shuffled_result.counters(i).accepted_steps + shuffled_result.counters(i).rejected_steps;
+      steps += s;
+      worst = std::max(worst, s);
+      min_steps = std::min(min_steps, s);
+      max_steps = std::max(max_steps, s);
+    }
+    warp_steps += 32 * worst;
+  }
+  std::printf("\n## %s, divergence of adaptive steps (dopri5, rho over [0, 100] shuffled, 2^20 runs)\n",
+              sizeof(T) == 4 ? "float32" : "float64");
+  std::printf("| steps per run (min..max) | shuffled kernel ms | sorted by steps kernel ms | cost of divergence | predicted from warp efficiency |\n|---|---|---|---|---|\n");
+  std::printf("| %.0f..%.0f | %.3f | %.3f | %.2fx | %.2fx |\n", min_steps, max_steps, shuffled, sorted, shuffled / sorted,
+              warp_steps / steps);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -164,6 +237,8 @@ int main(int argc, char** argv) {
   try {
     run_precision<float>(reps, min_log2, max_log2);
     run_precision<double>(reps, min_log2, max_log2);
+    divergence<float>(reps);
+    divergence<double>(reps);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpu_lorenz: %s\n", e.what());
     return 1;

@@ -24,8 +24,8 @@ SolveResult<T> run_kernel_body_on_host(const Batch<T>& batch, const SolveOptions
   std::vector<T> y0(N * runs), params(P * runs), final_state(N * runs), series(saves * N * runs);
   std::vector<std::int32_t> status(runs);
   std::vector<std::uint32_t> acc(runs), rej(runs), evals(runs);
-  arrays::pack_runs_fastest(batch.y0.data(), runs, N, y0.data(), runs);
-  arrays::pack_runs_fastest(batch.params.data(), runs, P, params.data(), runs);
+  y0 = batch.y0;  // inputs and final state are run-major on the device too (device_views.hpp)
+  params = batch.params;
   const arrays::DeviceInputs<T> in{y0.data(), params.data(), runs};
   const arrays::DeviceOutputs<T> out{final_state.data(), saves ? series.data() : nullptr, status.data(), acc.data(),
                                      rej.data(), evals.data(), runs, static_cast<std::uint32_t>(saves)};
@@ -41,7 +41,7 @@ SolveResult<T> run_kernel_body_on_host(const Batch<T>& batch, const SolveOptions
     }
   });
   SolveResult<T> result(runs, N, saves, o);
-  arrays::unpack_to_run_major(final_state.data(), runs, runs, N, result.final_state_data());
+  std::copy(final_state.begin(), final_state.end(), result.final_state_data());
   if (saves) arrays::unpack_to_run_major(series.data(), runs, runs, saves * N, result.series_data());
   for (std::size_t r = 0; r < runs; ++r) {
     result.status_data()[r] = static_cast<Status>(status[r]);

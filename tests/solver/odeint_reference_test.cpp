@@ -47,7 +47,7 @@ std::vector<double> odeint_reference(const System& sys, const std::vector<double
 // Largest over runs of max_i |ours_i - ref_i| / max(1, max_i |ref_i|): relative to the size of the
 // run's state, since single components cross zero.
 template <class T>
-double worst_relative_error(const std::vector<T>& ours, const std::vector<double>& ref, std::size_t n) {
+double worst_relative_error(const batchode::ResultArray<T>& ours, const std::vector<double>& ref, std::size_t n) {
   double worst = 0;
   for (std::size_t r = 0; r < ref.size() / n; ++r) {
     double scale = 1, diff = 0;

@@ -29,6 +29,7 @@ void register_solver_events(TimeLogger& logger) {
        "copy of per-run iteration counters, device to host"},
       {events::cpu_integration, event_category::runtime, "integration of runs on the host (Boost.Odeint path)"},
       {events::host_transpose, event_category::runtime, "host-side layout change of GPU results"},
+      {events::host_staging, event_category::runtime, "copies between the user's arrays and pinned staging"},
       {events::chunk_planning, event_category::runtime, "choice of chunk sizes from the memory available"},
       {events::kernel_compile, event_category::compile, "first-launch load of the GPU module"},
       {events::codegen, event_category::codegen, "code generation (reserved)"},

@@ -1,12 +1,16 @@
 // arrays/: what a kernel sees of one chunk's device arrays. Plain structs, passed to kernels by
 // value; this header includes no runtime so the kernels (and CPU code) can include it anywhere.
 //
-// Device layout ("runs fastest"): a chunk of `stride` runs stores
-//   initial value / final state  s of run r   at [s * stride + r]
-//   parameter p of run r                      at [p * stride + r]
-//   saved state s of run r at save k          at [(k * n_states + s) * stride + r]
+// Device layout of a chunk of `stride` runs:
+//   initial value / final state  s of run r   at [r * n_states + s]    (run-major, as on the host)
+//   parameter p of run r                      at [r * n_params + p]    (run-major, as on the host)
+//   saved state s of run r at save k          at [(k * n_states + s) * stride + r]   (runs fastest)
 //   status, counters of run r                 at [r]
-// so consecutive threads (runs) touch consecutive addresses and a warp's accesses coalesce.
+// Why two layouts: a run's initial values, parameters and final state are touched once; a warp's
+// accesses to them cover one contiguous block of 32 runs, so every byte of every memory transaction
+// is used and the host copies are plain memcpys, with no transpose at all. The series is written at
+// every save: there consecutive threads (runs) write consecutive addresses, so each store coalesces,
+// and the host transposes it into the result's run-major layout (timed as host_transpose).
 // A chunk is packed tight: stride is that chunk's run count (not the buffers' capacity), so each
 // array of a partial chunk is one contiguous block and moves with a single copy.
 #pragma once
@@ -20,15 +24,15 @@ namespace batchode::arrays {
 /// A chunk's inputs on the device. `params` is nullptr when the system has no parameters.
 template <class T>
 struct DeviceInputs {
-  const T* y0;         ///< n_states x stride, [s * stride + r]
-  const T* params;     ///< n_params x stride, [p * stride + r]; nullptr when n_params == 0
-  std::size_t stride;  ///< runs in this chunk (the distance between consecutive states of one run)
+  const T* y0;         ///< stride x n_states, [r * n_states + s]
+  const T* params;     ///< stride x n_params, [r * n_params + p]; nullptr when n_params == 0
+  std::size_t stride;  ///< runs in this chunk
 };
 
 /// A chunk's outputs on the device. Inactive outputs are nullptr: the kernel must not write them.
 template <class T>
 struct DeviceOutputs {
-  T* final_state;                  ///< n_states x stride, [s * stride + r]; always present
+  T* final_state;                  ///< stride x n_states, [r * n_states + s]; always present
   T* series;                       ///< n_saves x n_states x stride; nullptr when n_saves == 0
   std::int32_t* status;            ///< [r], a batchode::Status value; nullptr when not selected
   std::uint32_t* accepted;         ///< [r]; nullptr when counters are not selected

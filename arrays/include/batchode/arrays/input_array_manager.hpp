@@ -1,5 +1,5 @@
 // arrays/: the device-side inputs of a chunked batch (initial values and parameters): per buffer
-// slot, a device buffer and its pinned staging, the host transpose into the device layout and the
+// slot, a device buffer and its pinned staging, the (parallel) copy into staging and the
 // asynchronous uploads. Layout and stride: see device_views.hpp.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include "batchode/arrays/buffers.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/arrays/device_views.hpp"
-#include "batchode/arrays/transpose.hpp"
+#include "batchode/arrays/host_workers.hpp"
 
 namespace batchode::arrays {
 
@@ -41,12 +41,13 @@ class InputArrayManager {
     }
   }
 
-  /// Transposes runs [first_run, first_run + count) of the batch into slot `slot`'s pinned staging,
-  /// packed with stride = count. `y0` and `params` are the whole batch's run-major arrays (run r's
-  /// values at y0[r * n_states + s], params[r * n_params + p]); `params` may be nullptr when
+  /// Copies runs [first_run, first_run + count) of the batch into slot `slot`'s pinned staging
+  /// (split over `workers` when given). `y0` and `params` are the whole batch's run-major arrays (run
+  /// r's values at y0[r * n_states + s], params[r * n_params + p]); `params` may be nullptr when
   /// n_params == 0. Throws std::out_of_range (bad slot, count 0 or above capacity) or
   /// std::invalid_argument (params missing).
-  void stage(std::size_t slot, const T* y0, const T* params, std::size_t first_run, std::size_t count) {
+  void stage(std::size_t slot, const T* y0, const T* params, std::size_t first_run, std::size_t count,
+             HostWorkers* workers = nullptr) {
     Slot& s = checked_slot(slot);
     if (count == 0 || count > capacity_) {
       throw std::out_of_range("InputArrayManager::stage: " + std::to_string(count) +
@@ -56,9 +57,11 @@ class InputArrayManager {
       throw std::invalid_argument("InputArrayManager::stage: the system has " + std::to_string(n_params_) +
                                   " parameters but no parameter array was given");
     }
-    pack_runs_fastest(y0 + first_run * n_states_, count, n_states_, s.y0_staging.data(), count);
-    if (n_params_ > 0)
-      pack_runs_fastest(params + first_run * n_params_, count, n_params_, s.params_staging.data(), count);
+    parallel_copy(workers, s.y0_staging.data(), y0 + first_run * n_states_, count * n_states_ * sizeof(T));
+    if (n_params_ > 0) {
+      parallel_copy(workers, s.params_staging.data(), params + first_run * n_params_,
+                    count * n_params_ * sizeof(T));
+    }
     s.count = count;
   }
 

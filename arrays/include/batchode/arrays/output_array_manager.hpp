@@ -14,6 +14,7 @@
 #include "batchode/arrays/buffers.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/arrays/device_views.hpp"
+#include "batchode/arrays/host_workers.hpp"
 #include "batchode/arrays/transpose.hpp"
 #include "batchode/solver/result.hpp"
 #include "batchode/solver/status.hpp"
@@ -106,7 +107,8 @@ class OutputArrayManager {
   /// completed (the stream synchronised). Throws std::out_of_range (bad slot, count or runs outside
   /// the result), std::invalid_argument (result shaped differently) or std::logic_error (count is
   /// not what was downloaded).
-  void scatter(std::size_t slot, std::size_t first_run, std::size_t count, SolveResult<T>& result) const {
+  void scatter(std::size_t slot, std::size_t first_run, std::size_t count, SolveResult<T>& result,
+               HostWorkers* workers = nullptr) const {
     const Slot& s = checked_slot(slot, count, "scatter");
     if (count != s.downloaded) {
       throw std::logic_error("OutputArrayManager::scatter: " + std::to_string(count) + " runs from slot " +
@@ -123,16 +125,26 @@ class OutputArrayManager {
                               std::to_string(first_run + count) + ") outside a result of " +
                               std::to_string(result.n_runs()) + " runs");
     }
-    unpack_to_run_major(s.final_state_staging.data(), count, count, n_states_,
-                        result.final_state_data() + first_run * n_states_);
+    parallel_copy(workers, result.final_state_data() + first_run * n_states_, s.final_state_staging.data(),
+                  count * n_states_ * sizeof(T));
     if (n_saves_ > 0) {
       const std::size_t width = n_saves_ * n_states_;  // (k, s) -> k * n_states + s on both sides
-      unpack_to_run_major(s.series_staging.data(), count, count, width,
-                          result.series_data() + first_run * width);
+      const T* series = s.series_staging.data();
+      T* out = result.series_data() + first_run * width;
+      auto unpack = [&](std::size_t begin, std::size_t end) {
+        unpack_to_run_major(series + begin, count, end - begin, width, out + begin * width);
+      };
+      if (workers != nullptr) {
+        workers->parallel_for(count, unpack, 4096);
+      } else {
+        unpack(0, count);
+      }
     }
-    if (status_)
-      unpack_to_run_major(s.status_staging.data(), count, count, 1, result.status_data() + first_run);
-    if (counters_) {
+    if (status_) {
+      static_assert(sizeof(Status) == sizeof(std::int32_t), "Status is stored as int32 on the device");
+      parallel_copy(workers, result.status_data() + first_run, s.status_staging.data(), count * sizeof(Status));
+    }
+    if (counters_ && result.counters_data() != nullptr) {
       const std::uint32_t* accepted = s.counters_staging.data();
       const std::uint32_t* rejected = accepted + count;
       const std::uint32_t* rhs = accepted + 2 * count;

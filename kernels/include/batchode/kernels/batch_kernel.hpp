@@ -1,8 +1,8 @@
 // kernels/: the batch kernel: one thread integrates one run of a chunk with integrate_run (the loop
 // the CPU path runs too) and the register stepper. Parameterised at compile time by method
 // (tableau), system, precision and whether a series is saved, so a final-state-only solve carries
-// no series code. Inputs and outputs use the "runs fastest" device layout of arrays/device_views.hpp:
-// thread r touches [i * stride + r], so every warp access coalesces.
+// no series code. Device layouts: arrays/device_views.hpp (run-major inputs and final state, touched
+// once per run; runs-fastest series, so each save's stores coalesce across a warp).
 #pragma once
 
 #include <cstddef>
@@ -44,11 +44,11 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
   const std::size_t stride = in.stride;
   Vec<T, N> y;
   BATCHODE_UNROLL
-  for (std::size_t i = 0; i < N; ++i) y[i] = in.y0[i * stride + r];
+  for (std::size_t i = 0; i < N; ++i) y[i] = in.y0[r * N + i];
   // Parameters are read once per run into registers.
   T p[P > 0 ? P : 1];
   BATCHODE_UNROLL
-  for (std::size_t i = 0; i < P; ++i) p[i] = in.params[i * stride + r];
+  for (std::size_t i = 0; i < P; ++i) p[i] = in.params[r * P + i];
 
   RkStepper<Tab, T, N> stepper;
   RunCounters counters{};
@@ -61,7 +61,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
     status = integrate_run(stepper, sys, y, P > 0 ? p : nullptr, plan, sink, counters);
   }
   BATCHODE_UNROLL
-  for (std::size_t i = 0; i < N; ++i) out.final_state[i * stride + r] = y[i];
+  for (std::size_t i = 0; i < N; ++i) out.final_state[r * N + i] = y[i];
   if (out.status != nullptr) out.status[r] = static_cast<std::int32_t>(status);
   if (out.accepted != nullptr) {
     out.accepted[r] = counters.accepted_steps;

@@ -14,6 +14,7 @@
 
 #include "batchode/arrays/buffers.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
+#include "batchode/arrays/host_workers.hpp"
 #include "batchode/arrays/input_array_manager.hpp"
 #include "batchode/arrays/output_array_manager.hpp"
 #include "batchode/gpu/device.hpp"
@@ -55,7 +56,15 @@ class GpuRunner {
       // Buffers this runner already holds are reused, so they count as free for the new plan.
       free_bytes += inputs_.device_bytes() + outputs_.device_bytes();
       const arrays::RunFootprint footprint = arrays::run_footprint(N, P, saves, sizeof(T), options.outputs);
-      plan_ = arrays::plan_chunks(runs, footprint, free_bytes, options.gpu);
+      GpuOptions gpu = options.gpu;
+      plan_ = arrays::plan_chunks(runs, footprint, free_bytes, gpu);
+      // A batch that fits in one chunk still goes in several when it is large, so the transfers and
+      // host copies of one chunk overlap the kernels of the others.
+      const std::size_t overlap_chunks = std::min<std::size_t>(8, runs / min_overlap_chunk_runs);
+      if (gpu.chunks == 0 && plan_.n_chunks < overlap_chunks) {
+        gpu.chunks = overlap_chunks;
+        plan_ = arrays::plan_chunks(runs, footprint, free_bytes, gpu);
+      }
       timer.add_metadata("chunks", static_cast<std::int64_t>(plan_.n_chunks));
       timer.add_metadata("chunk_runs", static_cast<std::int64_t>(plan_.chunk_runs));
       timer.add_metadata("device_bytes", static_cast<std::int64_t>(plan_.device_bytes));
@@ -95,10 +104,11 @@ class GpuRunner {
       if (c == no_chunk) return;
       streams_[slot].synchronize();
       {
-        ScopedTimer t(log, events::host_transpose);
-        t.add_metadata("direction", "device_layout_to_result");
+        // With a series the host transposes it; otherwise every output is a plain copy.
+        ScopedTimer t(log, Save ? events::host_transpose : events::host_staging);
+        t.add_metadata("direction", "staging_to_result");
         t.add_metadata("chunk_index", static_cast<std::int64_t>(c));
-        outputs_.scatter(slot, plan_.first(c), plan_.count(c), result);
+        outputs_.scatter(slot, plan_.first(c), plan_.count(c), result, &workers_);
       }
       in_slot[slot] = no_chunk;
       ++chunks_done;
@@ -114,10 +124,10 @@ class GpuRunner {
       try {
         finish(slot);  // the slot's previous chunk must be out of its buffers before they are reused
         {
-          ScopedTimer t(log, events::host_transpose);
-          t.add_metadata("direction", "result_to_device_layout");
+          ScopedTimer t(log, events::host_staging);
+          t.add_metadata("direction", "inputs_to_staging");
           t.add_metadata("chunk_index", static_cast<std::int64_t>(c));
-          inputs_.stage(slot, y0, params, first, count);
+          inputs_.stage(slot, y0, params, first, count, &workers_);
         }
         auto transfer = [&](const char* label, auto&& enqueue) {
           if (!timed) {
@@ -200,6 +210,9 @@ class GpuRunner {
   }
 
   static constexpr std::size_t no_chunk = static_cast<std::size_t>(-1);
+  // Below this many runs a chunk's launch and transfer latencies outweigh what overlap saves.
+  static constexpr std::size_t min_overlap_chunk_runs = std::size_t(1) << 17;
+  arrays::HostWorkers workers_;
   arrays::ChunkPlan plan_{};
   arrays::InputArrayManager<T> inputs_;
   arrays::OutputArrayManager<T> outputs_;

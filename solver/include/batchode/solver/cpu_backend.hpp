@@ -62,6 +62,9 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
     auto work = [&](unsigned w) {
       const auto start = std::chrono::steady_clock::now();
       try {
+        // The worker's own copy: the shared plan is reached through the lambda's captures, and the
+        // compiler then has to reload its fields after every store to a state.
+        const RunPlan<T> run_plan = plan;
         OdeintStepper<Tab, System, T> stepper;
         for (;;) {
           const std::size_t begin = next.fetch_add(block, std::memory_order_relaxed);
@@ -76,14 +79,14 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
             Status status;
             if (plan.n_saves > 0) {
               SeriesSink<T> sink{result.series_data() + r * plan.n_saves * N, N};
-              status = integrate_run(stepper, sys, y, p, plan, sink, counters);
+              status = integrate_run(stepper, sys, y, p, run_plan, sink, counters);
             } else {
               NoSeries sink;
-              status = integrate_run(stepper, sys, y, p, plan, sink, counters);
+              status = integrate_run(stepper, sys, y, p, run_plan, sink, counters);
             }
             std::copy(y.begin(), y.end(), result.final_state_data() + r * N);
-            result.status_data()[r] = status;
-            result.counters_data()[r] = counters;
+            if (Status* out = result.status_data()) out[r] = status;
+            if (RunCounters* out = result.counters_data()) out[r] = counters;
           }
           worker_runs[w] += end - begin;
         }

@@ -39,7 +39,7 @@ struct StepControl {
 
 /// Which outputs a solve produces beyond the final state (always produced).
 struct OutputSelection {
-  bool status = true;    ///< per-run Status (always computed; transferred only when true)
+  bool status = true;    ///< per-run Status (always computed; kept in the result only when true)
   bool counters = true;  ///< per-run RunCounters
 };
 

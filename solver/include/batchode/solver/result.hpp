@@ -6,10 +6,15 @@
 //   series()       n_runs x n_saves x n_states   index (r * n_saves + k) * n_states + s
 //   times()        n_saves                       t0 + k * save_every
 //   statuses(), counters()  n_runs
-// Points a failed run never reached hold NaN in series().
+// Points a failed run never reached hold NaN in series(). statuses() and counters() are empty when
+// SolveOptions.outputs.status / .counters were off (their accessors then throw std::logic_error).
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,6 +23,32 @@
 #include "batchode/solver/status.hpp"
 
 namespace batchode {
+
+/// An allocator whose construct() default-initialises: a std::vector of numbers resized with it is not
+/// zero-filled first. The result's arrays are written in full by the backends, and zero-filling
+/// 10^7 runs' worth of outputs would cost more than the GPU's kernel.
+template <class U>
+struct DefaultInitAllocator : std::allocator<U> {
+  template <class V>
+  struct rebind {
+    using other = DefaultInitAllocator<V>;
+  };
+  DefaultInitAllocator() = default;
+  template <class V>
+  DefaultInitAllocator(const DefaultInitAllocator<V>&) noexcept {}
+  template <class V>
+  void construct(V* p) noexcept(std::is_nothrow_default_constructible_v<V>) {
+    ::new (static_cast<void*>(p)) V;
+  }
+  template <class V, class... Args>
+  void construct(V* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) V(std::forward<Args>(args)...);
+  }
+};
+
+/// The arrays of a result: std::vector without the zero fill.
+template <class U>
+using ResultArray = std::vector<U, DefaultInitAllocator<U>>;
 
 /// Where (part of) a batch ran, and the real reason it ran there.
 struct ExecutionRecord {
@@ -35,14 +66,14 @@ class SolveResult {
   SolveResult() = default;
   SolveResult(std::size_t n_runs, std::size_t n_states, std::size_t n_saves, const SolveOptions& options)
       : n_runs_(n_runs), n_states_(n_states), n_saves_(n_saves), method_(options.method) {
-    final_state_.assign(n_runs * n_states, T(0));
-    series_.assign(n_runs * n_saves * n_states, T(0));
+    final_state_.resize(n_runs * n_states);
+    series_.resize(n_runs * n_saves * n_states);
     times_.resize(n_saves);
     for (std::size_t k = 0; k < n_saves; ++k) {
       times_[k] = static_cast<T>(options.t0 + static_cast<double>(k) * options.save_every.value_or(0.0));
     }
-    status_.assign(n_runs, Status::success);
-    counters_.assign(n_runs, RunCounters{});
+    if (options.outputs.status) status_.resize(n_runs);
+    if (options.outputs.counters) counters_.resize(n_runs);
   }
 
   std::size_t n_runs() const noexcept { return n_runs_; }
@@ -51,14 +82,14 @@ class SolveResult {
   Method method() const noexcept { return method_; }
 
   /// n_runs x n_states, run-major.
-  const std::vector<T>& final_state() const noexcept { return final_state_; }
+  const ResultArray<T>& final_state() const noexcept { return final_state_; }
   /// Final value of state `s` of run `r`. Throws std::out_of_range.
   T final_state(std::size_t r, std::size_t s) const { return final_state_.at(index(r, s)); }
 
   /// Save times (empty when save_every was unset).
   const std::vector<T>& times() const noexcept { return times_; }
   /// n_runs x n_saves x n_states, run-major.
-  const std::vector<T>& series() const noexcept { return series_; }
+  const ResultArray<T>& series() const noexcept { return series_; }
   /// State `s` of run `r` at save `k`. Throws std::out_of_range.
   T state_at(std::size_t r, std::size_t k, std::size_t s) const {
     if (r >= n_runs_ || k >= n_saves_ || s >= n_states_) {
@@ -69,13 +100,25 @@ class SolveResult {
     return series_[(r * n_saves_ + k) * n_states_ + s];
   }
 
-  Status status(std::size_t r) const { return status_.at(r); }
-  const std::vector<Status>& statuses() const noexcept { return status_; }
-  const RunCounters& counters(std::size_t r) const { return counters_.at(r); }
-  const std::vector<RunCounters>& counters() const noexcept { return counters_; }
+  /// Status of run `r`. Throws std::logic_error when statuses were not selected, std::out_of_range.
+  Status status(std::size_t r) const {
+    require_statuses();
+    return status_.at(r);
+  }
+  const ResultArray<Status>& statuses() const noexcept { return status_; }
+  /// Counters of run `r`. Throws std::logic_error when counters were not selected, std::out_of_range.
+  const RunCounters& counters(std::size_t r) const {
+    if (counters_.empty() && n_runs_ > 0) {
+      throw std::logic_error("counters were not selected for this solve (SolveOptions.outputs.counters)");
+    }
+    return counters_.at(r);
+  }
+  /// Every run's counters; empty when SolveOptions.outputs.counters was off.
+  const ResultArray<RunCounters>& counters() const noexcept { return counters_; }
 
-  /// Number of runs that ended with `s`.
+  /// Number of runs that ended with `s`. Throws std::logic_error when statuses were not selected.
   std::size_t count(Status s) const {
+    require_statuses();
     std::size_t n = 0;
     for (Status x : status_) n += (x == s);
     return n;
@@ -88,11 +131,19 @@ class SolveResult {
   // Writable views for the backends that fill the result.
   T* final_state_data() noexcept { return final_state_.data(); }
   T* series_data() noexcept { return series_.data(); }
-  Status* status_data() noexcept { return status_.data(); }
-  RunCounters* counters_data() noexcept { return counters_.data(); }
+  /// nullptr when statuses were not selected.
+  Status* status_data() noexcept { return status_.empty() ? nullptr : status_.data(); }
+  /// nullptr when counters were not selected.
+  RunCounters* counters_data() noexcept { return counters_.empty() ? nullptr : counters_.data(); }
   void add_execution(ExecutionRecord record) { execution_.push_back(std::move(record)); }
 
  private:
+  void require_statuses() const {
+    if (status_.empty() && n_runs_ > 0) {
+      throw std::logic_error("statuses were not selected for this solve (SolveOptions.outputs.status)");
+    }
+  }
+
   std::size_t index(std::size_t r, std::size_t s) const {
     if (r >= n_runs_ || s >= n_states_) {
       throw std::out_of_range("final_state(" + std::to_string(r) + ", " + std::to_string(s) + ") outside " +
@@ -103,9 +154,10 @@ class SolveResult {
 
   std::size_t n_runs_ = 0, n_states_ = 0, n_saves_ = 0;
   Method method_ = Method::dopri5;
-  std::vector<T> final_state_, series_, times_;
-  std::vector<Status> status_;
-  std::vector<RunCounters> counters_;
+  ResultArray<T> final_state_, series_;
+  std::vector<T> times_;
+  ResultArray<Status> status_;
+  ResultArray<RunCounters> counters_;
   std::vector<ExecutionRecord> execution_;
 };
 

@@ -47,15 +47,18 @@ void write_npy_array(const std::string& path, const T* data, const std::vector<s
 
 }  // namespace detail
 
-/// Writes `<prefix>_final.npy` (n_runs, n_states), `<prefix>_status.npy` (n_runs,) int32, and when a
+/// Writes `<prefix>_final.npy` (n_runs, n_states), `<prefix>_status.npy` (n_runs,) int32 when statuses
+/// were kept, and when a
 /// series was saved `<prefix>_series.npy` (n_runs, n_saves, n_states) and `<prefix>_times.npy`.
 /// Throws std::runtime_error when a file cannot be written.
 template <class T>
 void write_npy(const SolveResult<T>& r, const std::string& prefix) {
   detail::write_npy_array(prefix + "_final.npy", r.final_state().data(), {r.n_runs(), r.n_states()});
-  std::vector<std::int32_t> status(r.n_runs());
-  for (std::size_t i = 0; i < r.n_runs(); ++i) status[i] = static_cast<std::int32_t>(r.status(i));
-  detail::write_npy_array(prefix + "_status.npy", status.data(), {r.n_runs()});
+  if (!r.statuses().empty()) {
+    std::vector<std::int32_t> status(r.n_runs());
+    for (std::size_t i = 0; i < r.n_runs(); ++i) status[i] = static_cast<std::int32_t>(r.status(i));
+    detail::write_npy_array(prefix + "_status.npy", status.data(), {r.n_runs()});
+  }
   if (r.n_saves() > 0) {
     detail::write_npy_array(prefix + "_series.npy", r.series().data(), {r.n_runs(), r.n_saves(), r.n_states()});
     detail::write_npy_array(prefix + "_times.npy", r.times().data(), {r.n_saves()});
@@ -73,7 +76,7 @@ void write_csv(const SolveResult<T>& r, const std::string& path, double t_end) {
   for (std::size_t s = 0; s < r.n_states(); ++s) out << ",y" << s;
   out << '\n';
   for (std::size_t i = 0; i < r.n_runs(); ++i) {
-    const std::string status = to_string(r.status(i));
+    const std::string status = r.statuses().empty() ? "-" : to_string(r.status(i));
     if (r.n_saves() == 0) {
       out << i << ',' << t_end << ',' << status;
       for (std::size_t s = 0; s < r.n_states(); ++s) out << ',' << r.final_state(i, s);

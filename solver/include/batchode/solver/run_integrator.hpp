@@ -61,20 +61,21 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T min_of(T a, T b) { return a < b ? a 
 template <class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T max_of(T a, T b) { return a > b ? a : b; }
 
-/// Weighted RMS norm of an error estimate (Hairer's): sqrt(mean((err_i / sc_i)^2)),
-/// sc_i = atol + rtol * max(|y_i|, |y_new_i|). A step is accepted when it is <= 1.
+/// Square of the weighted RMS norm of an error estimate (Hairer's): mean((err_i / sc_i)^2),
+/// sc_i = atol + rtol * max(|y_i|, |y_new_i|). A step is accepted when it is <= 1. Kept squared so no
+/// square root sits on the step-size chain.
 BATCHODE_HD_TEMPLATE
 template <std::size_t N, class State, class T>
-BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T error_norm(const State& y, const State& y_new,
-                                                       const State& err, T rtol, T atol) {
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T error_norm_squared(const State& y, const State& y_new,
+                                                               const State& err, T rtol, T atol) {
   T sum = 0;
-BATCHODE_UNROLL
+  BATCHODE_UNROLL
   for (std::size_t i = 0; i < N; ++i) {
     const T scale = atol + rtol * max_of(std::fabs(y[i]), std::fabs(y_new[i]));
     const T r = err[i] / scale;
     sum += r * r;
   }
-  return std::sqrt(sum / T(N));
+  return sum * (T(1) / T(N));
 }
 
 /// Hairer, Norsett & Wanner's first-step estimate (Solving ODEs I, II.4). f0 = f(t0, y0).
@@ -125,141 +126,182 @@ struct NoSeries {
   BATCHODE_HOST_DEVICE void mark_unsaved(std::uint32_t) {}
 };
 
-/// A stepper as integrate_run drives it (state_type, adaptive, order, error_order and:) (see kernels/rk_stepper.hpp and solver/odeint_steppers.hpp).
+/// A stepper as integrate_run drives it (see kernels/rk_stepper.hpp and solver/odeint_steppers.hpp):
+/// state_type, adaptive, order, error_order, and
 ///  reset(sys, t, y, p): the run starts at (t, y); computes f(t, y), available as derivative().
 ///  step(sys, t, y, p, h, y_new, err): one attempt; err is the embedded estimate (adaptive only).
 ///  accept(sys, t_new, y_new, p): the attempt was accepted (FSAL methods reuse their last stage).
 
+namespace detail {
+
+/// The stop after time t: the next save time (when a series is kept) or t_end.
+template <class Sink, class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T next_stop(const RunPlan<T>& plan, std::uint32_t next_save,
+                                                      bool& is_save) {
+  is_save = false;
+  if constexpr (Sink::active) {
+    if (next_save < plan.n_saves) {
+      is_save = true;
+      return min_of(plan.t0 + T(next_save) * plan.save_every, plan.t_end);
+    }
+  }
+  return plan.t_end;
+}
+
+template <std::size_t N, class State>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool all_finite(const State& y) {
+  bool finite = true;
+  BATCHODE_UNROLL
+  for (std::size_t i = 0; i < N; ++i) finite = finite && is_finite(y[i]);
+  return finite;
+}
+
+// A step within 1% of the distance to the next stop goes all the way, instead of leaving a sliver.
+template <class T>
+inline constexpr T landing_slack = T(0.01);
+
+/// Fixed steps. Between two stops (save times, t_end) the run takes n - 1 steps of exactly dt and one
+/// last step that lands on the stop (within 1% of dt: n = ceil(span/dt - 0.01)). Inside a segment dt
+/// is constant and the time is t_segment + j dt (not accumulated, so float and double take the same
+/// steps), which keeps the hot loop as lean as a hand-written one: the products of dt with the
+/// tableau's coefficients are loop-invariant. The state is checked for NaN/inf at each stop.
+BATCHODE_HD_TEMPLATE
+template <class Stepper, class System, class T, class Sink>
+BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
+                                            const T* p, const RunPlan<T>& plan, Sink& sink, RunCounters& counters,
+                                            std::uint32_t& next_save) {
+  using State = typename Stepper::state_type;
+  constexpr std::size_t N = System::n_states;
+  const T h = plan.dt;
+  T t = plan.t0;
+  std::uint64_t attempts = 0;
+  State y_new{}, err{};
+  while (t < plan.t_end) {
+    bool stop_is_save;
+    const T t_stop = next_stop<Sink>(plan, next_save, stop_is_save);
+    const T span = t_stop - t;
+    const std::uint64_t steps = span <= h ? 1 : static_cast<std::uint64_t>(std::ceil(span / h - landing_slack<T>));
+    const std::uint64_t allowed = plan.max_steps - attempts;
+    const std::uint64_t full = (steps <= allowed ? steps : allowed + 1) - 1;  // steps of exactly h
+    const T t_segment = t;
+    for (std::uint64_t j = 0; j < full; ++j) {
+      const T tj = t_segment + T(j) * h;
+      stepper.step(sys, tj, y, p, h, y_new, err);
+      BATCHODE_UNROLL
+      for (std::size_t i = 0; i < N; ++i) y[i] = y_new[i];
+      stepper.accept(sys, tj + h, y, p);
+    }
+    attempts += full;
+    counters.accepted_steps += static_cast<std::uint32_t>(full);
+    if (steps > allowed) return Status::max_steps_reached;
+    const T t_last = t_segment + T(full) * h;
+    stepper.step(sys, t_last, y, p, t_stop - t_last, y_new, err);
+    BATCHODE_UNROLL
+    for (std::size_t i = 0; i < N; ++i) y[i] = y_new[i];
+    t = t_stop;
+    stepper.accept(sys, t, y, p);
+    ++attempts;
+    ++counters.accepted_steps;
+    if (!all_finite<N>(y)) return Status::non_finite_state;
+    if constexpr (Sink::active) {
+      if (stop_is_save) sink.save(next_save++, t, &y[0]);
+    }
+  }
+  return Status::success;
+}
+
+/// Adaptive steps with the PI controller of StepControl, landing exactly on every stop.
+BATCHODE_HD_TEMPLATE
+template <class Stepper, class System, class T, class Sink>
+BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& sys,
+                                               typename Stepper::state_type& y, const T* p,
+                                               const RunPlan<T>& plan, Sink& sink, RunCounters& counters,
+                                               std::uint32_t& next_save) {
+  using State = typename Stepper::state_type;
+  constexpr std::size_t N = System::n_states;
+  constexpr T eps = std::numeric_limits<T>::epsilon();
+  T t = plan.t0;
+  T h = plan.dt;
+  if (!(h > T(0))) {
+    h = initial_step<N, Stepper::order>(sys, t, y, stepper.derivative(), p, plan);
+    counters.rhs_evaluations += 1;
+  }
+  h = min_of(h, plan.dt_max);
+  // Controller exponents: k = error_order + 1 (the local order of the error estimate). The norm is
+  // kept squared (no square root on the step-size chain): err^-a = exp(-a/2 log(err^2)), and the PI
+  // factor safety * err^-exp_i * err_prev^exp_p is one exp and one log per step.
+  constexpr T k = T(Stepper::error_order + 1);
+  const T half_exp_i = plan.ki / (2 * k);
+  const T half_exp_p = plan.kp / (2 * k);
+  T log_e2_prev = std::log(T(1e-8));  // Hairer's start value err_prev = 1e-4, squared
+
+  std::uint64_t attempts = 0;
+  State y_new{}, err{};
+  while (t < plan.t_end) {
+    bool stop_is_save;
+    const T t_stop = next_stop<Sink>(plan, next_save, stop_is_save);
+    if (attempts >= plan.max_steps) return Status::max_steps_reached;
+    const T remaining = t_stop - t;
+    const bool lands = remaining <= h * (T(1) + landing_slack<T>);
+    const T h_try = lands ? remaining : h;
+    stepper.step(sys, t, y, p, h_try, y_new, err);
+    ++attempts;
+
+    const T e2 = error_norm_squared<N>(y, y_new, err, plan.rtol, plan.atol);
+    if (!(e2 <= T(1))) {  // rejected; a NaN error lands here too
+      ++counters.rejected_steps;
+      const bool finite = is_finite(e2);
+      const T shrink = finite ? max_of(plan.min_factor, plan.safety * std::exp(-std::log(e2) / (2 * k)))
+                              : plan.min_factor;
+      h = h_try * shrink;
+      const T floor = max_of(plan.dt_min, T(16) * eps * max_of(std::fabs(t), std::fabs(t_stop)));
+      if (h < floor) return finite ? Status::step_size_underflow : Status::non_finite_state;
+      continue;
+    }
+    const T log_e2 = std::log(max_of(e2, T(1e-8)));
+    T factor = e2 > T(0) ? plan.safety * std::exp(half_exp_p * log_e2_prev - half_exp_i * log_e2) : plan.max_factor;
+    factor = min_of(plan.max_factor, max_of(plan.min_factor, factor));
+    log_e2_prev = log_e2;
+    const T h_new = min_of(h_try * factor, plan.dt_max);
+    // A step shortened to land on a stop says little about the step size the solution allows:
+    // keep the size proposed before shortening if it was larger.
+    h = (lands && h_try < h) ? max_of(h, h_new) : h_new;
+
+    t = lands ? t_stop : t + h_try;
+    BATCHODE_UNROLL
+    for (std::size_t i = 0; i < N; ++i) y[i] = y_new[i];
+    stepper.accept(sys, t, y, p);
+    ++counters.accepted_steps;
+    if (!all_finite<N>(y)) return Status::non_finite_state;
+    if constexpr (Sink::active) {
+      if (lands && stop_is_save) sink.save(next_save++, t, &y[0]);
+    }
+    // Accepted steps may shrink too: below the floor, t + h == t and time would stop advancing.
+    if (t < plan.t_end && h < max_of(plan.dt_min, T(16) * eps * std::fabs(t))) return Status::step_size_underflow;
+  }
+  return Status::success;
+}
+
+}  // namespace detail
+
 /// Integrates one run in place: y holds y0 on entry and the final state on exit.
 /// Steps land exactly on save times and on t_end (a step is shortened, or stretched by at most 1%,
-/// to hit them), so saved values are the integrator's own, not interpolated.
+/// to hit them), so saved values are the integrator's own, not interpolated. Points a failed run
+/// never reached are marked unsaved (NaN).
 BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
                                           const T* p, const RunPlan<T>& plan, Sink& sink, RunCounters& counters) {
-  using State = typename Stepper::state_type;
-  constexpr std::size_t N = System::n_states;
-  constexpr T eps = std::numeric_limits<T>::epsilon();
-  // A step within 1% of the distance to the next stop goes all the way, instead of leaving a sliver.
-  constexpr T landing_slack = T(1.01);
-
-  T t = plan.t0;
   std::uint32_t next_save = 0;
   if constexpr (Sink::active) {
-    if (plan.n_saves > 0) {
-      sink.save(0u, t, &y[0]);
-      next_save = 1;
-    }
+    if (plan.n_saves > 0) sink.save(next_save++, plan.t0, &y[0]);
   }
-  stepper.reset(sys, t, y, p);
-  T h = plan.dt;
+  stepper.reset(sys, plan.t0, y, p);
+  Status status;
   if constexpr (Stepper::adaptive) {
-    if (!(h > T(0))) {
-      h = detail::initial_step<N, Stepper::order>(sys, t, y, stepper.derivative(), p, plan);
-      counters.rhs_evaluations += 1;
-    }
-    h = detail::min_of(h, plan.dt_max);
-  }
-  // Controller exponents: k = error_order + 1 (the local order of the error estimate).
-  constexpr T k = T(Stepper::error_order + 1);
-  const T exp_i = plan.ki / k;
-  const T exp_p = plan.kp / k;
-  // log of the previous accepted error; Hairer's start value 1e-4. Kept as a log so the PI factor
-  // safety * err^-exp_i * err_prev^exp_p is one exp and one log per step instead of two powers.
-  T log_err_prev = std::log(T(1e-4));
-
-  Status status = Status::success;
-  std::uint64_t attempts = 0;
-  T t_segment = t;                  // fixed-step methods: time of the last stop
-  std::uint32_t segment_steps = 0;  // fixed-step methods: steps since then (32 bits: cheap to convert)
-  State y_new{}, err{};
-  while (t < plan.t_end) {
-    T t_stop = plan.t_end;
-    bool stop_is_save = false;
-    if constexpr (Sink::active) {
-      if (next_save < plan.n_saves) {
-        t_stop = detail::min_of(plan.t0 + T(next_save) * plan.save_every, plan.t_end);
-        stop_is_save = true;
-      }
-    }
-    if (attempts >= plan.max_steps) {
-      status = Status::max_steps_reached;
-      break;
-    }
-    const T remaining = t_stop - t;
-    bool lands;
-    T h_try;
-    if constexpr (Stepper::adaptive) {
-      lands = remaining <= h * landing_slack;
-      h_try = lands ? remaining : h;
-    } else {
-      // Fixed steps count from the last stop (t = t_segment + j * dt) instead of accumulating t, so
-      // float runs take exactly the steps that double runs take, with no sliver step at a stop.
-      const T t_next = t_segment + T(segment_steps + 1) * h;
-      lands = t_stop - t_next <= (landing_slack - T(1)) * h;
-      h_try = lands ? remaining : t_next - t;
-    }
-    stepper.step(sys, t, y, p, h_try, y_new, err);
-    ++attempts;
-
-    if constexpr (Stepper::adaptive) {
-      const T e = detail::error_norm<N>(y, y_new, err, plan.rtol, plan.atol);
-      if (!(e <= T(1))) {  // rejected; a NaN error lands here too
-        ++counters.rejected_steps;
-        const bool finite = detail::is_finite(e);
-        const T shrink = finite ? detail::max_of(plan.min_factor, plan.safety * std::pow(e, -T(1) / k))
-                                : plan.min_factor;
-        h = h_try * shrink;
-        const T floor = detail::max_of(plan.dt_min, T(16) * eps * detail::max_of(std::fabs(t), std::fabs(t_stop)));
-        if (h < floor) {
-          status = finite ? Status::step_size_underflow : Status::non_finite_state;
-          break;
-        }
-        continue;
-      }
-      const T log_e = std::log(detail::max_of(e, T(1e-4)));
-      T factor = e > T(0) ? plan.safety * std::exp(exp_p * log_err_prev - exp_i * log_e) : plan.max_factor;
-      factor = detail::min_of(plan.max_factor, detail::max_of(plan.min_factor, factor));
-      log_err_prev = log_e;
-      const T h_new = detail::min_of(h_try * factor, plan.dt_max);
-      // A step shortened to land on a stop says little about the step size the solution allows:
-      // keep the size proposed before shortening if it was larger.
-      h = (lands && h_try < h) ? detail::max_of(h, h_new) : h_new;
-    }
-    t = lands ? t_stop : t + h_try;
-    if constexpr (!Stepper::adaptive) {
-      segment_steps = lands ? 0 : segment_steps + 1;
-      if (lands) t_segment = t_stop;
-    }
-BATCHODE_UNROLL
-    for (std::size_t i = 0; i < N; ++i) y[i] = y_new[i];
-    stepper.accept(sys, t, y, p);
-    ++counters.accepted_steps;
-
-    // Adaptive runs check every accepted state; fixed-step runs only at stops (save times, t_end):
-    // a NaN or infinity stays non-finite through later steps, and the check stays off the hot loop.
-    if (Stepper::adaptive || lands) {
-      bool finite = true;
-      BATCHODE_UNROLL
-      for (std::size_t i = 0; i < N; ++i) finite = finite && detail::is_finite(y[i]);
-      if (!finite) {
-        status = Status::non_finite_state;
-        break;
-      }
-    }
-    if constexpr (Sink::active) {
-      if (lands && stop_is_save) {
-        sink.save(next_save, t, &y[0]);
-        ++next_save;
-      }
-    }
-    if constexpr (Stepper::adaptive) {
-      // Accepted steps may shrink too: below the floor, t + h == t and time would stop advancing.
-      if (t < plan.t_end && h < detail::max_of(plan.dt_min, T(16) * eps * std::fabs(t))) {
-        status = Status::step_size_underflow;
-        break;
-      }
-    }
+    status = detail::integrate_adaptive(stepper, sys, y, p, plan, sink, counters, next_save);
+  } else {
+    status = detail::integrate_fixed(stepper, sys, y, p, plan, sink, counters, next_save);
   }
   if constexpr (Sink::active) {
     for (std::uint32_t s = next_save; s < plan.n_saves; ++s) sink.mark_unsaved(s);

@@ -8,8 +8,11 @@
 // under automatic when options.gpu.allow_cpu_fallback (the default), and says so.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <thread>
 #include <cstddef>
 #include <cstdlib>
 #include <exception>
@@ -66,17 +69,47 @@ class VerbosityScope {
   Verbosity saved_;
 };
 
+/// Index of the first NaN or infinity in values[0, n), or n. Blocks are tested branch-free, so the
+/// common all-finite case vectorises; large inputs are split over threads (10^7 runs' inputs are
+/// hundreds of MB, which one thread reads in tens of milliseconds).
 template <class T>
-void check_finite_inputs(const T* values, std::size_t n_runs, std::size_t width, const char* what) {
-  for (std::size_t r = 0; r < n_runs; ++r) {
-    for (std::size_t i = 0; i < width; ++i) {
-      const T v = values[r * width + i];
-      if (!std::isfinite(static_cast<double>(v))) {
-        throw InvalidInput(std::string(what) + " of run " + std::to_string(r) + " (index " + std::to_string(i) +
-                           ") is " + std::to_string(static_cast<double>(v)) + ": inputs must be finite");
+std::size_t first_non_finite(const T* values, std::size_t n) {
+  auto scan = [values](std::size_t begin, std::size_t end) {
+    constexpr std::size_t block = 1024;
+    for (std::size_t b = begin; b < end; b += block) {
+      const std::size_t e = std::min(end, b + block);
+      bool bad = false;
+      for (std::size_t i = b; i < e; ++i) bad |= !(std::fabs(values[i]) <= std::numeric_limits<T>::max());
+      if (bad) {
+        for (std::size_t i = b; i < e; ++i) {
+          if (!(std::fabs(values[i]) <= std::numeric_limits<T>::max())) return i;
+        }
       }
     }
+    return end;
+  };
+  const unsigned threads = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
+  if (n < (std::size_t(1) << 22) || threads == 1) return scan(0, n);
+  std::vector<std::size_t> found(threads, n);
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      const std::size_t begin = n * t / threads, end = n * (t + 1) / threads;
+      const std::size_t i = scan(begin, end);
+      found[t] = i == end ? n : i;
+    });
   }
+  for (std::thread& t : pool) t.join();
+  return *std::min_element(found.begin(), found.end());
+}
+
+template <class T>
+void check_finite_inputs(const T* values, std::size_t n_runs, std::size_t width, const char* what) {
+  const std::size_t i = first_non_finite(values, n_runs * width);
+  if (i == n_runs * width) return;
+  throw InvalidInput(std::string(what) + " of run " + std::to_string(i / width) + " (index " +
+                     std::to_string(i % width) + ") is " + std::to_string(static_cast<double>(values[i])) +
+                     ": inputs must be finite");
 }
 
 }  // namespace detail
