@@ -8,7 +8,7 @@ namespace batchode::arrays {
 HostWorkers::HostWorkers(unsigned threads) {
   if (threads == 0) {
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    threads = std::min(7u, hw - 1);
+    threads = std::min(15u, hw - 1);
   }
   threads_.reserve(threads);
   for (unsigned i = 0; i < threads; ++i) threads_.emplace_back(&HostWorkers::work, this, i);

@@ -30,6 +30,8 @@ void register_solver_events(TimeLogger& logger) {
       {events::cpu_integration, event_category::runtime, "integration of runs on the host (Boost.Odeint path)"},
       {events::host_transpose, event_category::runtime, "host-side layout change of GPU results"},
       {events::host_staging, event_category::runtime, "copies between the user's arrays and pinned staging"},
+      {events::input_validation, event_category::runtime, "checking the batch's sizes and values"},
+      {events::result_allocation, event_category::runtime, "allocating the result's arrays"},
       {events::chunk_planning, event_category::runtime, "choice of chunk sizes from the memory available"},
       {events::kernel_compile, event_category::compile, "first-launch load of the GPU module"},
       {events::codegen, event_category::codegen, "code generation (reserved)"},

@@ -16,7 +16,7 @@ namespace batchode::arrays {
 
 class HostWorkers {
  public:
-  /// `threads` workers besides the caller (0: min(7, hardware threads - 1)).
+  /// `threads` workers besides the caller (0: min(15, hardware threads - 1)).
   explicit HostWorkers(unsigned threads = 0);
   ~HostWorkers();
   HostWorkers(const HostWorkers&) = delete;

@@ -184,12 +184,18 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
     const std::uint64_t allowed = plan.max_steps - attempts;
     const std::uint64_t full = (steps <= allowed ? steps : allowed + 1) - 1;  // steps of exactly h
     const T t_segment = t;
-    for (std::uint64_t j = 0; j < full; ++j) {
-      const T tj = t_segment + T(j) * h;
-      stepper.step(sys, tj, y, p, h, y_new, err);
-      BATCHODE_UNROLL
-      for (std::size_t i = 0; i < N; ++i) y[i] = y_new[i];
-      stepper.accept(sys, tj + h, y, p);
+    // 32-bit inner counter (cheaper on GPUs than 64-bit), in rounds for segments of 2^31+ steps.
+    for (std::uint64_t base = 0; base < full;) {
+      const std::uint32_t round = static_cast<std::uint32_t>(min_of<std::uint64_t>(full - base, 1u << 31));
+      const T t_round = t_segment + T(base) * h;
+      for (std::uint32_t j = 0; j < round; ++j) {
+        const T tj = t_round + T(j) * h;
+        stepper.step(sys, tj, y, p, h, y_new, err);
+        BATCHODE_UNROLL
+        for (std::size_t i = 0; i < N; ++i) y[i] = y_new[i];
+        stepper.accept(sys, tj + h, y, p);
+      }
+      base += round;
     }
     attempts += full;
     counters.accepted_steps += static_cast<std::uint32_t>(full);

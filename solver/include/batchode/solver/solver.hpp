@@ -18,6 +18,7 @@
 #include <exception>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -161,21 +162,28 @@ class Solver {
     if (runs == 0) throw InvalidInput("empty batch: n_runs is 0");
     if (y0 == nullptr) throw InvalidInput("initial values: null pointer");
     if (n_params > 0 && params == nullptr) throw InvalidInput("parameters: null pointer but n_params > 0");
-    detail::check_finite_inputs(y0, runs, n_states, "initial value");
-    if (n_params > 0) detail::check_finite_inputs(params, runs, n_params, "parameter");
-    const std::size_t saves = count_saves(options_);
-    // The result is allocated in full before any work: refuse a batch whose outputs cannot fit.
-    arrays::check_host_memory(runs * (n_states * (1 + saves) * sizeof(T) + sizeof(Status) + sizeof(RunCounters)),
-                              arrays::available_host_memory());
-
     detail::VerbosityScope verbosity(*logger_, options_.verbosity);
     ScopedTimer timer(*logger_, events::solver_solve_execution);
     timer.add_metadata("runs", static_cast<std::int64_t>(runs));
     timer.add_metadata("method", to_string(options_.method));
-    SolveResult<T> result(runs, n_states, saves, options_);
+    const std::size_t saves = count_saves(options_);
+    {
+      ScopedTimer validation(*logger_, events::input_validation);
+      detail::check_finite_inputs(y0, runs, n_states, "initial value");
+      if (n_params > 0) detail::check_finite_inputs(params, runs, n_params, "parameter");
+      // The result is allocated in full before any work: refuse a batch whose outputs cannot fit.
+      arrays::check_host_memory(runs * (n_states * (1 + saves) * sizeof(T) + sizeof(Status) + sizeof(RunCounters)),
+                                arrays::available_host_memory());
+    }
+    std::optional<SolveResult<T>> allocated;
+    {
+      ScopedTimer allocation(*logger_, events::result_allocation);
+      allocated.emplace(runs, n_states, saves, options_);
+    }
+    SolveResult<T>& result = *allocated;
     run(y0, params, runs, result);
     logger_->resolve_gpu_times();
-    return result;
+    return std::move(result);
   }
 
  private:

@@ -31,6 +31,8 @@ inline constexpr const char* d2h_transfer_iteration_counters = "d2h_transfer_ite
 inline constexpr const char* cpu_integration = "cpu_integration";
 inline constexpr const char* host_transpose = "host_transpose";
 inline constexpr const char* host_staging = "host_staging";
+inline constexpr const char* input_validation = "input_validation";
+inline constexpr const char* result_allocation = "result_allocation";
 inline constexpr const char* chunk_planning = "chunk_planning";
 // category compile
 inline constexpr const char* kernel_compile = "kernel_compile";
