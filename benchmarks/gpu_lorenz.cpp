@@ -106,7 +106,7 @@ Measured batchode_ms(std::size_t n, int reps, batchode::Method method, std::size
   batchode::Solver<Lorenz, T> solver(Lorenz{}, o, log);
   std::vector<double> kernel, e2e;
   double first = 0;
-  std::size_t chunks = 0;
+  std::size_t launched = 0;
   for (int rep = -1; rep < reps; ++rep) {
     log.reset();
     const auto t0 = std::chrono::steady_clock::now();
@@ -114,7 +114,7 @@ Measured batchode_ms(std::size_t n, int reps, batchode::Method method, std::size
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!result.all_succeeded()) std::fprintf(stderr, "warning: %zu runs failed\n", n - result.count(batchode::Status::success));
     const auto stats = log.stats(batchode::events::kernel_launch);
-    chunks = stats.count;
+    launched = stats.count;
     if (rep < 0) {
       first = ms;
       continue;
@@ -126,7 +126,7 @@ Measured batchode_ms(std::size_t n, int reps, batchode::Method method, std::size
     std::fprintf(stderr, "\n--- where the last %s solve of 2^22 runs went ---\n%s\n", sizeof(T) == 4 ? "float" : "double",
                  log.summary().c_str());
   }
-  return {median(kernel), median(e2e), first, chunks};
+  return {median(kernel), median(e2e), first, launched};
 }
 
 template <class T>

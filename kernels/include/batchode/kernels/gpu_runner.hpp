@@ -43,10 +43,12 @@ class GpuRunner {
   /// The chunk plan of the last run (for tests and telemetry).
   const arrays::ChunkPlan& last_plan() const noexcept { return plan_; }
 
-  /// Integrates runs [0, runs) into `result`. Throws GpuError (naming the call and the chunk) on a
-  /// runtime failure, InvalidInput when the memory budget cannot hold one run.
+  /// Integrates runs [first_run, first_run + runs) of the batch (y0, params: the whole batch,
+  /// run-major) into the same rows of `result`, on device options.gpu.device (set for the calling
+  /// thread). Throws GpuError (naming the call and the chunk) on a runtime failure, InvalidInput
+  /// when the memory budget cannot hold one run.
   void run(const System& sys, const SolveOptions& options, const T* y0, const T* params, std::size_t runs,
-           SolveResult<T>& result, TimeLogger& log) {
+           SolveResult<T>& result, TimeLogger& log, std::size_t first_run = 0) {
     BATCHODE_CHECK(hipSetDevice(options.gpu.device));
     const std::size_t saves = result.n_saves();
     {
@@ -80,8 +82,9 @@ class GpuRunner {
     timer.add_metadata("chunks", static_cast<std::int64_t>(plan_.n_chunks));
     const double phase_sum_ms = tableau::dispatch(options.method, [&](auto tag) {
       using Tab = typename decltype(tag)::type;
-      return saves > 0 ? this->template run_chunks<Tab, true>(sys, options, run_plan, y0, params, result, log)
-                       : this->template run_chunks<Tab, false>(sys, options, run_plan, y0, params, result, log);
+      return saves > 0
+                 ? this->template run_chunks<Tab, true>(sys, options, run_plan, y0, params, result, log, first_run)
+                 : this->template run_chunks<Tab, false>(sys, options, run_plan, y0, params, result, log, first_run);
     });
     // Transfers and kernels overlap when this sum exceeds the run's wall time.
     if (log.enabled()) timer.add_metadata("gpu_phase_sum_ms", phase_sum_ms);
@@ -90,7 +93,7 @@ class GpuRunner {
  private:
   template <class Tab, bool Save>
   double run_chunks(const System& sys, const SolveOptions& options, const RunPlan<T>& run_plan, const T* y0,
-                    const T* params, SolveResult<T>& result, TimeLogger& log) {
+                    const T* params, SolveResult<T>& result, TimeLogger& log, std::size_t first_run) {
     load_once<Tab, Save>(reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, Save, System, T>), log);
 
     const bool timed = log.enabled();
@@ -108,7 +111,7 @@ class GpuRunner {
         ScopedTimer t(log, Save ? events::host_transpose : events::host_staging);
         t.add_metadata("direction", "staging_to_result");
         t.add_metadata("chunk_index", static_cast<std::int64_t>(c));
-        outputs_.scatter(slot, plan_.first(c), plan_.count(c), result, &workers_);
+        outputs_.scatter(slot, first_run + plan_.first(c), plan_.count(c), result, &workers_);
       }
       in_slot[slot] = no_chunk;
       ++chunks_done;
@@ -119,7 +122,7 @@ class GpuRunner {
     for (std::size_t c = 0; c < plan_.n_chunks; ++c) {
       const std::size_t slot = c % plan_.slots;
       const gpu::stream_t stream = streams_[slot].get();
-      const std::size_t first = plan_.first(c), count = plan_.count(c);
+      const std::size_t first = first_run + plan_.first(c), count = plan_.count(c);
       const std::string slice = fmt::format("{}:{}", first, first + count);
       try {
         finish(slot);  // the slot's previous chunk must be out of its buffers before they are reused
