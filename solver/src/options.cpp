@@ -20,6 +20,9 @@ constexpr MethodInfo kMethods[] = {
     {Method::dopri5, "dopri5", 5, 4, 7, true, true},
     {Method::tsit5, "tsit5", 5, 4, 7, true, true},
     {Method::fehlberg78, "fehlberg78", 8, 7, 13, true, false},
+    {Method::ros3p, "ros3p", 3, 2, 3, true, false},
+    {Method::rodas4, "rodas4", 4, 3, 6, true, false},
+    {Method::rosenbrock4, "rosenbrock4", 4, 3, 6, true, false},
 };
 
 void require_positive_finite(double value, const char* field) {
@@ -63,6 +66,7 @@ std::string to_string(Status s) {
     case Status::max_steps_reached: return "max_steps_reached";
     case Status::step_size_underflow: return "step_size_underflow";
     case Status::non_finite_state: return "non_finite_state";
+    case Status::singular_matrix: return "singular_matrix";
   }
   return fmt::format("unknown_status({})", static_cast<int>(s));
 }

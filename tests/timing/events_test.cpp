@@ -28,11 +28,12 @@ TEST(SolverEvents, EveryEventIsRegisteredWithItsCategoryAndADescription) {
       batchode::events::d2h_transfer_observables, batchode::events::d2h_transfer_summaries,
       batchode::events::d2h_transfer_status_codes, batchode::events::d2h_transfer_iteration_counters,
       batchode::events::cpu_integration, batchode::events::host_transpose, batchode::events::host_staging,
-      batchode::events::input_validation, batchode::events::result_allocation, batchode::events::chunk_planning};
+      batchode::events::input_validation, batchode::events::result_allocation, batchode::events::chunk_planning,
+      batchode::events::execution_part};
   for (const char* label : runtime) EXPECT_EQ(category[label], "runtime") << label;
   EXPECT_EQ(category["kernel_compile"], "compile");
   EXPECT_EQ(category["codegen"], "codegen");
-  EXPECT_EQ(category.size(), 20u);
+  EXPECT_EQ(category.size(), 21u);
   EXPECT_STREQ(batchode::events::kernel_launch, "kernel_launch");
 }
 

@@ -33,6 +33,8 @@ void register_solver_events(TimeLogger& logger) {
       {events::input_validation, event_category::runtime, "checking the batch's sizes and values"},
       {events::result_allocation, event_category::runtime, "allocating the result's arrays"},
       {events::chunk_planning, event_category::runtime, "choice of chunk sizes from the memory available"},
+      {events::execution_part, event_category::runtime,
+       "one part of a batch on one backend (metadata: backend, reason, runs, predicted_ms)"},
       {events::kernel_compile, event_category::compile, "first-launch load of the GPU module"},
       {events::codegen, event_category::codegen, "code generation (reserved)"},
   };

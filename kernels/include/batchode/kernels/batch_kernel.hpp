@@ -10,7 +10,9 @@
 
 #include "batchode/arrays/device_views.hpp"
 #include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/jacobian.hpp"
 #include "batchode/kernels/rk_stepper.hpp"
+#include "batchode/kernels/rosenbrock_stepper.hpp"
 #include "batchode/solver/run_integrator.hpp"
 
 namespace batchode::kernels {
@@ -33,40 +35,58 @@ struct DeviceSeriesSink {
   }
 };
 
+/// The device stepper of method Tab: the register RK stepper for explicit tables, the Rosenbrock
+/// stepper for stiff ones. `available` is false where no kernel can exist (a CPU-only method, or a
+/// Rosenbrock method for a system that cannot be linearised); Solver never launches those.
+template <class Tab, class System, class T, bool Rosenbrock = tableau::is_rosenbrock_v<Tab>>
+struct StepperFor {
+  using type = RkStepper<Tab, T, System::n_states>;
+  static constexpr bool available = tableau::runs_on_gpu_v<Tab>;
+};
+template <class Tab, class System, class T>
+struct StepperFor<Tab, System, T, true> {
+  using type = RosenbrockStepper<Tab, T, System::n_states>;
+  static constexpr bool available = can_linearize_v<System, T>;
+};
+
 /// Integrates run `r` of a chunk; shared by the kernel and by host-side tests of the kernel body.
 template <class Tab, bool SaveSeries, class System, class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System& sys, const RunPlan<T>& plan,
                                                                    const arrays::DeviceInputs<T>& in,
                                                                    const arrays::DeviceOutputs<T>& out,
                                                                    std::size_t r) {
-  constexpr std::size_t N = System::n_states;
-  constexpr std::size_t P = System::n_params;
-  const std::size_t stride = in.stride;
-  Vec<T, N> y;
-  BATCHODE_UNROLL
-  for (std::size_t i = 0; i < N; ++i) y[i] = in.y0[r * N + i];
-  // Parameters are read once per run into registers.
-  T p[P > 0 ? P : 1];
-  BATCHODE_UNROLL
-  for (std::size_t i = 0; i < P; ++i) p[i] = in.params[r * P + i];
-
-  RkStepper<Tab, T, N> stepper;
-  RunCounters counters{};
-  Status status;
-  if constexpr (SaveSeries) {
-    DeviceSeriesSink<T, N> sink{out.series, stride, r};
-    status = integrate_run(stepper, sys, y, P > 0 ? p : nullptr, plan, sink, counters);
+  if constexpr (!StepperFor<Tab, System, T>::available) {
+    (void)sys, (void)plan, (void)in, (void)out, (void)r;  // never launched (see StepperFor)
   } else {
-    NoSeries sink;
-    status = integrate_run(stepper, sys, y, P > 0 ? p : nullptr, plan, sink, counters);
-  }
-  BATCHODE_UNROLL
-  for (std::size_t i = 0; i < N; ++i) out.final_state[r * N + i] = y[i];
-  if (out.status != nullptr) out.status[r] = static_cast<std::int32_t>(status);
-  if (out.accepted != nullptr) {
-    out.accepted[r] = counters.accepted_steps;
-    out.rejected[r] = counters.rejected_steps;
-    out.rhs_evaluations[r] = counters.rhs_evaluations;
+    constexpr std::size_t N = System::n_states;
+    constexpr std::size_t P = System::n_params;
+    const std::size_t stride = in.stride;
+    Vec<T, N> y;
+    BATCHODE_UNROLL
+    for (std::size_t i = 0; i < N; ++i) y[i] = in.y0[r * N + i];
+    // Parameters are read once per run into registers.
+    T p[P > 0 ? P : 1];
+    BATCHODE_UNROLL
+    for (std::size_t i = 0; i < P; ++i) p[i] = in.params[r * P + i];
+
+    typename StepperFor<Tab, System, T>::type stepper;
+    RunCounters counters{};
+    Status status;
+    if constexpr (SaveSeries) {
+      DeviceSeriesSink<T, N> sink{out.series, stride, r};
+      status = integrate_run(stepper, sys, y, P > 0 ? p : nullptr, plan, sink, counters);
+    } else {
+      NoSeries sink;
+      status = integrate_run(stepper, sys, y, P > 0 ? p : nullptr, plan, sink, counters);
+    }
+    BATCHODE_UNROLL
+    for (std::size_t i = 0; i < N; ++i) out.final_state[r * N + i] = y[i];
+    if (out.status != nullptr) out.status[r] = static_cast<std::int32_t>(status);
+    if (out.accepted != nullptr) {
+      out.accepted[r] = counters.accepted_steps;
+      out.rejected[r] = counters.rejected_steps;
+      out.rhs_evaluations[r] = counters.rhs_evaluations;
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 // solver/: the CPU path: every run of a batch slice integrated by integrate_run with Boost.Odeint's
-// steppers, spread over all cores. Runs are independent, so workers share nothing mutable but an
+// steppers (explicit methods, rosenbrock4) or the host+device Rosenbrock stepper of kernels/ (rodas4,
+// ros3p: the very code the GPU runs), spread over all cores. Runs are independent, so workers share nothing mutable but an
 // atomic block counter; each writes only its own runs' rows of the result.
 #pragma once
 
@@ -9,10 +10,14 @@
 #include <cstddef>
 #include <exception>
 #include <limits>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "batchode/kernels/jacobian.hpp"
+#include "batchode/kernels/rosenbrock_stepper.hpp"
 #include "batchode/solver/odeint_steppers.hpp"
+#include "batchode/solver/rosenbrock4_stepper.hpp"
 #include "batchode/solver/options.hpp"
 #include "batchode/solver/result.hpp"
 #include "batchode/solver/run_integrator.hpp"
@@ -33,6 +38,39 @@ struct SeriesSink {
     std::fill(out + k * n_states, out + (k + 1) * n_states, std::numeric_limits<T>::quiet_NaN());
   }
 };
+
+/// The CPU stepper of method Tab: odeint's for explicit tables, kernels/rosenbrock_stepper.hpp for
+/// Rosenbrock tables, odeint's rosenbrock4 for the CPU-only tag. `available` is false for a stiff
+/// method whose system cannot be linearised (integrate_batch then throws InvalidInput).
+template <class Tab, class System, class T, bool Rosenbrock = tableau::is_rosenbrock_v<Tab>,
+          bool Gpu = tableau::runs_on_gpu_v<Tab>>
+struct CpuStepperFor {
+  using type = OdeintStepper<Tab, System, T>;
+  static constexpr bool available = true;
+};
+template <class Tab, class System, class T>
+struct CpuStepperFor<Tab, System, T, true, true> {
+  using type = RosenbrockStepper<Tab, T, System::n_states>;
+  static constexpr bool available = kernels::can_linearize_v<System, T>;
+};
+template <class Tab, class System, class T>
+struct CpuStepperFor<Tab, System, T, false, false> {
+  using type = OdeintRosenbrock4Stepper<System, T>;
+  static constexpr bool available = kernels::can_linearize_v<System, T>;
+};
+
+/// Why the GPU path cannot run `method` for System in precision T ("" when it can): rosenbrock4 is
+/// CPU-only, and a Rosenbrock method needs a system it can linearise. Solver::run asks this first.
+template <class System, class T>
+std::string gpu_unavailable_for_method(Method method) {
+  if (cpu_only(method)) {
+    return "method " + to_string(method) + " has no GPU kernel (it is Boost.Odeint's stepper, CPU only)";
+  }
+  if ((method == Method::rodas4 || method == Method::ros3p) && !kernels::can_linearize_v<System, T>) {
+    return "method " + to_string(method) + " needs a call operator templated on the number type (for the Jacobian)";
+  }
+  return "";
+}
 
 /// Number of worker threads for `runs` runs under `requested` (0: all hardware threads).
 inline unsigned worker_count(unsigned requested, std::size_t runs) {
@@ -59,48 +97,55 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
 
   tableau::dispatch(options.method, [&](auto tag) {
     using Tab = typename decltype(tag)::type;
-    auto work = [&](unsigned w) {
-      const auto start = std::chrono::steady_clock::now();
-      try {
-        // The worker's own copy: the shared plan is reached through the lambda's captures, and the
-        // compiler then has to reload its fields after every store to a state.
-        const RunPlan<T> run_plan = plan;
-        OdeintStepper<Tab, System, T> stepper;
-        for (;;) {
-          const std::size_t begin = next.fetch_add(block, std::memory_order_relaxed);
-          if (begin >= count) break;
-          const std::size_t end = std::min(count, begin + block);
-          for (std::size_t i = begin; i < end; ++i) {
-            const std::size_t r = first + i;
-            std::array<T, N> y{};
-            std::copy(y0 + r * N, y0 + (r + 1) * N, y.begin());
-            const T* p = P > 0 ? params + r * P : nullptr;
-            RunCounters counters{};
-            Status status;
-            if (plan.n_saves > 0) {
-              SeriesSink<T> sink{result.series_data() + r * plan.n_saves * N, N};
-              status = integrate_run(stepper, sys, y, p, run_plan, sink, counters);
-            } else {
-              NoSeries sink;
-              status = integrate_run(stepper, sys, y, p, run_plan, sink, counters);
+    using Select = CpuStepperFor<Tab, System, T>;
+    if constexpr (!Select::available) {
+      throw InvalidInput("method " + to_string(options.method) +
+                         " needs the Jacobian: give the system a call operator templated on the number type "
+                         "(for automatic differentiation; with an analytic `jacobian` member still needed for df/dt)");
+    } else {
+      auto work = [&](unsigned w) {
+        const auto start = std::chrono::steady_clock::now();
+        try {
+          // The worker's own copy: the shared plan is reached through the lambda's captures, and the
+          // compiler then has to reload its fields after every store to a state.
+          const RunPlan<T> run_plan = plan;
+          typename Select::type stepper;
+          for (;;) {
+            const std::size_t begin = next.fetch_add(block, std::memory_order_relaxed);
+            if (begin >= count) break;
+            const std::size_t end = std::min(count, begin + block);
+            for (std::size_t i = begin; i < end; ++i) {
+              const std::size_t r = first + i;
+              typename Select::type::state_type y{};
+              for (std::size_t s = 0; s < N; ++s) y[s] = y0[r * N + s];
+              const T* p = P > 0 ? params + r * P : nullptr;
+              RunCounters counters{};
+              Status status;
+              if (plan.n_saves > 0) {
+                SeriesSink<T> sink{result.series_data() + r * plan.n_saves * N, N};
+                status = integrate_run(stepper, sys, y, p, run_plan, sink, counters);
+              } else {
+                NoSeries sink;
+                status = integrate_run(stepper, sys, y, p, run_plan, sink, counters);
+              }
+              for (std::size_t s = 0; s < N; ++s) result.final_state_data()[r * N + s] = y[s];
+              if (Status* out = result.status_data()) out[r] = status;
+              if (RunCounters* out = result.counters_data()) out[r] = counters;
             }
-            std::copy(y.begin(), y.end(), result.final_state_data() + r * N);
-            if (Status* out = result.status_data()) out[r] = status;
-            if (RunCounters* out = result.counters_data()) out[r] = counters;
+            worker_runs[w] += end - begin;
           }
-          worker_runs[w] += end - begin;
+        } catch (...) {
+          errors[w] = std::current_exception();
+          next.store(count);  // stop the other workers early
         }
-      } catch (...) {
-        errors[w] = std::current_exception();
-        next.store(count);  // stop the other workers early
-      }
-      worker_ms[w] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    };
-    std::vector<std::thread> threads;
-    threads.reserve(workers - 1);
-    for (unsigned w = 1; w < workers; ++w) threads.emplace_back(work, w);
-    work(0);
-    for (auto& t : threads) t.join();
+        worker_ms[w] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      };
+      std::vector<std::thread> threads;
+      threads.reserve(workers - 1);
+      for (unsigned w = 1; w < workers; ++w) threads.emplace_back(work, w);
+      work(0);
+      for (auto& t : threads) t.join();
+    }
   });
 
   for (unsigned w = 0; w < workers; ++w) {

@@ -17,6 +17,10 @@ enum class Method {
   dopri5,
   tsit5,
   fehlberg78,
+  // Stiff (linearly implicit, Jacobian per step): see solver/rosenbrock_tableaux.hpp.
+  ros3p,        ///< Lang & Verwer's ROS3P, order 3(2), GPU and CPU
+  rodas4,       ///< Hairer & Wanner's RODAS4, order 4(3), GPU and CPU
+  rosenbrock4,  ///< Boost.Odeint's rosenbrock4, order 4(3), CPU only
 };
 
 /// What a method is: its order and whether it controls its step size.
@@ -39,9 +43,16 @@ std::string to_string(Method m);
 /// Parses a method name; throws std::invalid_argument listing the valid names.
 Method parse_method(std::string_view name);
 
-/// Every method, in enum order (for tests and command-line tools).
+/// Every explicit method, in enum order (for tests and command-line tools); stiff_methods has the rest.
 constexpr Method all_methods[] = {Method::euler,  Method::rk4,   Method::bogacki_shampine32,
                                   Method::cash_karp54, Method::dopri5, Method::tsit5,
                                   Method::fehlberg78};
+
+/// The stiff (Rosenbrock) methods. They need a Jacobian: the system's `jacobian` member or, without
+/// one, forward-mode automatic differentiation through its templated call operator.
+constexpr Method stiff_methods[] = {Method::ros3p, Method::rodas4, Method::rosenbrock4};
+
+/// True for the methods only the CPU path runs (rosenbrock4).
+constexpr bool cpu_only(Method m) { return m == Method::rosenbrock4; }
 
 }  // namespace batchode

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <stdexcept>
@@ -84,7 +85,8 @@ struct ExecutionRecord {
   std::size_t first_run = 0;
   std::size_t runs = 0;
   double wall_ms = 0;
-  std::string detail;  ///< e.g. the GPU error that caused a fallback
+  std::string detail;  ///< e.g. the GPU error that caused a fallback, or the cost model's estimates
+  std::optional<double> predicted_ms;  ///< the cost model's prediction, when one was made
 };
 
 template <class T>

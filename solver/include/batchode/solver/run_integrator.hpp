@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+#include <utility>
 
 #include "batchode/gpu/runtime.hpp"
 #include "batchode/solver/options.hpp"
@@ -131,8 +133,15 @@ struct NoSeries {
 ///  reset(sys, t, y, p): the run starts at (t, y); computes f(t, y), available as derivative().
 ///  step(sys, t, y, p, h, y_new, err): one attempt; err is the embedded estimate (adaptive only).
 ///  accept(sys, t_new, y_new, p): the attempt was accepted (FSAL methods reuse their last stage).
+///  failure() (optional, adaptive only): a Status other than success ends the run after the attempt
+///   (Rosenbrock steppers: singular_matrix). Steppers without it cost nothing.
 
 namespace detail {
+
+template <class Stepper, class = void>
+struct reports_failure : std::false_type {};
+template <class Stepper>
+struct reports_failure<Stepper, std::void_t<decltype(std::declval<const Stepper&>().failure())>> : std::true_type {};
 
 /// The stop after time t: the next save time (when a series is kept) or t_end.
 template <class Sink, class T>
@@ -252,6 +261,10 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     const T h_try = lands ? remaining : h;
     stepper.step(sys, t, y, p, h_try, y_new, err);
     ++attempts;
+    if constexpr (reports_failure<Stepper>::value) {
+      const Status failure = stepper.failure();
+      if (failure != Status::success) return failure;
+    }
 
     const T e2 = error_norm_squared<N>(y, y_new, err, plan.rtol, plan.atol);
     if (!(e2 <= T(1))) {  // rejected; a NaN error lands here too
@@ -260,7 +273,9 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
       const T shrink = finite ? max_of(plan.min_factor, plan.safety * std::exp(-std::log(e2) / (2 * k)))
                               : plan.min_factor;
       h = h_try * shrink;
-      const T floor = max_of(plan.dt_min, T(16) * eps * max_of(std::fabs(t), std::fabs(t_stop)));
+      // Below 16 ulps of t, t + h barely moves t. Relative to t, not to the next stop: a stiff run
+      // starting at t = 0 towards t_end = 1e5 needs steps of 1e-6, far below 16 eps t_end in float.
+      const T floor = max_of(plan.dt_min, max_of(T(16) * eps * std::fabs(t), std::numeric_limits<T>::min()));
       if (h < floor) return finite ? Status::step_size_underflow : Status::non_finite_state;
       continue;
     }

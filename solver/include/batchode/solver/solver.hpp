@@ -1,17 +1,25 @@
 // solver/: Solver (built once, solve() many times) and solve_ivp (one call). They validate the
 // batch, choose the backend, run it, and time every phase in the TimeLogger.
 //
-// Backend choice (until the scheduler decides by cost): Backend::cpu runs on the CPU;
-// Backend::gpu runs on the GPU or throws; Backend::automatic uses the GPU when this translation unit
-// was compiled by the GPU compiler (batchode_target_gpu) and a device is usable, else the CPU, with a
-// one-line notice at verbosity default and above. A GPU failure at run time falls back to the CPU
-// under automatic when options.gpu.allow_cpu_fallback (the default), and says so.
+// Backend choice (scheduler.hpp): Backend::cpu runs on the CPU and Backend::gpu on device
+// options.gpu.device or throws (reason user_preference). Backend::automatic runs on the CPU when no
+// GPU is usable (not compiled into this translation unit, none found: reason gpu_unavailable, with a
+// one-line notice); otherwise the measured cost model (cost_model.hpp, calibrated once per system,
+// method, precision and device, cached; a GPU this Solver has not run on yet is charged its buffer
+// setup) picks the CPU, one GPU, or a split over every visible GPU
+// (plus the CPU when that shortens the predicted time by 10%), parts running concurrently on their
+// own host threads into disjoint rows of the one result (reason cost_model). A GPU part failing at
+// run time is run again on the CPU under automatic when options.gpu.allow_cpu_fallback (reason
+// cpu_fallback). Every part is an ExecutionRecord, an ExecutionTelemetry event and an
+// execution_part event in the TimeLogger; at Verbosity::debug the telemetry summary is printed.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <typeinfo>
 #include <thread>
 #include <cstddef>
 #include <cstdlib>
@@ -26,11 +34,14 @@
 #include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/runtime.hpp"
+#include "batchode/solver/cost_model.hpp"
 #include "batchode/solver/cpu_backend.hpp"
 #include "batchode/solver/grid.hpp"
 #include "batchode/solver/options.hpp"
 #include "batchode/solver/result.hpp"
+#include "batchode/solver/scheduler.hpp"
 #include "batchode/solver/system.hpp"
+#include "batchode/solver/telemetry.hpp"
 #include "batchode/timing/events.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
@@ -136,6 +147,15 @@ class Solver {
 
   const SolveOptions& options() const noexcept { return options_; }
 
+  /// Where this Solver's solves ran: one event per part, per-backend statistics, summary.
+  const ExecutionTelemetry& telemetry() const noexcept { return telemetry_; }
+  /// The measured cost model behind Backend::automatic (its cache file: cost_model().path()).
+  CostModel& cost_model() noexcept { return cost_model_; }
+  /// For tests and experiments: later solves run exactly these parts ("cpu" or "gpu:<i>", covering
+  /// the batch in run order, recorded with reason user_preference) instead of the scheduler's plan.
+  /// An empty list restores the scheduler. solve() throws InvalidInput when the parts do not cover it.
+  void force_parts(std::vector<sched::Part> parts) { forced_parts_ = std::move(parts); }
+
   /// Solves a batch given run-major initial values (n_runs x n_states) and parameters
   /// (n_runs x n_params). Throws InvalidInput for wrong sizes, an empty batch or non-finite values;
   /// GpuUnavailable when Backend::gpu cannot run; GpuError for a GPU failure without fallback.
@@ -191,63 +211,405 @@ class Solver {
     if (logger_->verbosity() != Verbosity::none) std::cerr << "batchode: " << line << '\n';
   }
 
-  void run_cpu(const T* y0, const T* params, std::size_t runs, SolveResult<T>& result, const char* reason,
-               std::string detail) {
+  /// Runs runs [first, first + count) on the CPU; returns the wall time in ms.
+  double run_cpu_range(const T* y0, const T* params, std::size_t first, std::size_t count, SolveResult<T>& result,
+                       const SolveOptions& options, TimeLogger& logger) {
     const auto start = std::chrono::steady_clock::now();
     {
-      ScopedTimer timer(*logger_, events::kernel_run_execution);
+      ScopedTimer timer(logger, events::kernel_run_execution);
       timer.add_metadata("backend", "cpu");
-      timer.add_metadata("runs", static_cast<std::int64_t>(runs));
-      cpu::integrate_batch(system_, y0, params, 0, runs, options_, result, *logger_);
+      timer.add_metadata("runs", static_cast<std::int64_t>(count));
+      cpu::integrate_batch(system_, y0, params, first, count, options, result, logger);
     }
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    result.add_execution({"cpu", reason, 0, runs, ms, std::move(detail)});
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 
-  void run(const T* y0, const T* params, std::size_t runs, SolveResult<T>& result) {
-    if (options_.backend == Backend::cpu) {
-      run_cpu(y0, params, runs, result, "user_preference", "");
-      return;
-    }
+  // --- scheduling (see scheduler.hpp, cost_model.hpp, telemetry.hpp) ---------------------------
+
+  /// Why no GPU can run this solve, or empty when one can.
+  std::string gpu_unavailable_reason() const {
+    std::string method_reason = cpu::gpu_unavailable_for_method<System, T>(options_.method);  // rosenbrock4
+    if (!method_reason.empty()) return method_reason;
     const gpu::Discovery& found = gpu::discover();
-    std::string unavailable;
-    if (!found.available) {
-      unavailable = found.reason;
-    } else if (!gpu_path_compiled) {
-      unavailable = std::string("this translation unit was not compiled by the GPU compiler (build backend '") +
-                    gpu::compiled_backend() + "'; use batchode_target_gpu() on the target)";
-    } else if (options_.gpu.device >= static_cast<int>(found.devices.size())) {
-      unavailable = "device " + std::to_string(options_.gpu.device) + " requested but only " +
-                    std::to_string(found.devices.size()) + " found";
+    if (!found.available) return found.reason;
+    if (!gpu_path_compiled) {
+      return std::string("this translation unit was not compiled by the GPU compiler (build backend '") +
+             gpu::compiled_backend() + "'; use batchode_target_gpu() on the target)";
     }
+    if (options_.gpu.device >= static_cast<int>(found.devices.size())) {
+      return "device " + std::to_string(options_.gpu.device) + " requested but only " +
+             std::to_string(found.devices.size()) + " found";
+    }
+    return {};
+  }
+
+  static sched::Selection single_part(const std::string& backend, sched::Reason reason, std::size_t runs,
+                                      std::string detail) {
+    sched::Selection s;
+    s.backend = backend;
+    s.reason = reason;
+    s.detail = std::move(detail);
+    s.parts.push_back({backend, reason, 0, runs, std::nullopt});
+    return s;
+  }
+
+  /// The decision for this solve. Throws GpuUnavailable when Backend::gpu cannot run.
+  sched::Selection select(const T* y0, const T* params, std::size_t runs, std::size_t saves) {
+    if (!forced_parts_.empty()) {
+      sched::Selection s;
+      s.reason = sched::Reason::user_preference;
+      std::size_t next = 0;
+      for (sched::Part p : forced_parts_) {
+        if (p.first_run != next) throw InvalidInput("forced parts must cover the batch in run order");
+        next += p.runs;
+        p.reason = sched::Reason::user_preference;
+        s.backend += (s.backend.empty() ? "" : "+") + p.backend;
+        s.parts.push_back(p);
+      }
+      if (next != runs) throw InvalidInput("forced parts cover " + std::to_string(next) + " runs, the batch has " +
+                                           std::to_string(runs));
+      return s;
+    }
+    if (options_.backend == Backend::cpu) return single_part("cpu", sched::Reason::user_preference, runs, "");
+    const std::string unavailable = gpu_unavailable_reason();
     if (!unavailable.empty()) {
       if (options_.backend == Backend::gpu) throw GpuUnavailable("Backend::gpu requested, but " + unavailable);
       notice("no usable GPU (" + unavailable + "); running on the CPU");
-      run_cpu(y0, params, runs, result, "gpu_unavailable", unavailable);
-      return;
+      return single_part("cpu", sched::Reason::gpu_unavailable, runs, unavailable);
+    }
+    if (options_.backend == Backend::gpu) {
+      return single_part("gpu:" + std::to_string(options_.gpu.device), sched::Reason::user_preference, runs, "");
     }
 #if BATCHODE_GPU_PATH
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      if (!gpu_) gpu_ = std::make_unique<GpuRunner<System, T>>();
-      gpu_->run(system_, options_, y0, params, runs, result, *logger_);
-      const double ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      result.add_execution({"gpu:" + std::to_string(options_.gpu.device), "gpu_available", 0, runs, ms, ""});
-    } catch (const GpuError& e) {
-      if (options_.backend == Backend::gpu || !options_.gpu.allow_cpu_fallback) throw;
-      gpu_.reset();  // buffers may be in an unknown state
-      notice(std::string("GPU run failed (") + e.what() + "); falling back to the CPU");
-      run_cpu(y0, params, runs, result, "cpu_fallback", e.what());
-    }
+    return plan_automatic(y0, params, runs, saves);
+#else
+    (void)y0, (void)params, (void)saves;
+    return single_part("cpu", sched::Reason::gpu_unavailable, runs, "GPU path not compiled");
 #endif
+  }
+
+#if BATCHODE_GPU_PATH
+  bool has_runner(int device) const {
+    return static_cast<std::size_t>(device) < gpus_.size() && gpus_[static_cast<std::size_t>(device)] != nullptr;
+  }
+
+  GpuRunner<System, T>& runner(int device) {
+    if (static_cast<std::size_t>(device) >= gpus_.size()) gpus_.resize(static_cast<std::size_t>(device) + 1);
+    auto& r = gpus_[static_cast<std::size_t>(device)];
+    if (!r) r = std::make_unique<GpuRunner<System, T>>();
+    return *r;
+  }
+
+  /// Wall time (ms) of `n` runs of (y, p) on `backend`, outputs as in `options`. A GPU runs them on
+  /// `gpu_runner`: calibration's own, so the buffers of this Solver's runners stay as they are.
+  double time_once(const std::string& backend, GpuRunner<System, T>* gpu_runner, const std::vector<T>& y,
+                   const std::vector<T>& p, std::size_t n, const SolveOptions& options) {
+    TimeLogger quiet(nullptr, Verbosity::none);
+    SolveResult<T> scratch(n, n_states, count_saves(options), options);
+    const auto start = std::chrono::steady_clock::now();
+    if (backend == "cpu") {
+      cpu::integrate_batch(system_, y.data(), p.empty() ? nullptr : p.data(), 0, n, options, scratch, quiet);
+    } else {
+      SolveOptions o = options;
+      o.gpu.device = std::stoi(backend.substr(4));
+      gpu_runner->run(system_, o, y.data(), p.empty() ? nullptr : p.data(), n, scratch, quiet, 0);
+    }
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  /// The fastest of three timings: the first at a new size pays buffer growth (pinned allocations
+  /// take milliseconds), which a Solver's later solves of that size do not.
+  double time_warm(const std::string& backend, GpuRunner<System, T>* gpu_runner, const std::vector<T>& y,
+                   const std::vector<T>& p, std::size_t n, const SolveOptions& options) {
+    double best = time_once(backend, gpu_runner, y, p, n, options);
+    for (int i = 0; i < 2; ++i) best = std::min(best, time_once(backend, gpu_runner, y, p, n, options));
+    return best;
+  }
+
+  /// Measures `backend`'s coefficients on runs sampled from the batch (cost: tens of milliseconds).
+  ///  - GPU one-time costs of the process (context, module load) are paid by a throw-away warm-up
+  ///    solve and appear in no coefficient.
+  ///  - setup_ms: a fresh runner's first solve (its construction included) minus the same size warm.
+  ///  - fixed_ms and the per-run slope: warm timings at a small size n1 (latency-bound) and a large
+  ///    one n2 (a GPU: >= 2^16 runs, enough to fill it, grown until the solve takes >= 5 ms or
+  ///    2^20 runs; the CPU: >= 64 runs per thread, grown until >= 10 ms or 2^16 runs).
+  ///  - ns_per_byte (only when the solve saves a series): the same n2 without saves.
+  ///  - ns_per_run_step: the slope divided by the probed steps per run.
+  CostCoefficients calibrate(const std::string& backend, const T* y0, const T* params, std::size_t runs,
+                             double steps_per_run) {
+    const bool is_gpu = backend != "cpu";
+    const std::size_t threads = cpu::worker_count(options_.cpu_threads, std::size_t(1) << 20);
+    const std::size_t max_n = std::size_t(1) << (is_gpu ? 20 : 16);
+    const double enough_ms = is_gpu ? 5.0 : 10.0;
+    std::vector<T> y, p;
+    auto sample = [&](std::size_t n) {
+      y.resize(n * n_states);
+      p.resize(n * n_params);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t r = n <= runs ? i * (runs / n) : i % runs;
+        std::copy(y0 + r * n_states, y0 + (r + 1) * n_states, y.begin() + static_cast<std::ptrdiff_t>(i * n_states));
+        if (n_params > 0) {
+          std::copy(params + r * n_params, params + (r + 1) * n_params,
+                    p.begin() + static_cast<std::ptrdiff_t>(i * n_params));
+        }
+      }
+    };
+    SolveOptions o = options_;
+    o.verbosity = Verbosity::none;
+    const std::size_t n1 = is_gpu ? 4096 : 4 * threads;
+    std::size_t n2 = is_gpu ? (std::size_t(1) << 16) : 64 * threads;
+    CostCoefficients c;
+    std::unique_ptr<GpuRunner<System, T>> gpu_runner;
+    if (is_gpu) {
+      {
+        GpuRunner<System, T> warm_up;
+        sample(256);
+        time_once(backend, &warm_up, y, p, 256, o);
+      }
+      gpu_runner = std::make_unique<GpuRunner<System, T>>();
+    }
+    double t2 = 0;
+    for (;;) {  // grow the large sample until its time dwarfs timer noise and the fixed cost
+      sample(n2);
+      t2 = time_warm(backend, gpu_runner.get(), y, p, n2, o);
+      if (t2 >= enough_ms || n2 >= max_n) break;
+      n2 *= 4;
+    }
+    sample(n1);
+    const double t1 = time_warm(backend, gpu_runner.get(), y, p, n1, o);
+    if (is_gpu) {
+      // After the fit, so process-wide first-time costs are behind us: the median of three fresh
+      // runners' first solves at n1 (construction included) minus n1 warm. (On the H100 this is
+      // about 1.5 ms: device and pinned buffers, streams, staging threads.)
+      std::vector<double> first;
+      for (int i = 0; i < 3; ++i) {
+        std::unique_ptr<GpuRunner<System, T>> fresh;
+        const auto start = std::chrono::steady_clock::now();
+        fresh = std::make_unique<GpuRunner<System, T>>();
+        const double construct_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        first.push_back(construct_ms + time_once(backend, fresh.get(), y, p, n1, o));
+      }
+      std::sort(first.begin(), first.end());
+      const double first_ms = first[1];
+      c.setup_ms = std::max(0.0, first_ms - t1);
+    }
+    const double slope = std::max(1e-9, (t2 - t1) / static_cast<double>(n2 - n1));
+    c.fixed_ms = std::max(1e-3, t1 - slope * static_cast<double>(n1));
+    c.ns_per_byte = -1;  // unknown until a solve with a saved series calibrates it
+    double variable = slope;
+    const std::size_t saves = count_saves(o);
+    if (saves > 0) {
+      SolveOptions plain = o;
+      plain.save_every.reset();
+      sample(n2);
+      const double t_plain = time_warm(backend, gpu_runner.get(), y, p, n2, plain);
+      const double extra = static_cast<double>(
+          arrays::run_footprint(n_states, n_params, saves, sizeof(T), o.outputs).result_bytes_per_run -
+          arrays::run_footprint(n_states, n_params, 0, sizeof(T), o.outputs).result_bytes_per_run);
+      c.ns_per_byte = std::max(0.0, (t2 - t_plain) * 1e6 / (static_cast<double>(n2) * extra));
+      variable = std::max(1e-9, slope - extra * c.ns_per_byte * 1e-6);
+    }
+    c.ns_per_run_step = variable * 1e6 / std::max(1.0, steps_per_run);
+    c.observations = 1;
+    return c;
+  }
+
+  /// Mean steps per run of a few runs spread over the batch, integrated on one CPU thread.
+  double probe_steps(const T* y0, const T* params, std::size_t runs) {
+    const std::size_t n = std::min<std::size_t>(runs, 32);
+    std::vector<T> y(n * n_states), p(n * n_params);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t r = i * (runs / n);
+      std::copy(y0 + r * n_states, y0 + (r + 1) * n_states, y.begin() + static_cast<std::ptrdiff_t>(i * n_states));
+      if (n_params > 0) {
+        std::copy(params + r * n_params, params + (r + 1) * n_params,
+                  p.begin() + static_cast<std::ptrdiff_t>(i * n_params));
+      }
+    }
+    SolveOptions o = options_;
+    o.cpu_threads = 1;
+    o.outputs.counters = true;
+    TimeLogger quiet(nullptr, Verbosity::none);
+    SolveResult<T> scratch(n, n_states, count_saves(o), o);
+    cpu::integrate_batch(system_, y.data(), p.empty() ? nullptr : p.data(), 0, n, o, scratch, quiet);
+    double steps = 0;
+    for (const RunCounters& c : scratch.counters()) steps += c.accepted_steps + c.rejected_steps;
+    return std::max(1.0, steps / static_cast<double>(n));
+  }
+
+  /// Backend::automatic with a usable GPU: capabilities of the CPU and every visible GPU, costs from
+  /// the (cached or freshly measured) model, then the planner's choice.
+  sched::Selection plan_automatic(const T* y0, const T* params, std::size_t runs, std::size_t saves) {
+    const gpu::Discovery& found = gpu::discover();
+    const arrays::RunFootprint footprint = arrays::run_footprint(n_states, n_params, saves, sizeof(T), options_.outputs);
+    const double bytes = static_cast<double>(footprint.result_bytes_per_run);
+    const double steps = probe_steps(y0, params, runs);
+    last_steps_estimate_ = steps;
+    const bool is_double = std::is_same_v<T, double>;
+    auto cost_for = [&](const std::string& backend, const std::string& device_name) {
+      const std::string key = cost_key(typeid(System).name(), options_.method, is_double, device_name);
+      std::optional<CostCoefficients> c = cost_model_.find(key);
+      if (!c || (saves > 0 && c->ns_per_byte < 0)) {
+        c = calibrate(backend, y0, params, runs, steps);
+        cost_model_.store(key, *c);
+      }
+      cost_keys_[backend] = key;
+      // A GPU this Solver has not run on yet pays its buffer setup in this solve.
+      const bool first_use = backend != "cpu" && !has_runner(std::stoi(backend.substr(4)));
+      first_use_[backend] = first_use;
+      return sched::LinearCost{c->predict_ms(0, steps, bytes, first_use), c->per_run_ns(steps, bytes) * 1e-6};
+    };
+    std::vector<sched::BackendCapabilities> caps;
+    sched::BackendCapabilities cpu_caps;
+    cpu_caps.id = "cpu";
+    cpu_caps.device_count = static_cast<int>(found.devices.size());
+    cpu_caps.cost = cost_for("cpu", "cpu x" + std::to_string(cpu::worker_count(options_.cpu_threads, 1u << 20)));
+    caps.push_back(cpu_caps);
+    for (const gpu::DeviceInfo& d : found.devices) {
+      sched::BackendCapabilities g;
+      g.id = "gpu:" + std::to_string(d.index);
+      g.is_gpu = true;
+      g.device_count = static_cast<int>(found.devices.size());
+      std::size_t free_bytes = d.free_memory, total_bytes = d.total_memory;
+      try {
+        gpu::memory_info(d.index, free_bytes, total_bytes);
+      } catch (const GpuError&) {
+        continue;  // a device the runtime cannot query cannot run a part either
+      }
+      g.memory_bytes = options_.gpu.memory_bytes > 0
+                           ? options_.gpu.memory_bytes
+                           : static_cast<std::size_t>(options_.gpu.memory_fraction * static_cast<double>(free_bytes));
+      if (g.memory_bytes >= footprint.device_bytes_per_run) g.cost = cost_for(g.id, d.name);
+      caps.push_back(g);
+    }
+    sched::Request req;
+    req.runs = runs;
+    req.method = options_.method;
+    req.is_double = is_double;
+    req.device_bytes_per_run = footprint.device_bytes_per_run;
+    return sched::plan(caps, sched::Strategy::automatic(), req);
+  }
+#endif
+
+  /// What one part did.
+  struct PartOutcome {
+    std::string backend;
+    sched::Reason reason = sched::Reason::gpu_available;
+    double start_ms = 0, wall_ms = 0;
+    std::string detail;
+    std::exception_ptr error;
+  };
+
+  /// Runs one part in the calling thread. A GPU failure falls back to the CPU for this part (when
+  /// automatic allows it) with reason cpu_fallback; any other failure is kept in `out.error`.
+  void run_part(const sched::Part& part, const T* y0, const T* params, SolveResult<T>& result, PartOutcome& out) {
+    out.backend = part.backend;
+    out.reason = part.reason;
+    out.start_ms = telemetry_.now_ms();
+    try {
+      if (part.backend == "cpu") {
+        out.wall_ms = run_cpu_range(y0, params, part.first_run, part.runs, result, options_, *logger_);
+        return;
+      }
+#if BATCHODE_GPU_PATH
+      const int device = std::stoi(part.backend.substr(4));
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        SolveOptions o = options_;
+        o.gpu.device = device;
+        runner(device).run(system_, o, y0, params, part.runs, result, *logger_, part.first_run);
+        out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      } catch (const GpuError& e) {
+        if (options_.backend == Backend::gpu || !options_.gpu.allow_cpu_fallback || !forced_parts_.empty()) throw;
+        gpus_[static_cast<std::size_t>(device)].reset();  // buffers may be in an unknown state
+        notice(std::string("GPU run failed (") + e.what() + "); falling back to the CPU");
+        out.backend = "cpu";
+        out.reason = sched::Reason::cpu_fallback;
+        out.detail = e.what();
+        out.start_ms = telemetry_.now_ms();
+        out.wall_ms = run_cpu_range(y0, params, part.first_run, part.runs, result, options_, *logger_);
+      }
+#else
+      throw GpuUnavailable("part on " + part.backend + " but this translation unit has no GPU path");
+#endif
+    } catch (...) {
+      out.error = std::current_exception();
+    }
+  }
+
+  /// Mean steps per run of the part, from a sample of its counters (the estimate without counters).
+  double observed_steps(const SolveResult<T>& result, const sched::Part& part) const {
+    if (result.counters().empty() || part.runs == 0) return last_steps_estimate_;
+    const std::size_t stride = std::max<std::size_t>(1, part.runs / 4096);
+    double steps = 0;
+    std::size_t n = 0;
+    for (std::size_t r = part.first_run; r < part.first_run + part.runs; r += stride, ++n) {
+      steps += result.counters()[r].accepted_steps + result.counters()[r].rejected_steps;
+    }
+    return steps / static_cast<double>(n);
+  }
+
+  void run(const T* y0, const T* params, std::size_t runs, SolveResult<T>& result) {
+    telemetry_.begin_solve();
+    cost_keys_.clear();
+    first_use_.clear();
+    const sched::Selection selection = select(y0, params, runs, result.n_saves());
+    std::vector<PartOutcome> outcomes(selection.parts.size());
+    if (selection.parts.size() == 1) {
+      run_part(selection.parts[0], y0, params, result, outcomes[0]);
+    } else {
+      // Co-execution: one host thread per part, each writing its own disjoint rows of the result.
+      std::vector<std::thread> threads;
+      for (std::size_t i = 0; i < selection.parts.size(); ++i) {
+        threads.emplace_back([&, i] { run_part(selection.parts[i], y0, params, result, outcomes[i]); });
+      }
+      for (std::thread& t : threads) t.join();
+    }
+    const std::size_t bytes =
+        arrays::run_footprint(n_states, n_params, result.n_saves(), sizeof(T), options_.outputs).result_bytes_per_run;
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+      const sched::Part& part = selection.parts[i];
+      const PartOutcome& o = outcomes[i];
+      if (o.error) continue;
+      const bool fell_back = o.reason == sched::Reason::cpu_fallback;
+      const std::optional<double> predicted = fell_back ? std::nullopt : part.predicted_ms;
+      std::string detail = o.detail.empty() ? selection.detail : o.detail;
+      result.add_execution({o.backend, sched::to_string(o.reason), part.first_run, part.runs, o.wall_ms, detail,
+                            predicted});
+      telemetry_.record({0, o.start_ms, o.backend, sched::to_string(o.reason), part.first_run, part.runs, predicted,
+                         o.wall_ms});
+      if (logger_->enabled() && logger_->is_registered(events::execution_part)) {
+        Metadata meta{{"backend", o.backend},
+                      {"reason", std::string(sched::to_string(o.reason))},
+                      {"first_run", static_cast<std::int64_t>(part.first_run)},
+                      {"runs", static_cast<std::int64_t>(part.runs)}};
+        if (predicted) meta.set("predicted_ms", *predicted);
+        logger_->record_event(events::execution_part, o.wall_ms, std::move(meta));
+      }
+      const auto key = cost_keys_.find(o.backend);
+      if (predicted && key != cost_keys_.end()) {
+        cost_model_.refine(key->second, part.runs, observed_steps(result, part), static_cast<double>(bytes), o.wall_ms,
+                           first_use_[o.backend]);
+      }
+    }
+    if (logger_->verbosity() == Verbosity::debug) telemetry_.print_debug_summary(std::cerr);
+    for (const PartOutcome& o : outcomes) {
+      if (o.error) std::rethrow_exception(o.error);
+    }
   }
 
   System system_;
   SolveOptions options_;
   TimeLogger* logger_;
+  ExecutionTelemetry telemetry_;
+  CostModel cost_model_;
+  std::vector<sched::Part> forced_parts_;
+  std::map<std::string, std::string> cost_keys_;  // backend -> cost-model key used in this solve
+  std::map<std::string, bool> first_use_;          // backend -> its prediction included setup_ms
+  double last_steps_estimate_ = 1.0;
 #if BATCHODE_GPU_PATH
-  std::unique_ptr<GpuRunner<System, T>> gpu_;
+  std::vector<std::unique_ptr<GpuRunner<System, T>>> gpus_;  // one per device, created when first used
 #endif
 };
 

@@ -14,6 +14,9 @@ enum class Status : std::int32_t {
   /// The state (or the error estimate) became NaN or infinite. Adaptive runs check every step;
   /// fixed-step runs check at save times and t_end (a non-finite state stays non-finite).
   non_finite_state = 3,
+  /// A Rosenbrock step met an exactly singular iteration matrix W = I / (gamma h) - J (a zero pivot
+  /// in the LU); the run ends there, at the last accepted state.
+  singular_matrix = 4,
 };
 
 /// "success", "max_steps_reached", ...

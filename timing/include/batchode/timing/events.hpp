@@ -34,6 +34,7 @@ inline constexpr const char* host_staging = "host_staging";
 inline constexpr const char* input_validation = "input_validation";
 inline constexpr const char* result_allocation = "result_allocation";
 inline constexpr const char* chunk_planning = "chunk_planning";
+inline constexpr const char* execution_part = "execution_part";
 // category compile
 inline constexpr const char* kernel_compile = "kernel_compile";
 // category codegen

@@ -1,0 +1,87 @@
+// kernels/: the linearisation a Rosenbrock step needs at (t, y): f, J = df/dy (row-major,
+// J[i * N + j] = df_i / dy_j) and f_t = df/dt. A system may give J itself through a member
+//   template <class T> BATCHODE_HOST_DEVICE void jacobian(T t, const T* y, const T* p, T* J) const;
+// otherwise J comes from forward-mode AD (kernels/dual.hpp) through its templated call operator.
+// f_t always comes from AD in t. Host and device.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/dual.hpp"
+
+namespace batchode::kernels {
+
+namespace detail {
+template <class S, class T, class = void>
+struct has_jacobian : std::false_type {};
+template <class S, class T>
+struct has_jacobian<S, T,
+                    std::void_t<decltype(std::declval<const S&>().jacobian(
+                        std::declval<T>(), std::declval<const T*>(), std::declval<const T*>(), std::declval<T*>()))>>
+    : std::true_type {};
+
+template <class S, class D, class = void>
+struct callable_with : std::false_type {};
+template <class S, class D>
+struct callable_with<S, D,
+                     std::void_t<decltype(std::declval<const S&>()(std::declval<D>(), std::declval<const D*>(),
+                                                                  std::declval<const D*>(), std::declval<D*>()))>>
+    : std::true_type {};
+}  // namespace detail
+
+/// True when System provides an analytic `jacobian(t, y, p, J)` in precision T.
+template <class System, class T>
+inline constexpr bool has_jacobian_v = detail::has_jacobian<System, T>::value;
+
+/// The dual number linearize() calls the system with: N + 1 directions (states and t) under AD, one
+/// (t) with an analytic J. The trait below asks about exactly this type: nvcc warns (an error under
+/// -Werror) about a declared-but-unused specialisation of a call operator in an anonymous namespace.
+template <class System, class T>
+using LinearizeDual = Dual<T, has_jacobian_v<System, T> ? 1 : static_cast<int>(System::n_states) + 1>;
+
+/// True when a Rosenbrock method can linearise System in precision T: its call operator accepts dual
+/// numbers (a template over the number type). Needed for f_t even when J is analytic.
+template <class System, class T>
+inline constexpr bool can_linearize_v = detail::callable_with<System, LinearizeDual<System, T>>::value;
+
+/// f, J and f_t at (t, y). Without an analytic Jacobian: ONE call of the system with N + 1 dual
+/// directions (the N states and t), which costs about (N + 2) evaluations of f but gives all three.
+/// With one: f by a plain call, J by `jacobian`, f_t by a call with one dual direction.
+BATCHODE_HD_TEMPLATE
+template <std::size_t N, std::size_t P, class System, class T>
+BATCHODE_HOST_DEVICE void linearize(const System& sys, T t, const T* y, const T* p, T* f, T* J, T* f_t) {
+  if constexpr (has_jacobian_v<System, T>) {
+    sys(t, y, p, f);
+    sys.jacobian(t, y, p, J);
+    using D = LinearizeDual<System, T>;
+    D yd[N], pd[P > 0 ? P : 1], fd[N];
+    BATCHODE_UNROLL
+    for (std::size_t i = 0; i < N; ++i) yd[i] = D(y[i]);
+    BATCHODE_UNROLL
+    for (std::size_t i = 0; i < P; ++i) pd[i] = D(p[i]);
+    sys(D::variable(t, 0), yd, P > 0 ? pd : nullptr, fd);
+    BATCHODE_UNROLL
+    for (std::size_t i = 0; i < N; ++i) f_t[i] = fd[i].d[0];
+  } else {
+    constexpr int M = static_cast<int>(N) + 1;
+    using D = LinearizeDual<System, T>;
+    D yd[N], pd[P > 0 ? P : 1], fd[N];
+    BATCHODE_UNROLL
+    for (std::size_t i = 0; i < N; ++i) yd[i] = D::variable(y[i], static_cast<int>(i));
+    BATCHODE_UNROLL
+    for (std::size_t i = 0; i < P; ++i) pd[i] = D(p[i]);
+    sys(D::variable(t, M - 1), yd, P > 0 ? pd : nullptr, fd);
+    BATCHODE_UNROLL
+    for (std::size_t i = 0; i < N; ++i) {
+      f[i] = fd[i].v;
+      BATCHODE_UNROLL
+      for (std::size_t j = 0; j < N; ++j) J[i * N + j] = fd[i].d[j];
+      f_t[i] = fd[i].d[M - 1];
+    }
+  }
+}
+
+}  // namespace batchode::kernels

@@ -1,0 +1,148 @@
+// kernels/: one Rosenbrock (linearly implicit) step of any table in solver/rosenbrock_tableaux.hpp,
+// host and device: J and f_t from kernels/jacobian.hpp (analytic or AD), W = I / (gamma h) - J
+// factorised by kernels/lu.hpp, one LU solve per stage. The CPU path runs this same class.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/jacobian.hpp"
+#include "batchode/kernels/lu.hpp"
+#include "batchode/kernels/rk_stepper.hpp"
+#include "batchode/solver/status.hpp"
+
+namespace batchode {
+
+namespace detail {
+/// Calls f(std::integral_constant<int, I>{}) for I = Begin .. End - 1, in order.
+template <int Begin, int End, class F>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void static_for(F&& f) {
+  if constexpr (Begin < End) {
+    f(std::integral_constant<int, Begin>{});
+    static_for<Begin + 1, End>(f);
+  }
+}
+}  // namespace detail
+
+/// The stepper interface of solver/run_integrator.hpp for a Rosenbrock table Tab, N states, precision T.
+/// J and f_t are computed once per accepted point (a rejected attempt reuses them); f(t, y) comes
+/// with them for free under AD. An exactly singular W ends the run: failure() turns to
+/// Status::singular_matrix and integrate_run returns it.
+template <class Tab, class T, std::size_t N>
+class RosenbrockStepper {
+ public:
+  using state_type = Vec<T, N>;
+  static constexpr bool adaptive = true;
+  static constexpr int order = Tab::order;
+  static constexpr int error_order = Tab::error_order;
+  static constexpr int stages = Tab::stages;
+
+  template <class System>
+  BATCHODE_HOST_DEVICE void reset(const System& sys, T t, const state_type& y, const T* p) {
+    sys(t, &y[0], p, f0_.v);
+    ++evaluations_;
+    linearized_ = false;
+    failure_ = Status::success;
+  }
+
+  /// f(t, y) at the current point.
+  BATCHODE_HOST_DEVICE const state_type& derivative() const { return f0_; }
+
+  /// Status::success, or why the run cannot go on (singular_matrix).
+  BATCHODE_HOST_DEVICE Status failure() const { return failure_; }
+
+  template <class System>
+  BATCHODE_HOST_DEVICE void step(const System& sys, T t, const state_type& y, const T* p, T h, state_type& y_new,
+                                 state_type& err) {
+    if (!linearized_) {
+      kernels::linearize<N, System::n_params>(sys, t, &y[0], p, f0_.v, J_, ft_);
+      ++evaluations_;  // one (dual-number) evaluation: f, J and f_t together
+      linearized_ = true;
+    }
+    T W[N * N];
+    int piv[N];
+    const T diag = T(1) / (T(Tab::gamma()) * h);
+    BATCHODE_UNROLL
+    for (std::size_t i = 0; i < N; ++i) {
+      BATCHODE_UNROLL
+      for (std::size_t j = 0; j < N; ++j) W[i * N + j] = (i == j ? diag : T(0)) - J_[i * N + j];
+    }
+    if (!kernels::lu_factor<N>(W, piv)) {
+      failure_ = Status::singular_matrix;
+      BATCHODE_UNROLL
+      for (std::size_t i = 0; i < N; ++i) {
+        y_new[i] = y[i];
+        err[i] = T(0);
+      }
+      return;
+    }
+    const T inv_h = T(1) / h;
+    // Stage and coefficient indices are compile-time constants through static_for (not only through
+    // unroll pragmas, which the host pass of nvcc does not honour): the table lookups fold into
+    // immediates on host and device alike, and k_ stays in registers on the device.
+    detail::static_for<0, stages>([&](auto stage) {
+      constexpr int s = decltype(stage)::value;
+      T rhs[N];
+      if constexpr (s == 0) {
+        BATCHODE_UNROLL
+        for (std::size_t i = 0; i < N; ++i) rhs[i] = f0_[i];
+      } else {
+        T arg[N];
+        BATCHODE_UNROLL
+        for (std::size_t i = 0; i < N; ++i) {
+          T sum = y[i];
+          detail::static_for<0, s>([&](auto prev) {
+            constexpr int j = decltype(prev)::value;
+            if constexpr (Tab::a(s, j) != 0.0) sum += T(Tab::a(s, j)) * k_[j][i];
+          });
+          arg[i] = sum;
+        }
+        sys(t + T(Tab::c(s)) * h, arg, p, rhs);
+      }
+      BATCHODE_UNROLL
+      for (std::size_t i = 0; i < N; ++i) {
+        T sum = rhs[i];
+        if constexpr (Tab::d(s) != 0.0) sum += (h * T(Tab::d(s))) * ft_[i];
+        detail::static_for<0, s>([&](auto prev) {
+          constexpr int j = decltype(prev)::value;
+          if constexpr (Tab::C(s, j) != 0.0) sum += (inv_h * T(Tab::C(s, j))) * k_[j][i];
+        });
+        k_[s][i] = sum;
+      }
+      kernels::lu_solve<N>(W, piv, k_[s]);
+    });
+    evaluations_ += stages - 1;
+    BATCHODE_UNROLL
+    for (std::size_t i = 0; i < N; ++i) {
+      T sum = y[i], e = 0;
+      detail::static_for<0, stages>([&](auto stage) {
+        constexpr int s = decltype(stage)::value;
+        if constexpr (Tab::b(s) != 0.0) sum += T(Tab::b(s)) * k_[s][i];
+        if constexpr (Tab::e(s) != 0.0) e += T(Tab::e(s)) * k_[s][i];
+      });
+      y_new[i] = sum;
+      err[i] = e;
+    }
+  }
+
+  /// The run moved to (t_new, y_new): the next step linearises there (and gets f with it).
+  template <class System>
+  BATCHODE_HOST_DEVICE void accept(const System&, T, const state_type&, const T*) {
+    linearized_ = false;
+  }
+
+  BATCHODE_HOST_DEVICE std::uint32_t rhs_evaluations() const { return evaluations_; }
+
+ private:
+  state_type f0_{};
+  T J_[N * N];
+  T ft_[N];
+  T k_[Tab::stages][N];
+  std::uint32_t evaluations_ = 0;
+  Status failure_ = Status::success;
+  bool linearized_ = false;
+};
+
+}  // namespace batchode

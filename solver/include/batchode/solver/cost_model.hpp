@@ -1,0 +1,83 @@
+// solver/: the measured cost model behind Backend::automatic. For one backend running one system
+// with one method in one precision, a batch of n runs taking s steps each and writing b output
+// bytes each is predicted to take
+//   fixed_ms [+ setup_ms on the backend's first solve in a Solver] + n * (s * ns_per_run_step + b * ns_per_byte) * 1e-6
+// milliseconds. fixed_ms is what every solve pays (launches, transfer latency, thread start-up);
+// setup_ms what only a Solver's first solve on that backend pays (a GPU's device and pinned buffers,
+// streams, staging threads). Costs paid once per process (context creation, module load) are kept
+// out of both: calibration pays them before it times anything.
+// The coefficients are measured on this machine (a short calibration solve, see Solver::run()),
+// cached in a text file the user may delete (the next automatic solve then recalibrates), and
+// refined after every real solve by an exponential moving average of the term that dominated it.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "batchode/solver/method.hpp"
+
+namespace batchode {
+
+/// Measured coefficients of one (system, method, precision, device) on this machine.
+struct CostCoefficients {
+  double fixed_ms = 0;          ///< launch and transfer latency every solve pays (warm)
+  double setup_ms = 0;          ///< extra cost of a Solver's first solve on this backend (buffers, streams)
+  double ns_per_run_step = 0;   ///< throughput: nanoseconds per step of one run
+  double ns_per_byte = 0;       ///< output volume: nanoseconds per byte of one run's outputs (< 0: unknown)
+  std::uint64_t observations = 0;  ///< calibration solves plus real solves folded in
+
+  /// Predicted wall time of `runs` runs of `steps_per_run` steps writing `bytes_per_run` bytes each;
+  /// `first_use`: the Solver has not used this backend yet, so it pays setup_ms. Positive and
+  /// non-decreasing in `runs` for any stored coefficients (negative ones count as 0).
+  double predict_ms(std::size_t runs, double steps_per_run, double bytes_per_run, bool first_use = false) const {
+    return std::max(0.0, fixed_ms) + (first_use ? std::max(0.0, setup_ms) : 0.0) +
+           static_cast<double>(runs) * per_run_ns(steps_per_run, bytes_per_run) * 1e-6;
+  }
+  /// The variable cost of one run in nanoseconds.
+  double per_run_ns(double steps_per_run, double bytes_per_run) const {
+    return std::max(0.0, steps_per_run) * std::max(0.0, ns_per_run_step) +
+           std::max(0.0, bytes_per_run) * std::max(0.0, ns_per_byte);
+  }
+};
+
+/// The cache key: "<system type>|<method>|<float|double>|<device name or cpu>".
+std::string cost_key(const std::string& system, Method method, bool is_double, const std::string& device);
+
+/// Coefficients by key, backed by a cache file. Thread-safe: file access is serialised process-wide.
+class CostModel {
+ public:
+  /// Uses default_cache_path() when `path` is empty.
+  explicit CostModel(std::string path = {});
+
+  /// $BATCHODE_CACHE_DIR/cost_model.txt, else $XDG_CACHE_HOME/batchode/cost_model.txt, else
+  /// $HOME/.cache/batchode/cost_model.txt, else ./batchode_cost_model.txt.
+  static std::string default_cache_path();
+  const std::string& path() const noexcept { return path_; }
+
+  /// The cached coefficients of `key` (re-reading the file, so a deleted file means none).
+  std::optional<CostCoefficients> find(const std::string& key) const;
+  /// Stores `c` under `key`, merging with the file's other entries. A file that cannot be written
+  /// is not an error: the model then lives only in this process (returns false).
+  bool store(const std::string& key, const CostCoefficients& c);
+  /// Folds an observed solve into `key` (if present), moving one coefficient by weight `alpha`
+  /// towards the value the observation implies: setup_ms for a first-use solve whose warm prediction
+  /// is below the setup (observed minus the warm prediction; larger first uses are ignored, their
+  /// buffer growth would be mistaken for setup); otherwise ns_per_run_step when the per-run term dominates the prediction, else
+  /// fixed_ms. Coefficients stay positive. Returns the updated coefficients.
+  std::optional<CostCoefficients> refine(const std::string& key, std::size_t runs, double steps_per_run,
+                                         double bytes_per_run, double observed_ms, bool first_use = false,
+                                         double alpha = 0.3);
+
+ private:
+  std::map<std::string, CostCoefficients> load() const;
+  bool save(const std::map<std::string, CostCoefficients>& entries) const;
+
+  std::string path_;
+  mutable std::map<std::string, CostCoefficients> memory_;  // entries when the file is not writable
+};
+
+}  // namespace batchode

@@ -1,0 +1,51 @@
+// The stiff GPU path against the CPU path, run by run: a Robertson sweep over k3 (1e2 .. 1e6) with
+// rodas4 and ros3p, float and double, final states, statuses and step counts.
+#include <gtest/gtest.h>
+
+#include <batchode/batchode.hpp>
+#include <cmath>
+
+#include "gpu_compare.hpp"
+#include "stiff_systems.hpp"
+
+namespace {
+
+using namespace batchode;
+using batchode::testing::Robertson;
+
+template <class T>
+class StiffGpuVsCpu : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(StiffGpuVsCpu, Precisions);
+
+TYPED_TEST(StiffGpuVsCpu, RobertsonK3Sweep) {
+  if (!gpu::discover().available) GTEST_SKIP() << "no usable GPU: " << gpu::discover().reason;
+  using T = TypeParam;
+  std::vector<T> y0, p;
+  batchode::testing::robertson_k3_sweep<T>(2000, y0, p);
+  for (Method m : {Method::rodas4, Method::ros3p}) {
+    SolveOptions o;
+    o.method = m;
+    o.t_end = 40;
+    o.rtol = std::is_same_v<T, float> ? 1e-4 : 1e-6;
+    o.atol = std::is_same_v<T, float> ? 1e-8 : 1e-10;
+    o.verbosity = Verbosity::none;
+    o.backend = Backend::cpu;
+    const SolveResult<T> cpu = solve_ivp(Robertson{}, y0, p, o);
+    ASSERT_TRUE(cpu.all_succeeded()) << to_string(m);
+    o.backend = Backend::gpu;
+    const SolveResult<T> gpu = solve_ivp(Robertson{}, y0, p, o);
+    ASSERT_EQ(gpu.execution().at(0).backend, "gpu:0");
+    batchode::testing::expect_runs_agree(gpu, cpu, batchode::testing::agreement_bound<T>(m, o.rtol, 1000),
+                                         to_string(m));
+    std::size_t step_mismatch = 0;
+    for (std::size_t r = 0; r < cpu.n_runs(); ++r) {
+      if (std::abs(int(gpu.counters(r).accepted_steps) - int(cpu.counters(r).accepted_steps)) > 2) ++step_mismatch;
+    }
+    // Double: the same decisions up to rounding. Float: an accept/reject flip now and then is allowed.
+    const std::size_t allowed = std::is_same_v<T, double> ? 0 : cpu.n_runs() / 20;
+    EXPECT_LE(step_mismatch, allowed) << to_string(m);
+  }
+}
+
+}  // namespace

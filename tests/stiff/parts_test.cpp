@@ -1,0 +1,180 @@
+// The pieces of the stiff solver, each against an independent answer: the AD Jacobian against Jacobians
+// written by hand, the LU against a known solve, the singular-matrix status, and the convergence
+// orders of ros3p (3) and rodas4 (4) with fixed steps on a non-autonomous problem (f_t matters).
+#include <gtest/gtest.h>
+
+#include <batchode/batchode.hpp>
+#include <batchode/kernels/jacobian.hpp>
+#include <batchode/kernels/lu.hpp>
+#include <batchode/kernels/rosenbrock_stepper.hpp>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "stiff_systems.hpp"
+#include "test_systems.hpp"
+
+namespace {
+
+using namespace batchode;
+using namespace batchode::testing;
+
+template <class Plain, class ByHand>
+void expect_ad_matches(std::vector<double> scale, std::vector<double> params, std::uint32_t seed) {
+  constexpr std::size_t N = Plain::n_states, P = Plain::n_params;
+  static_assert(!kernels::has_jacobian_v<Plain, double> && kernels::has_jacobian_v<ByHand, double>);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int trial = 0; trial < 100; ++trial) {
+    double y[N], f_ad[N], f_hand[N], J_ad[N * N], J_hand[N * N], ft_ad[N], ft_hand[N];
+    for (std::size_t i = 0; i < N; ++i) y[i] = scale[i] * u(rng);
+    const double t = 10 * u(rng);
+    kernels::linearize<N, P>(Plain{}, t, y, params.data(), f_ad, J_ad, ft_ad);
+    kernels::linearize<N, P>(ByHand{}, t, y, params.data(), f_hand, J_hand, ft_hand);
+    for (std::size_t i = 0; i < N; ++i) {
+      EXPECT_LE(std::fabs(f_ad[i] - f_hand[i]), 1e-15 * std::fabs(f_hand[i]) + 1e-300);  // FMA contraction
+      EXPECT_EQ(ft_ad[i], 0.0);  // autonomous
+      for (std::size_t j = 0; j < N; ++j) {
+        const double a = J_ad[i * N + j], b = J_hand[i * N + j];
+        EXPECT_LE(std::fabs(a - b), 4e-16 * std::max(1.0, std::fabs(b))) << "J(" << i << "," << j << ")";
+      }
+    }
+  }
+}
+
+TEST(AdJacobian, EqualsAnalyticOnRandomStates) {
+  expect_ad_matches<Robertson, RobertsonWithJacobian>({1, 1e-4, 1}, {0.04, 3e7, 1e4}, 1);
+  expect_ad_matches<Hires, HiresWithJacobian>({1, 1, 1, 1, 1, 1, 1, 0.01}, {}, 2);
+  expect_ad_matches<VanDerPolScaled, VanDerPolScaledWithJacobian>({2, 2}, {1e-6}, 3);
+}
+
+// Every Dual rule against derivatives written out by hand, including df/dt.
+TEST(AdJacobian, EveryRuleOnANonAutonomousSystem) {
+  using std::cos, std::exp, std::log, std::sin, std::sqrt, std::tanh;
+  std::mt19937_64 rng(4);
+  std::uniform_real_distribution<double> u(0.1, 1.0);
+  for (int trial = 0; trial < 100; ++trial) {
+    const double y[3] = {u(rng), u(rng), u(rng)}, p[1] = {u(rng)}, t = 5 * u(rng);
+    double f[3], J[9], ft[3];
+    kernels::linearize<3, 1>(AdWorkout{}, t, y, p, f, J, ft);
+    const double e = exp(-y[0] * y[1]), s2 = sqrt(y[2] * y[2] + 1), l = log(1 + y[0] * y[0]);
+    const double den = 2 + cos(y[2]), th = tanh(y[0] - y[2]), q = 3 + y[0] * y[0];
+    const double expect[9] = {-p[0] * y[1] * e,
+                              -p[0] * y[0] * e,
+                              sin(t),
+                              2 * y[0] / (1 + y[0] * y[0]) * s2,
+                              -3 * y[1] * y[1] / den,
+                              l * y[2] / s2 - y[1] * y[1] * y[1] * sin(y[2]) / (den * den),
+                              (1 - th * th) * y[1] + 2 * y[0] / (q * q),
+                              th,
+                              -(1 - th * th) * y[1]};
+    const double expect_ft[3] = {cos(t) * y[2], 0, 0.1 * exp(0.1 * t)};
+    for (int i = 0; i < 9; ++i) EXPECT_NEAR(J[i], expect[i], 1e-14 * std::max(1.0, std::fabs(expect[i]))) << i;
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(ft[i], expect_ft[i], 1e-14) << i;
+  }
+}
+
+TEST(DenseLu, SolvesWithPivotingAndFlagsSingular) {
+  // A zero leading entry forces a row exchange; x = (1, -2, 3, 0.5).
+  double A[16] = {0, 2, 1, -1, 3, -1, 0, 2, 1, 1, 4, 0, -2, 0.5, 1, 3};
+  const double x[4] = {1, -2, 3, 0.5};
+  double b[4];
+  for (int i = 0; i < 4; ++i) {
+    b[i] = 0;
+    for (int j = 0; j < 4; ++j) b[i] += A[i * 4 + j] * x[j];
+  }
+  int piv[4];
+  ASSERT_TRUE(kernels::lu_factor<4>(A, piv));
+  EXPECT_NE(piv[0], 0);
+  kernels::lu_solve<4>(A, piv, b);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(b[i], x[i], 1e-14);
+  double S[9] = {1, 2, 3, 2, 4, 6, 0, 1, 1};  // row 2 = 2 row 1
+  int piv3[3];
+  EXPECT_FALSE(kernels::lu_factor<3>(S, piv3));
+}
+
+// y' = 8 y: with rodas4 (gamma = 1/4) and a first step of 1/2, W = 1/(gamma h) - 8 = 0 exactly.
+TEST(StiffStatus, SingularMatrixEndsTheRun) {
+  SolveOptions o;
+  o.method = Method::rodas4;
+  o.t_end = 1;
+  o.dt = 0.5;
+  o.backend = Backend::cpu;
+  o.verbosity = Verbosity::none;
+  const auto r = solve_ivp(Decay{}, std::vector<double>{1.0, 1.0}, std::vector<double>{-8.0, -7.5}, o);
+  EXPECT_EQ(r.status(0), Status::singular_matrix);
+  EXPECT_EQ(r.final_state(0, 0), 1.0);  // the last accepted state: the start
+  EXPECT_EQ(r.status(1), Status::success);
+}
+
+TEST(StiffStatus, StepSizeUnderflow) {
+  // dy/dt = y^2 blows up at t = 1: the controller shrinks the step until it underflows (or the state
+  // stops being finite); either way the run fails and says why.
+  SolveOptions o;
+  o.method = Method::rodas4;
+  o.t_end = 2;
+  o.backend = Backend::cpu;
+  o.verbosity = Verbosity::none;
+  o.step_control.dt_min = 1e-10;
+  const auto r = solve_ivp(BlowUp{}, std::vector<double>{1.0}, std::vector<double>{1.0}, o);
+  EXPECT_EQ(r.status(0), Status::step_size_underflow);
+}
+
+// y' = -2 (y - cos t) - sin t, y(0) = 2: y = cos t + exp(-2 t). Fixed steps through the stepper.
+struct Forced {
+  static constexpr std::size_t n_states = 2;
+  static constexpr std::size_t n_params = 0;
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T t, const T* y, const T*, T* f) const {
+    using std::cos, std::sin;
+    f[0] = -2 * (y[0] - cos(t)) - sin(t);
+    f[1] = -y[1] + y[0] * y[0];  // nonlinear coupling: y1 = exp(-t) (1 + int_0^t exp(s) y0(s)^2 ds)
+  }
+};
+
+template <class Tab>
+double fixed_step_error(int steps, double t_end) {
+  RosenbrockStepper<Tab, double, 2> stepper;
+  Vec<double, 2> y{{2.0, 1.0}}, y_new{}, err{};
+  const double h = t_end / steps;
+  stepper.reset(Forced{}, 0.0, y, nullptr);
+  for (int k = 0; k < steps; ++k) {
+    stepper.step(Forced{}, k * h, y, nullptr, h, y_new, err);
+    y = y_new;
+    stepper.accept(Forced{}, (k + 1) * h, y, nullptr);
+  }
+  return std::fabs(y[0] - (std::cos(t_end) + std::exp(-2 * t_end)));
+}
+
+template <class Tab>
+void expect_order(int order) {
+  const double e1 = fixed_step_error<Tab>(20, 2.0), e2 = fixed_step_error<Tab>(40, 2.0),
+               e3 = fixed_step_error<Tab>(80, 2.0);
+  const double p1 = std::log2(e1 / e2), p2 = std::log2(e2 / e3);
+  std::printf("[ %s ] fixed-step errors %.3g %.3g %.3g, observed orders %.3f %.3f\n", to_string(Tab::method).c_str(),
+              e1, e2, e3, p1, p2);
+  EXPECT_NEAR(p2, order, 0.25);
+  EXPECT_GT(p1, order - 0.4);
+}
+
+TEST(StiffOrder, Ros3pIsThirdOrder) { expect_order<tableau::Ros3p>(3); }
+TEST(StiffOrder, Rodas4IsFourthOrder) { expect_order<tableau::Rodas4>(4); }
+
+// The embedded estimates: local error ~ h^(error_order + 1).
+template <class Tab>
+double one_step_estimate(double h) {
+  RosenbrockStepper<Tab, double, 2> stepper;
+  Vec<double, 2> y{{2.0, 1.0}}, y_new{}, err{};
+  stepper.reset(Forced{}, 0.0, y, nullptr);
+  stepper.step(Forced{}, 0.0, y, nullptr, h, y_new, err);
+  return std::hypot(err[0], err[1]);
+}
+TEST(StiffOrder, EmbeddedEstimatesHaveTheirOrder) {
+  const double r3 = std::log2(one_step_estimate<tableau::Ros3p>(0.02) / one_step_estimate<tableau::Ros3p>(0.01));
+  const double r4 = std::log2(one_step_estimate<tableau::Rodas4>(0.02) / one_step_estimate<tableau::Rodas4>(0.01));
+  std::printf("[ estimates ] ros3p local order %.3f, rodas4 local order %.3f\n", r3, r4);
+  EXPECT_NEAR(r3, tableau::Ros3p::error_order + 1, 0.3);
+  EXPECT_NEAR(r4, tableau::Rodas4::error_order + 1, 0.3);
+}
+
+}  // namespace

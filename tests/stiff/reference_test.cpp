@@ -1,0 +1,127 @@
+// Stiff methods against published reference solutions, on the CPU path: Robertson at t = 40 and 1e5
+// and the Bari test set's ROBER (t = 1e11), HIRES (t = 321.8122) and VDPOL (mu = 1000 scaled, t = 2).
+// A final state must lie within the error its tolerance promises: |y - y_ref| <= K (atol + rtol |y_ref|)
+// with K = 50 for global error accumulated over the run (local tolerances do not bound it exactly).
+#include <gtest/gtest.h>
+
+#include <batchode/batchode.hpp>
+#include <cmath>
+#include <vector>
+
+#include "stiff_systems.hpp"
+
+namespace {
+
+using namespace batchode;
+using namespace batchode::testing;
+
+constexpr double kGlobalFactor = 50;
+
+SolveOptions stiff_options(Method m, double t_end, double rtol, double atol) {
+  SolveOptions o;
+  o.method = m;
+  o.t_end = t_end;
+  o.rtol = rtol;
+  o.atol = atol;
+  o.backend = Backend::cpu;
+  o.verbosity = Verbosity::none;
+  o.max_steps = 200000;
+  return o;
+}
+
+template <class System>
+void expect_reference(const System& sys, const std::vector<double>& y0, const std::vector<double>& p,
+                      const std::vector<double>& ref, const SolveOptions& o, const char* what) {
+  const SolveResult<double> r = solve_ivp(sys, y0, p, o);
+  ASSERT_EQ(r.status(0), Status::success) << what << " " << to_string(o.method);
+  double worst = 0;
+  for (std::size_t s = 0; s < ref.size(); ++s) {
+    const double err = std::fabs(r.final_state(0, s) - ref[s]);
+    const double allowed = o.atol + o.rtol * std::fabs(ref[s]);
+    worst = std::max(worst, err / allowed);
+    EXPECT_LE(err, kGlobalFactor * allowed) << what << " " << to_string(o.method) << " state " << s << ": "
+                                            << r.final_state(0, s) << " vs " << ref[s];
+  }
+  // Printed so the achieved accuracy is on record in the test log.
+  std::printf("[ %s %s rtol=%g ] worst error / (atol + rtol |ref|) = %.3g, steps %u accepted %u rejected\n", what,
+              to_string(o.method).c_str(), o.rtol, worst, r.counters(0).accepted_steps, r.counters(0).rejected_steps);
+}
+
+const std::vector<double> kRobertsonY0{1, 0, 0};
+const std::vector<double> kRobertsonK{0.04, 3e7, 1e4};
+
+// Robertson at t = 40 and 1e5: Hairer & Wanner, Solving ODEs II, IV.1 give y(40) = (0.7158270687,
+// 9.185534764e-6, 0.2841637457); the 16-digit values are RADAU5-class references (Radau IIA at
+// rtol 1e-12, atol 1e-18, confirmed by BDF to 1e-11) agreeing with those digits.
+const std::vector<double> kRobertson40{0.7158270687194048, 9.185534764557822e-06, 0.2841637457458297};
+const std::vector<double> kRobertson1e5{0.01786592114210887, 7.274751468440222e-08, 0.9821340061103758};
+// Bari test set (F. Mazzia, C. Magherini, Test Set for IVP Solvers, release 2.4, Univ. of Bari), ROBER
+// at t = 1e11, HIRES at t = 321.8122, VDPOL (eps = 1e-6) at t = 2: computed there with RADAU5 at
+// rtol = atol = 1.1e-18 in extended precision.
+const std::vector<double> kRober1e11{0.2083340149701255e-07, 0.8333360770334713e-13, 0.9999999791665050};
+const std::vector<double> kHires{0.7371312573325668e-3, 0.1442485726316185e-3, 0.5888729740967575e-4,
+                                 0.1175651343283149e-2, 0.2386356198831331e-2, 0.6238968252742796e-2,
+                                 0.2849998395185769e-2, 0.2850001604814231e-2};
+const std::vector<double> kVdp{0.1706167732170483e1, -0.8928097010247975e0};
+
+class StiffReference : public ::testing::TestWithParam<Method> {};
+
+TEST_P(StiffReference, RobertsonAt40) {
+  expect_reference(Robertson{}, kRobertsonY0, kRobertsonK, kRobertson40,
+                   stiff_options(GetParam(), 40, 1e-8, 1e-14), "robertson t=40");
+}
+
+TEST_P(StiffReference, RobertsonAt1e5) {
+  expect_reference(Robertson{}, kRobertsonY0, kRobertsonK, kRobertson1e5,
+                   stiff_options(GetParam(), 1e5, 1e-8, 1e-14), "robertson t=1e5");
+}
+
+TEST_P(StiffReference, BariRoberAt1e11) {
+  expect_reference(Robertson{}, kRobertsonY0, kRobertsonK, kRober1e11,
+                   stiff_options(GetParam(), 1e11, 1e-7, 1e-20), "bari rober t=1e11");
+}
+
+TEST_P(StiffReference, BariHires) {
+  expect_reference(Hires{}, {1, 0, 0, 0, 0, 0, 0, 0.0057}, {}, kHires,
+                   stiff_options(GetParam(), 321.8122, 1e-8, 1e-12), "bari hires");
+}
+
+TEST_P(StiffReference, BariVanDerPolMu1000) {
+  expect_reference(VanDerPolScaled{}, {2, 0}, {1e-6}, kVdp, stiff_options(GetParam(), 2, 1e-8, 1e-8),
+                   "bari vdpol");
+}
+
+TEST_P(StiffReference, AnalyticJacobianGivesTheSameSolution) {
+  const SolveOptions o = stiff_options(GetParam(), 40, 1e-8, 1e-14);
+  const auto ad = solve_ivp(Robertson{}, kRobertsonY0, kRobertsonK, o);
+  const auto by_hand = solve_ivp(RobertsonWithJacobian{}, kRobertsonY0, kRobertsonK, o);
+  for (std::size_t s = 0; s < 3; ++s) {
+    EXPECT_NEAR(ad.final_state(0, s), by_hand.final_state(0, s), 1e-12 * std::fabs(kRobertson40[s]) + 1e-20);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, StiffReference,
+                         ::testing::Values(Method::rodas4, Method::ros3p, Method::rosenbrock4),
+                         [](const ::testing::TestParamInfo<Method>& param_info) { return to_string(param_info.param); });
+
+TEST(StiffMethods, RosenbrockFourHasNoGpuKernel) {
+  SolveOptions o = stiff_options(Method::rosenbrock4, 1, 1e-6, 1e-10);
+  o.backend = Backend::gpu;
+  EXPECT_THROW(solve_ivp(Robertson{}, kRobertsonY0, kRobertsonK, o), GpuUnavailable);
+  o.backend = Backend::automatic;
+  const auto r = solve_ivp(Robertson{}, kRobertsonY0, kRobertsonK, o);
+  EXPECT_EQ(r.execution().at(0).backend, "cpu");
+  EXPECT_EQ(r.status(0), Status::success);
+}
+
+TEST(StiffMethods, NamesAndInfo) {
+  for (Method m : stiff_methods) {
+    EXPECT_EQ(parse_method(to_string(m)), m);
+    EXPECT_TRUE(method_info(m).adaptive);
+  }
+  EXPECT_EQ(method_info(Method::rodas4).order, 4);
+  EXPECT_EQ(method_info(Method::ros3p).order, 3);
+  EXPECT_EQ(to_string(Status::singular_matrix), "singular_matrix");
+}
+
+}  // namespace
