@@ -28,7 +28,7 @@ else()
 endif()
 
 if(BATCHODE_GPU_BACKEND STREQUAL "hip")
-  if(NOT BATCHODE_HIPCC_EXECUTABLE)
+  if(NOT BATCHODE_HIPCC_EXECUTABLE OR NOT EXISTS "${BATCHODE_HIPCC_EXECUTABLE}")
     message(FATAL_ERROR "BATCHODE_GPU=hip but hipcc was not found. Install Debian's hipcc and "
                         "libamdhip64-dev (scripts/install_deps.sh does), or choose BATCHODE_GPU=cuda|off.")
   endif()
@@ -51,8 +51,9 @@ if(BATCHODE_GPU_BACKEND STREQUAL "hip")
   enable_language(HIP)
   find_package(hip REQUIRED CONFIG)
 elseif(BATCHODE_GPU_BACKEND STREQUAL "cuda")
-  if(NOT BATCHODE_NVCC_EXECUTABLE)
-    message(FATAL_ERROR "BATCHODE_GPU=cuda but nvcc was not found (looked in PATH and /usr/local/cuda/bin). "
+  if(NOT BATCHODE_NVCC_EXECUTABLE OR NOT EXISTS "${BATCHODE_NVCC_EXECUTABLE}")
+    message(FATAL_ERROR "BATCHODE_GPU=cuda but nvcc was not found (looked in PATH and /usr/local/cuda/bin; "
+                        "BATCHODE_NVCC_EXECUTABLE='${BATCHODE_NVCC_EXECUTABLE}'). "
                         "Install the CUDA toolkit or choose BATCHODE_GPU=hip|off.")
   endif()
   set(CMAKE_CUDA_COMPILER "${BATCHODE_NVCC_EXECUTABLE}" CACHE FILEPATH "")
