@@ -6,6 +6,7 @@
 // Compiled only by the GPU compiler (included from solver.hpp when BATCHODE_GPU_COMPILER).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -202,14 +203,14 @@ class GpuRunner {
   /// once, on purpose, and timed as `kernel_compile`, so chunk timings exclude it.
   template <class Tab, bool Save>
   void load_once(const void* kernel, TimeLogger& log) {
-    static bool loaded = false;  // per instantiation
-    if (loaded) return;
+    static std::atomic<bool> loaded{false};  // per instantiation; part threads of several GPUs share it
+    if (loaded.load(std::memory_order_acquire)) return;
     ScopedTimer t(log, events::kernel_compile);
     hipFuncAttributes attributes{};
     BATCHODE_CHECK(hipFuncGetAttributes(&attributes, kernel));
     t.add_metadata("registers", static_cast<std::int64_t>(attributes.numRegs));
     t.add_metadata("local_bytes", static_cast<std::int64_t>(attributes.localSizeBytes));
-    loaded = true;
+    loaded.store(true, std::memory_order_release);
   }
 
   static constexpr std::size_t no_chunk = static_cast<std::size_t>(-1);

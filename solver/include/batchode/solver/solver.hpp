@@ -565,6 +565,13 @@ class Solver {
       run_part(selection.parts[0], y0, params, result, outcomes[0]);
     } else {
       // Co-execution: one host thread per part, each writing its own disjoint rows of the result.
+#if BATCHODE_GPU_PATH
+      // The runners are made here, before the threads: runner() grows gpus_, which two part threads
+      // must not do at once (it crashed a two-GPU split on an H200 pair).
+      for (const sched::Part& part : selection.parts) {
+        if (part.backend.rfind("gpu:", 0) == 0) (void)runner(std::stoi(part.backend.substr(4)));
+      }
+#endif
       std::vector<std::thread> threads;
       for (std::size_t i = 0; i < selection.parts.size(); ++i) {
         threads.emplace_back([&, i] { run_part(selection.parts[i], y0, params, result, outcomes[i]); });
