@@ -27,6 +27,8 @@
 #include <thread>
 #include <vector>
 
+#include "lorenz3.hpp"
+
 namespace {
 
 constexpr double kRtol = 1e-6, kAtol = 1e-6;
@@ -34,16 +36,7 @@ constexpr double kSigma = 10.0, kBeta = 8.0 / 3.0;
 
 std::size_t g_runs = 100000;
 
-struct Lorenz {
-  static constexpr std::size_t n_states = 3;
-  static constexpr std::size_t n_params = 3;
-  template <class T>
-  void operator()(T, const T* y, const T* p, T* dydt) const {
-    dydt[0] = p[0] * (y[1] - y[0]);
-    dydt[1] = y[0] * (p[1] - y[2]) - y[1];
-    dydt[2] = y[0] * y[1] - p[2] * y[2];
-  }
-};
+using Lorenz = bench::Lorenz3;
 
 std::vector<double> rhos() { return batchode::linspace<double>(0.0, 21.0, g_runs); }
 

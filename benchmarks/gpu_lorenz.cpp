@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -125,6 +127,9 @@ Measured batchode_ms(std::size_t n, int reps, batchode::Method method, std::size
   if (n == (std::size_t(1) << 22) && method == batchode::Method::rk4 && chunks == 0) {
     std::fprintf(stderr, "\n--- where the last %s solve of 2^22 runs went ---\n%s\n", sizeof(T) == 4 ? "float" : "double",
                  log.summary().c_str());
+    if (const char* dir = std::getenv("BATCHODE_TIMELINE_DIR")) {  // every occurrence, for a timeline
+      std::ofstream(std::string(dir) + (sizeof(T) == 4 ? "/timeline_f32.json" : "/timeline_f64.json")) << log.to_json();
+    }
   }
   return {median(kernel), median(e2e), first, launched};
 }

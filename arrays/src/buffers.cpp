@@ -1,9 +1,15 @@
 // arrays/: the runtime calls behind buffers.hpp (allocation, streams, events, async copies).
 #include "batchode/arrays/buffers.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <string>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace batchode::gpu {
 
@@ -49,14 +55,35 @@ void* device_allocate(std::size_t bytes) {
 #endif
 }
 
+// Page-locked memory by registration: allocated with the C library on 2 MiB boundaries (transparent
+// huge pages where the kernel allows them) and then registered with the runtime. On the H100 machine
+// hipHostMalloc (cudaHostAlloc) of 64 MiB took 34-43 ms and its release 10 ms; aligned_alloc plus
+// hipHostRegister of the same 64 MiB took 2 ms and its unregistration 1.4 ms, and copies from either
+// run at the same 55 GB/s. That difference was most of a Solver's first GPU solve.
 void* pinned_allocate(std::size_t bytes) {
 #if BATCHODE_HAS_GPU_RUNTIME
-  void* pointer = nullptr;
-  const hipError_t status = hipHostMalloc(&pointer, bytes, hipHostMallocDefault);
-  if (status != hipSuccess) allocation_failed("hipHostMalloc", bytes, status, __FILE__, __LINE__);
+  // Large buffers on huge-page boundaries; small ones (a small batch's staging) on plain pages, so
+  // they register quickly and waste little.
+  const std::size_t alignment = bytes >= (std::size_t(4) << 20) ? std::size_t(2) << 20 : std::size_t(4) << 10;
+  const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + alignment - 1) / alignment * alignment;
+  void* pointer = std::aligned_alloc(alignment, rounded);
+  if (pointer == nullptr) {
+    throw GpuError("aligned_alloc(" + std::to_string(rounded) + " bytes) for pinned staging", -1,
+                   "host memory exhausted", __FILE__, __LINE__);
+  }
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (alignment > (std::size_t(4) << 10)) (void)::madvise(pointer, rounded, MADV_HUGEPAGE);  // advice only
+#endif
+  // Portable: the staging of one device's runner is never used by another, but the flag costs
+  // nothing and keeps a buffer valid whichever device is current when it is copied.
+  const hipError_t status = hipHostRegister(pointer, rounded, hipHostRegisterPortable);
+  if (status != hipSuccess) {
+    std::free(pointer);
+    allocation_failed("hipHostRegister", rounded, status, __FILE__, __LINE__);
+  }
   return pointer;
 #else
-  no_backend("hipHostMalloc(" + std::to_string(bytes) + " bytes)", __FILE__, __LINE__);
+  no_backend("hipHostRegister(" + std::to_string(bytes) + " bytes)", __FILE__, __LINE__);
 #endif
 }
 
@@ -72,7 +99,8 @@ void device_release(void* pointer) noexcept {
 
 void pinned_release(void* pointer) noexcept {
 #if BATCHODE_HAS_GPU_RUNTIME
-  if (hipHostFree(pointer) != hipSuccess) (void)hipGetLastError();
+  if (hipHostUnregister(pointer) != hipSuccess) (void)hipGetLastError();
+  std::free(pointer);
 #else
   (void)pointer;
 #endif

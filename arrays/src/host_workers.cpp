@@ -10,8 +10,7 @@ HostWorkers::HostWorkers(unsigned threads) {
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     threads = std::min(15u, hw - 1);
   }
-  threads_.reserve(threads);
-  for (unsigned i = 0; i < threads; ++i) threads_.emplace_back(&HostWorkers::work, this, i);
+  wanted_ = threads;
 }
 
 HostWorkers::~HostWorkers() {
@@ -23,15 +22,32 @@ HostWorkers::~HostWorkers() {
   for (std::thread& t : threads_) t.join();
 }
 
+void HostWorkers::start_threads() {
+  threads_.reserve(wanted_);
+  for (unsigned i = 0; i < wanted_; ++i) threads_.emplace_back(&HostWorkers::work, this, i);
+}
+
+std::size_t HostWorkers::parts_for(std::size_t n, std::size_t grain) const noexcept {
+  if (n == 0) return 0;
+  return std::max<std::size_t>(1, std::min<std::size_t>(concurrency(), n / std::max<std::size_t>(grain, 1)));
+}
+
 void HostWorkers::parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn,
                                std::size_t grain) {
   if (n == 0) return;
-  const std::size_t parts = std::min<std::size_t>(concurrency(), (n + grain - 1) / std::max<std::size_t>(grain, 1));
-  if (parts <= 1) {
-    fn(0, n);
+  parallel_parts(n, parts_for(n, grain), [&](std::size_t, std::size_t begin, std::size_t end) { fn(begin, end); });
+}
+
+void HostWorkers::parallel_parts(std::size_t n, std::size_t parts,
+                                 const std::function<void(std::size_t, std::size_t, std::size_t)>& fn) {
+  if (n == 0 || parts == 0) return;
+  if (parts == 1) {
+    fn(0, 0, n);
     return;
   }
+  const std::lock_guard<std::mutex> turn(turn_);
   std::unique_lock<std::mutex> lock(mutex_);
+  if (threads_.size() < wanted_) start_threads();
   job_ = &fn;
   n_ = n;
   parts_ = parts;
@@ -45,7 +61,7 @@ void HostWorkers::parallel_for(std::size_t n, const std::function<void(std::size
     const std::size_t part = next_part_++;
     lock.unlock();
     try {
-      fn(part * n / parts, (part + 1) * n / parts);
+      fn(part, part * n / parts, (part + 1) * n / parts);
     } catch (...) {
       std::lock_guard<std::mutex> guard(mutex_);
       if (!error_) error_ = std::current_exception();
@@ -71,7 +87,7 @@ void HostWorkers::work(unsigned) {
       const std::size_t n = n_, parts = parts_;
       lock.unlock();
       try {
-        (*job)(part * n / parts, (part + 1) * n / parts);
+        (*job)(part, part * n / parts, (part + 1) * n / parts);
       } catch (...) {
         std::lock_guard<std::mutex> guard(mutex_);
         if (!error_) error_ = std::current_exception();
@@ -90,10 +106,9 @@ void parallel_copy(HostWorkers* workers, void* dst, const void* src, std::size_t
     std::memcpy(d, s, bytes);
     return;
   }
-  // Parts of at least 1 MiB: below that, waking threads costs more than it saves.
   workers->parallel_for(
       bytes, [&](std::size_t begin, std::size_t end) { std::memcpy(d + begin, s + begin, end - begin); },
-      std::size_t(1) << 20);
+      parallel_grain_bytes);
 }
 
 }  // namespace batchode::arrays

@@ -107,6 +107,39 @@ TEST(GpuSolver, ReusedSolverGivesIdenticalResults) {
   EXPECT_EQ(other.final_state(), fresh.final_state());
 }
 
+TEST(GpuSolver, NonFiniteInputInALaterChunkIsNamedAndTheSolverRecovers) {
+  REQUIRE_GPU();
+  // The GPU path checks values while staging each chunk, so a NaN in chunk 5 of 7 is met after
+  // chunks 0-4 are in flight: the error must still name the run, and the Solver's buffers must be
+  // left fit for the next solve.
+  SolveOptions o = base_options(Method::dopri5, false);
+  o.backend = Backend::gpu;
+  o.gpu.chunks = 7;
+  Solver<Lorenz, double> solver(Lorenz{}, o);
+  const Batch<double> good = lorenz_sweep<double>(7000);
+  const auto before = solver.solve(good);
+  Batch<double> bad_y0 = good, bad_param = good;
+  bad_y0.y0[5321 * 3 + 2] = std::nan("");
+  bad_param.params[6999 * 3 + 1] = -INFINITY;
+  try {
+    (void)solver.solve(bad_y0);
+    FAIL() << "expected InvalidInput";
+  } catch (const InvalidInput& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("initial value of run 5321 (index 2)"), std::string::npos) << what;
+  }
+  try {
+    (void)solver.solve(bad_param);
+    FAIL() << "expected InvalidInput";
+  } catch (const InvalidInput& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("parameter of run 6999 (index 1) is -inf"), std::string::npos) << what;
+  }
+  const auto after = solver.solve(good);
+  EXPECT_EQ(before.final_state(), after.final_state());
+  EXPECT_TRUE(after.all_succeeded());
+}
+
 TEST(GpuSolver, ImpossibleBudgetIsRefusedWithNumbers) {
   REQUIRE_GPU();
   SolveOptions o = base_options(Method::dopri5, false);

@@ -94,7 +94,7 @@ class OwnedBuffer {
 template <class T>
 using DeviceBuffer = detail::OwnedBuffer<T, detail::DeviceMemory>;
 
-/// An array of T in page-locked host memory (hipHostMalloc / hipHostFree): the staging area that
+/// An array of T in page-locked host memory (allocated, then hipHostRegister-ed): the staging area that
 /// makes asynchronous copies truly asynchronous and runs them at full PCIe/NVLink bandwidth.
 template <class T>
 using PinnedBuffer = detail::OwnedBuffer<T, detail::PinnedMemory>;

@@ -1,9 +1,11 @@
 // arrays/: the device-side inputs of a chunked batch (initial values and parameters): per buffer
-// slot, a device buffer and its pinned staging, the (parallel) copy into staging and the
-// asynchronous uploads. Layout and stride: see device_views.hpp.
+// slot, a device buffer and its pinned staging, the (parallel) copy into staging, which also checks
+// that every value is finite, and the asynchronous uploads. Layout and stride: see device_views.hpp.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -11,9 +13,18 @@
 #include "batchode/arrays/buffers.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/arrays/device_views.hpp"
+#include "batchode/arrays/finite.hpp"
 #include "batchode/arrays/host_workers.hpp"
 
 namespace batchode::arrays {
+
+/// A NaN or infinity found while staging: in the initial values or the parameters of batch run
+/// `run`, at `index` within that run's row.
+struct NonFiniteInput {
+  bool in_params = false;
+  std::size_t run = 0, index = 0;
+  double value = 0;
+};
 
 /// Device and pinned buffers for the inputs of `slots` chunks in flight. Buffers only grow, so a
 /// manager kept across solves stops allocating once it has seen the largest batch.
@@ -42,12 +53,14 @@ class InputArrayManager {
   }
 
   /// Copies runs [first_run, first_run + count) of the batch into slot `slot`'s pinned staging
-  /// (split over `workers` when given). `y0` and `params` are the whole batch's run-major arrays (run
-  /// r's values at y0[r * n_states + s], params[r * n_params + p]); `params` may be nullptr when
+  /// (split over `workers` when given) and checks every value on the way: returns the first NaN or
+  /// infinity met (the lowest run; its initial values before its parameters), or nothing when all are
+  /// finite. The slot is staged either way. `y0` and `params` are the whole batch's run-major arrays
+  /// (run r's values at y0[r * n_states + s], params[r * n_params + p]); `params` may be nullptr when
   /// n_params == 0. Throws std::out_of_range (bad slot, count 0 or above capacity) or
   /// std::invalid_argument (params missing).
-  void stage(std::size_t slot, const T* y0, const T* params, std::size_t first_run, std::size_t count,
-             HostWorkers* workers = nullptr) {
+  std::optional<NonFiniteInput> stage(std::size_t slot, const T* y0, const T* params, std::size_t first_run,
+                                      std::size_t count, HostWorkers* workers = nullptr) {
     Slot& s = checked_slot(slot);
     if (count == 0 || count > capacity_) {
       throw std::out_of_range("InputArrayManager::stage: " + std::to_string(count) +
@@ -57,12 +70,40 @@ class InputArrayManager {
       throw std::invalid_argument("InputArrayManager::stage: the system has " + std::to_string(n_params_) +
                                   " parameters but no parameter array was given");
     }
-    parallel_copy(workers, s.y0_staging.data(), y0 + first_run * n_states_, count * n_states_ * sizeof(T));
-    if (n_params_ > 0) {
-      parallel_copy(workers, s.params_staging.data(), params + first_run * n_params_,
-                    count * n_params_ * sizeof(T));
+    const T* y_src = y0 + first_run * n_states_;
+    const T* p_src = n_params_ > 0 ? params + first_run * n_params_ : nullptr;
+    const std::size_t none = count;
+    std::vector<std::size_t> bad_y(1, none), bad_p(1, none);  // per part: first bad run (local)
+    // One pass per part over both arrays: each part's runs are contiguous in both.
+    auto copy_part = [&](std::size_t part, std::size_t begin, std::size_t end) {
+      const std::size_t iy = copy_checking_finite(s.y0_staging.data() + begin * n_states_, y_src + begin * n_states_,
+                                                  (end - begin) * n_states_);
+      if (iy != (end - begin) * n_states_) bad_y[part] = begin + iy / n_states_;
+      if (n_params_ > 0) {
+        const std::size_t ip = copy_checking_finite(s.params_staging.data() + begin * n_params_,
+                                                    p_src + begin * n_params_, (end - begin) * n_params_);
+        if (ip != (end - begin) * n_params_) bad_p[part] = begin + ip / n_params_;
+      }
+    };
+    const std::size_t grain = std::max<std::size_t>(1, parallel_grain_bytes / ((n_states_ + n_params_) * sizeof(T)));
+    if (workers != nullptr && count > grain) {
+      const std::size_t parts = workers->parts_for(count, grain);
+      bad_y.assign(parts, none);
+      bad_p.assign(parts, none);
+      workers->parallel_parts(count, parts, copy_part);
+    } else {
+      copy_part(0, 0, count);
     }
     s.count = count;
+    const std::size_t run_y = *std::min_element(bad_y.begin(), bad_y.end());
+    const std::size_t run_p = *std::min_element(bad_p.begin(), bad_p.end());
+    if (run_y == none && run_p == none) return std::nullopt;
+    const bool in_params = run_p < run_y;
+    const std::size_t run = in_params ? run_p : run_y;
+    const std::size_t width = in_params ? n_params_ : n_states_;
+    const T* row = (in_params ? p_src : y_src) + run * width;
+    const std::size_t index = first_non_finite_in(row, 0, width);
+    return NonFiniteInput{in_params, first_run + run, index, static_cast<double>(row[index])};
   }
 
   /// Enqueues the copy of the staged initial values (n_states x count values) on `stream`; returns

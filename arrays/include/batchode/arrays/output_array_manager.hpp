@@ -4,7 +4,9 @@
 // transpose into the SolveResult. Layout and stride: see device_views.hpp.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -125,31 +127,38 @@ class OutputArrayManager {
                               std::to_string(first_run + count) + ") outside a result of " +
                               std::to_string(result.n_runs()) + " runs");
     }
-    parallel_copy(workers, result.final_state_data() + first_run * n_states_, s.final_state_staging.data(),
-                  count * n_states_ * sizeof(T));
-    if (n_saves_ > 0) {
-      const std::size_t width = n_saves_ * n_states_;  // (k, s) -> k * n_states + s on both sides
-      const T* series = s.series_staging.data();
-      T* out = result.series_data() + first_run * width;
-      auto unpack = [&](std::size_t begin, std::size_t end) {
-        unpack_to_run_major(series + begin, count, end - begin, width, out + begin * width);
-      };
-      if (workers != nullptr) {
-        workers->parallel_for(count, unpack, 4096);
-      } else {
-        unpack(0, count);
+    // One pass per part over every output: a part's runs are contiguous in each of them, and one
+    // wake-up of the workers per chunk instead of one per array.
+    static_assert(sizeof(Status) == sizeof(std::int32_t), "Status is stored as int32 on the device");
+    const std::size_t width = n_saves_ * n_states_;  // series: (k, s) -> k * n_states + s on both sides
+    T* final_out = result.final_state_data() + first_run * n_states_;
+    T* series_out = n_saves_ > 0 ? result.series_data() + first_run * width : nullptr;
+    Status* status_out = status_ ? result.status_data() + first_run : nullptr;
+    RunCounters* counters_out = counters_ && result.counters_data() != nullptr ? result.counters_data() + first_run
+                                                                                : nullptr;
+    auto part = [&](std::size_t begin, std::size_t end) {
+      std::memcpy(final_out + begin * n_states_, s.final_state_staging.data() + begin * n_states_,
+                  (end - begin) * n_states_ * sizeof(T));
+      if (series_out != nullptr) {
+        unpack_to_run_major(s.series_staging.data() + begin, count, end - begin, width, series_out + begin * width);
       }
-    }
-    if (status_) {
-      static_assert(sizeof(Status) == sizeof(std::int32_t), "Status is stored as int32 on the device");
-      parallel_copy(workers, result.status_data() + first_run, s.status_staging.data(), count * sizeof(Status));
-    }
-    if (counters_ && result.counters_data() != nullptr) {
-      const std::uint32_t* accepted = s.counters_staging.data();
-      const std::uint32_t* rejected = accepted + count;
-      const std::uint32_t* rhs = accepted + 2 * count;
-      RunCounters* out = result.counters_data() + first_run;
-      for (std::size_t r = 0; r < count; ++r) out[r] = RunCounters{accepted[r], rejected[r], rhs[r]};
+      if (status_out != nullptr) {
+        std::memcpy(status_out + begin, s.status_staging.data() + begin, (end - begin) * sizeof(Status));
+      }
+      if (counters_out != nullptr) {
+        const std::uint32_t* accepted = s.counters_staging.data();
+        const std::uint32_t* rejected = accepted + count;
+        const std::uint32_t* rhs = accepted + 2 * count;
+        for (std::size_t r = begin; r < end; ++r) counters_out[r] = RunCounters{accepted[r], rejected[r], rhs[r]};
+      }
+    };
+    const std::size_t run_bytes = (n_states_ * (1 + n_saves_)) * sizeof(T) + (status_ ? sizeof(Status) : 0) +
+                                  (counters_ ? sizeof(RunCounters) : 0);
+    const std::size_t grain = std::max<std::size_t>(1, parallel_grain_bytes / run_bytes);
+    if (workers != nullptr && count > grain) {
+      workers->parallel_for(count, part, grain);
+    } else {
+      part(0, count);
     }
   }
 

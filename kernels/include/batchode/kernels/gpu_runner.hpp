@@ -1,6 +1,6 @@
 // kernels/: the GPU path of a solve. Plans chunks to fit the device-memory budget, then for each
-// chunk: stage inputs (host transpose into pinned memory), upload, launch the batch kernel, download
-// the active outputs, and scatter them into the result. Chunks alternate between two streams with
+// chunk: stage inputs (copied into pinned memory, checked finite on the way), upload, launch the
+// batch kernel, download the active outputs, and scatter them into the result. Chunks alternate between two streams with
 // their own buffer slots, so chunk k+1's upload and chunk k-1's download overlap chunk k's kernel.
 // Every phase is a TimeLogger event with its GPU time from a KernelTimer event pair.
 // Compiled only by the GPU compiler (included from solver.hpp when BATCHODE_GPU_COMPILER).
@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,6 +104,7 @@ class GpuRunner {
     ProgressReporter progress(plan_.n_chunks, plan_.n_runs, log.verbosity());
     std::vector<std::size_t> in_slot(plan_.slots, no_chunk);
     std::size_t chunks_done = 0, runs_done = 0;
+    const DrainOnThrow drain{streams_};
 
     auto finish = [&](std::size_t slot) {
       const std::size_t c = in_slot[slot];
@@ -131,7 +134,8 @@ class GpuRunner {
           ScopedTimer t(log, events::host_staging);
           t.add_metadata("direction", "inputs_to_staging");
           t.add_metadata("chunk_index", static_cast<std::int64_t>(c));
-          inputs_.stage(slot, y0, params, first, count, &workers_);
+          const std::optional<arrays::NonFiniteInput> bad = inputs_.stage(slot, y0, params, first, count, &workers_);
+          if (bad) throw non_finite_input(bad->in_params ? "parameter" : "initial value", bad->run, bad->index, bad->value);
         }
         auto transfer = [&](const char* label, auto&& enqueue) {
           if (!timed) {
@@ -212,6 +216,23 @@ class GpuRunner {
     t.add_metadata("local_bytes", static_cast<std::int64_t>(attributes.localSizeBytes));
     loaded.store(true, std::memory_order_release);
   }
+
+  /// An exception (a non-finite input met while staging, a failed call) leaves earlier chunks'
+  /// copies and kernels in flight on buffers the next solve reuses: they are waited for before the
+  /// exception leaves run(). Errors while waiting are dropped; the exception in flight is the report.
+  struct DrainOnThrow {
+    std::vector<gpu::Stream>& streams;
+    int exceptions = std::uncaught_exceptions();
+    ~DrainOnThrow() {
+      if (std::uncaught_exceptions() <= exceptions) return;
+      for (gpu::Stream& stream : streams) {
+        try {
+          stream.synchronize();
+        } catch (const GpuError&) {
+        }
+      }
+    }
+  };
 
   static constexpr std::size_t no_chunk = static_cast<std::size_t>(-1);
   // Below this many runs a chunk's launch and transfer latencies outweigh what overlap saves.

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "batchode/arrays/chunk_plan.hpp"
+#include "batchode/arrays/finite.hpp"
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/runtime.hpp"
 #include "batchode/solver/cost_model.hpp"
@@ -86,20 +87,7 @@ class VerbosityScope {
 /// hundreds of MB, which one thread reads in tens of milliseconds).
 template <class T>
 std::size_t first_non_finite(const T* values, std::size_t n) {
-  auto scan = [values](std::size_t begin, std::size_t end) {
-    constexpr std::size_t block = 1024;
-    for (std::size_t b = begin; b < end; b += block) {
-      const std::size_t e = std::min(end, b + block);
-      bool bad = false;
-      for (std::size_t i = b; i < e; ++i) bad |= !(std::fabs(values[i]) <= std::numeric_limits<T>::max());
-      if (bad) {
-        for (std::size_t i = b; i < e; ++i) {
-          if (!(std::fabs(values[i]) <= std::numeric_limits<T>::max())) return i;
-        }
-      }
-    }
-    return end;
-  };
+  auto scan = [values](std::size_t begin, std::size_t end) { return arrays::first_non_finite_in(values, begin, end); };
   const unsigned threads = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
   if (n < (std::size_t(1) << 22) || threads == 1) return scan(0, n);
   std::vector<std::size_t> found(threads, n);
@@ -115,13 +103,15 @@ std::size_t first_non_finite(const T* values, std::size_t n) {
   return *std::min_element(found.begin(), found.end());
 }
 
+/// Throws InvalidInput naming the first NaN or infinity of runs [first_run, first_run + count) of a
+/// run-major array of `width` values per run (`what`: "initial value" or "parameter").
 template <class T>
-void check_finite_inputs(const T* values, std::size_t n_runs, std::size_t width, const char* what) {
-  const std::size_t i = first_non_finite(values, n_runs * width);
-  if (i == n_runs * width) return;
-  throw InvalidInput(std::string(what) + " of run " + std::to_string(i / width) + " (index " +
-                     std::to_string(i % width) + ") is " + std::to_string(static_cast<double>(values[i])) +
-                     ": inputs must be finite");
+void check_finite_inputs(const T* values, std::size_t first_run, std::size_t count, std::size_t width,
+                         const char* what) {
+  const T* range = values + first_run * width;
+  const std::size_t i = first_non_finite(range, count * width);
+  if (i == count * width) return;
+  throw non_finite_input(what, first_run + i / width, i % width, static_cast<double>(range[i]));
 }
 
 }  // namespace detail
@@ -188,9 +178,10 @@ class Solver {
     timer.add_metadata("method", to_string(options_.method));
     const std::size_t saves = count_saves(options_);
     {
+      // Sizes and memory here; the values are checked by each part as it reads them (run_cpu_range
+      // before integrating, the GPU runner while staging), so no pass over the inputs is spent on
+      // checking alone.
       ScopedTimer validation(*logger_, events::input_validation);
-      detail::check_finite_inputs(y0, runs, n_states, "initial value");
-      if (n_params > 0) detail::check_finite_inputs(params, runs, n_params, "parameter");
       // The result is allocated in full before any work: refuse a batch whose outputs cannot fit.
       arrays::check_host_memory(runs * (n_states * (1 + saves) * sizeof(T) + sizeof(Status) + sizeof(RunCounters)),
                                 arrays::available_host_memory());
@@ -198,7 +189,7 @@ class Solver {
     std::optional<SolveResult<T>> allocated;
     {
       ScopedTimer allocation(*logger_, events::result_allocation);
-      allocated.emplace(runs, n_states, saves, options_);
+      allocated.emplace(runs, n_states, saves, options_, result_memory_);
     }
     SolveResult<T>& result = *allocated;
     run(y0, params, runs, result);
@@ -211,15 +202,25 @@ class Solver {
     if (logger_->verbosity() != Verbosity::none) std::cerr << "batchode: " << line << '\n';
   }
 
-  /// Runs runs [first, first + count) on the CPU; returns the wall time in ms.
+  /// Throws InvalidInput naming the first NaN or infinity of runs [first, first + count).
+  void check_finite_range(const T* y0, const T* params, std::size_t first, std::size_t count,
+                          TimeLogger& logger) const {
+    ScopedTimer validation(logger, events::input_validation);
+    detail::check_finite_inputs(y0, first, count, n_states, "initial value");
+    if (n_params > 0) detail::check_finite_inputs(params, first, count, n_params, "parameter");
+  }
+
+  /// Runs runs [first, first + count) on the CPU (after checking their values); returns the wall
+  /// time in ms.
   double run_cpu_range(const T* y0, const T* params, std::size_t first, std::size_t count, SolveResult<T>& result,
                        const SolveOptions& options, TimeLogger& logger) {
     const auto start = std::chrono::steady_clock::now();
+    check_finite_range(y0, params, first, count, logger);
     {
       ScopedTimer timer(logger, events::kernel_run_execution);
       timer.add_metadata("backend", "cpu");
       timer.add_metadata("runs", static_cast<std::int64_t>(count));
-      cpu::integrate_batch(system_, y0, params, first, count, options, result, logger);
+      cpu::integrate_batch(system_, y0, params, first, count, options, result, logger, cpu_workers_.get());
     }
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
@@ -308,7 +309,8 @@ class Solver {
     SolveResult<T> scratch(n, n_states, count_saves(options), options);
     const auto start = std::chrono::steady_clock::now();
     if (backend == "cpu") {
-      cpu::integrate_batch(system_, y.data(), p.empty() ? nullptr : p.data(), 0, n, options, scratch, quiet);
+      cpu::integrate_batch(system_, y.data(), p.empty() ? nullptr : p.data(), 0, n, options, scratch, quiet,
+                           cpu_workers_.get());
     } else {
       SolveOptions o = options;
       o.gpu.device = std::stoi(backend.substr(4));
@@ -420,9 +422,11 @@ class Solver {
     return c;
   }
 
-  /// Mean steps per run of a few runs spread over the batch, integrated on one CPU thread.
+  /// Mean steps per run of a few runs spread over the batch, integrated on one CPU thread. Few, because
+  /// every automatic solve pays for them: 32 Lorenz runs took 0.2 ms, as long as a warm CPU solve of
+  /// a hundred runs.
   double probe_steps(const T* y0, const T* params, std::size_t runs) {
-    const std::size_t n = std::min<std::size_t>(runs, 32);
+    const std::size_t n = std::min<std::size_t>(runs, 16);
     std::vector<T> y(n * n_states), p(n * n_params);
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t r = i * (runs / n);
@@ -452,10 +456,14 @@ class Solver {
     const double steps = probe_steps(y0, params, runs);
     last_steps_estimate_ = steps;
     const bool is_double = std::is_same_v<T, double>;
+    bool checked = false;
     auto cost_for = [&](const std::string& backend, const std::string& device_name) {
       const std::string key = cost_key(typeid(System).name(), options_.method, is_double, device_name);
       std::optional<CostCoefficients> c = cost_model_.find(key);
       if (!c || (saves > 0 && c->ns_per_byte < 0)) {
+        // Calibration samples the batch: its values must be known finite before any sample runs.
+        if (!checked) check_finite_range(y0, params, 0, runs, *logger_);
+        checked = true;
         c = calibrate(backend, y0, params, runs, steps);
         cost_model_.store(key, *c);
       }
@@ -620,6 +628,12 @@ class Solver {
   std::map<std::string, std::string> cost_keys_;  // backend -> cost-model key used in this solve
   std::map<std::string, bool> first_use_;          // backend -> its prediction included setup_ms
   double last_steps_estimate_ = 1.0;
+  // The CPU path's threads, started on first use and kept: one per hardware thread with the caller.
+  // (Held by pointer so a Solver stays movable.)
+  std::unique_ptr<arrays::HostWorkers> cpu_workers_ =
+      std::make_unique<arrays::HostWorkers>(std::max(1u, std::thread::hardware_concurrency()) - 1);
+  // Large result arrays come back here when their results die and serve later solves already mapped.
+  std::shared_ptr<ResultMemoryPool> result_memory_ = std::make_shared<ResultMemoryPool>();
 #if BATCHODE_GPU_PATH
   std::vector<std::unique_ptr<GpuRunner<System, T>>> gpus_;  // one per device, created when first used
 #endif
