@@ -108,6 +108,25 @@ void pinned_release(void* pointer) noexcept {
 
 }  // namespace detail
 
+bool try_register_host(void* host, std::size_t bytes) noexcept {
+#if BATCHODE_HAS_GPU_RUNTIME
+  if (hipHostRegister(host, bytes, hipHostRegisterPortable) == hipSuccess) return true;
+  (void)hipGetLastError();  // not sticky; keep it out of the next launch check
+#else
+  (void)host, (void)bytes;
+#endif
+  return false;
+}
+
+void unregister_host(void* host) noexcept {
+#if BATCHODE_HAS_GPU_RUNTIME
+  if (hipHostUnregister(host) != hipSuccess) (void)hipGetLastError();
+#else
+  (void)host;
+#endif
+}
+
+
 // --- Stream -----------------------------------------------------------------------------------
 
 Stream::Stream() {

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "batchode/arrays/buffers.hpp"
 #include "batchode/solver/result.hpp"
 
 #if defined(__linux__)
@@ -31,7 +32,34 @@ void* ResultMemoryPool::allocate_block(std::size_t rounded_bytes) {
 void ResultMemoryPool::free_block(void* block) noexcept { std::free(block); }
 
 ResultMemoryPool::~ResultMemoryPool() {
-  for (const Free& f : free_) free_block(f.block);
+  for (const Free& f : free_) {
+    forget_pinned(f.block);
+    free_block(f.block);
+  }
+}
+
+void ResultMemoryPool::enable_pinning() noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pinning_ = true;
+}
+
+bool ResultMemoryPool::is_pinned(const void* p, std::size_t bytes) const {
+  const char* begin = static_cast<const char*>(p);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const Pinned& b : pinned_) {
+    if (begin >= b.block && begin + bytes <= b.block + b.bytes) return true;
+  }
+  return false;
+}
+
+void ResultMemoryPool::forget_pinned(const void* block) noexcept {
+  for (auto it = pinned_.begin(); it != pinned_.end(); ++it) {
+    if (it->block == block) {
+      gpu::unregister_host(const_cast<char*>(it->block));
+      pinned_.erase(it);
+      return;
+    }
+  }
 }
 
 void* ResultMemoryPool::acquire(std::size_t bytes) {
@@ -51,11 +79,26 @@ void* ResultMemoryPool::acquire(std::size_t bytes) {
 }
 
 void ResultMemoryPool::release(void* block, std::size_t bytes) noexcept {
+  const std::size_t size = rounded(bytes);
+  bool pin = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pin = pinning_ && std::none_of(pinned_.begin(), pinned_.end(), [&](const Pinned& b) { return b.block == block; });
+  }
+  // Registration takes milliseconds: outside the lock, so other results' releases do not wait.
+  if (pin && gpu::try_register_host(block, size)) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    try {
+      pinned_.push_back({static_cast<const char*>(block), size});
+    } catch (const std::bad_alloc&) {
+      gpu::unregister_host(block);
+    }
+  }
   void* evicted = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     try {
-      free_.push_back({block, rounded(bytes)});
+      free_.push_back({block, size});
     } catch (const std::bad_alloc&) {
       evicted = block;  // no room to remember it: give it back to the system
     }
@@ -63,6 +106,7 @@ void ResultMemoryPool::release(void* block, std::size_t bytes) noexcept {
       evicted = free_.front().block;
       free_.erase(free_.begin());
     }
+    if (evicted != nullptr) forget_pinned(evicted);
   }
   if (evicted != nullptr) free_block(evicted);
 }

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "gpu_compare.hpp"
 #include "test_systems.hpp"
@@ -105,6 +107,38 @@ TEST(GpuSolver, ReusedSolverGivesIdenticalResults) {
   EXPECT_EQ(other.n_runs(), 777u);
   const auto fresh = solve_ivp(Lorenz{}, b, o);
   EXPECT_EQ(other.final_state(), fresh.final_state());
+}
+
+TEST(GpuSolver, RecycledResultMemoryIsPinnedAndTakesTheDownloadsDirectly) {
+  REQUIRE_GPU();
+  // 200k runs: final states of 4.8 MB, a block the Solver's pool recycles. The first result's block
+  // comes back page-locked; the next solve downloads into it without staging and must give the
+  // same numbers as the first (staged) solve and as the CPU.
+  SolveOptions o = base_options(Method::rk4, false);
+  o.t_end = 0.05;
+  o.backend = Backend::gpu;
+  o.gpu.chunks = 3;
+  Solver<Lorenz, double> solver(Lorenz{}, o);
+  const Batch<double> batch = lorenz_sweep<double>(200'000);
+  std::vector<double> staged;
+  const double* block = nullptr;
+  {
+    const auto first = solver.solve(batch);
+    staged.assign(first.final_state().begin(), first.final_state().end());
+    block = first.final_state().data();
+    ASSERT_NE(first.memory(), nullptr);
+    EXPECT_FALSE(first.memory()->is_pinned(block, staged.size() * sizeof(double)));
+  }
+  const auto second = solver.solve(batch);
+  ASSERT_EQ(second.final_state().data(), block) << "the pool did not recycle the block";
+  EXPECT_TRUE(second.memory()->is_pinned(block, staged.size() * sizeof(double)));
+  EXPECT_TRUE(second.all_succeeded());
+  EXPECT_TRUE(std::equal(staged.begin(), staged.end(), second.final_state().begin()));
+  SolveOptions c = o;
+  c.backend = Backend::cpu;
+  const auto cpu = solve_ivp(Lorenz{}, batch, c);
+  batchode::testing::expect_runs_agree(second, cpu, batchode::testing::agreement_bound<double>(Method::rk4, 0, 50),
+                                       "pinned result vs cpu");
 }
 
 TEST(GpuSolver, NonFiniteInputInALaterChunkIsNamedAndTheSolverRecovers) {

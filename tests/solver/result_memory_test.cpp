@@ -40,6 +40,25 @@ TEST(ResultMemoryPool, KeepsAtMostMaxFreeBlocks) {
   EXPECT_EQ(pool.free_blocks(), ResultMemoryPool::max_free_blocks);
 }
 
+TEST(ResultMemoryPool, PinsRecycledBlocksOnlyWhenAskedAndWhereItCan) {
+  ResultMemoryPool pool;
+  const std::size_t bytes = ResultMemoryPool::min_block_bytes;
+  void* a = pool.acquire(bytes);
+  pool.release(a, bytes);
+  EXPECT_FALSE(pool.is_pinned(a, bytes)) << "pinning was not enabled";
+  pool.enable_pinning();
+  void* b = pool.acquire(bytes);
+  pool.release(b, bytes);
+  // Pinned where a GPU runtime with a device took the registration; never a block it does not hold.
+  const bool have_device = batchode::gpu::discover().available;
+  if (!have_device) {
+    EXPECT_FALSE(pool.is_pinned(b, bytes));
+  }
+  int on_stack = 0;
+  EXPECT_FALSE(pool.is_pinned(&on_stack, sizeof on_stack));
+  EXPECT_FALSE(pool.is_pinned(static_cast<char*>(b) + 1, ResultMemoryPool::rounded(bytes))) << "runs past the block";
+}
+
 TEST(ResultMemoryPool, ASolversNextResultReusesTheLastOnesMemory) {
   using batchode::testing::Decay;
   static_assert(Decay::n_states == 1 && Decay::n_params == 1);

@@ -147,6 +147,13 @@ class Event {
 /// Milliseconds between two recorded, completed events. Throws GpuError.
 float elapsed_ms(const Event& start, const Event& stop);
 
+/// Page-locks host memory the caller owns (hipHostRegister), so copies into and out of it run
+/// asynchronously at full bandwidth without staging. Returns false, and leaves the memory as it
+/// was, when it cannot (no GPU backend or device, or the runtime refused). Never throws.
+bool try_register_host(void* host, std::size_t bytes) noexcept;
+/// Undoes try_register_host (before the memory is freed). Never throws.
+void unregister_host(void* host) noexcept;
+
 /// Enqueues a host-to-device copy of `bytes` on `stream` (nothing for 0 bytes). The host memory
 /// should be pinned for the copy to overlap with other work. Throws GpuError.
 void copy_to_device_async(void* device_dst, const void* host_src, std::size_t bytes, stream_t stream);

@@ -77,12 +77,15 @@ class OutputArrayManager {
                             static_cast<std::uint32_t>(n_saves_)};
   }
 
-  /// Enqueues the copy of the final states (n_states x count values) to staging on `stream`;
-  /// returns the bytes. Throws GpuError, std::out_of_range (bad slot or count).
-  std::size_t download_state(std::size_t slot, std::size_t count, gpu::stream_t stream) {
+  /// Enqueues the copy of the final states (n_states x count values) on `stream`, to staging or,
+  /// when `pinned_dst` is given (page-locked memory: the result's own rows), straight there, and
+  /// scatter() then leaves them alone. Returns the bytes. Throws GpuError, std::out_of_range (bad
+  /// slot or count).
+  std::size_t download_state(std::size_t slot, std::size_t count, gpu::stream_t stream, T* pinned_dst = nullptr) {
     Slot& s = checked_slot(slot, count, "download_state");
-    return download(s, s.final_state_staging.data(), s.final_state.data(), n_states_ * count * sizeof(T),
-                    count, stream);
+    s.state_direct = pinned_dst != nullptr;
+    return download(s, s.state_direct ? pinned_dst : s.final_state_staging.data(), s.final_state.data(),
+                    n_states_ * count * sizeof(T), count, stream);
   }
   /// Enqueues the copy of the series (n_saves x n_states x count values); 0 bytes when n_saves == 0.
   std::size_t download_series(std::size_t slot, std::size_t count, gpu::stream_t stream) {
@@ -91,10 +94,13 @@ class OutputArrayManager {
                     count, stream);
   }
   /// Enqueues the copy of the statuses (count int32); 0 bytes when status is not selected.
-  std::size_t download_status(std::size_t slot, std::size_t count, gpu::stream_t stream) {
+  /// `pinned_dst` as for download_state.
+  std::size_t download_status(std::size_t slot, std::size_t count, gpu::stream_t stream,
+                              Status* pinned_dst = nullptr) {
     Slot& s = checked_slot(slot, count, "download_status");
-    return download(s, s.status_staging.data(), s.status.data(), status_ ? count * sizeof(std::int32_t) : 0,
-                    count, stream);
+    s.status_direct = pinned_dst != nullptr;
+    void* dst = s.status_direct ? static_cast<void*>(pinned_dst) : static_cast<void*>(s.status_staging.data());
+    return download(s, dst, s.status.data(), status_ ? count * sizeof(std::int32_t) : 0, count, stream);
   }
   /// Enqueues the copy of the counters (3 x count uint32); 0 bytes when counters are not selected.
   std::size_t download_counters(std::size_t slot, std::size_t count, gpu::stream_t stream) {
@@ -131,14 +137,16 @@ class OutputArrayManager {
     // wake-up of the workers per chunk instead of one per array.
     static_assert(sizeof(Status) == sizeof(std::int32_t), "Status is stored as int32 on the device");
     const std::size_t width = n_saves_ * n_states_;  // series: (k, s) -> k * n_states + s on both sides
-    T* final_out = result.final_state_data() + first_run * n_states_;
+    T* final_out = s.state_direct ? nullptr : result.final_state_data() + first_run * n_states_;
     T* series_out = n_saves_ > 0 ? result.series_data() + first_run * width : nullptr;
-    Status* status_out = status_ ? result.status_data() + first_run : nullptr;
+    Status* status_out = status_ && !s.status_direct ? result.status_data() + first_run : nullptr;
     RunCounters* counters_out = counters_ && result.counters_data() != nullptr ? result.counters_data() + first_run
                                                                                 : nullptr;
     auto part = [&](std::size_t begin, std::size_t end) {
-      std::memcpy(final_out + begin * n_states_, s.final_state_staging.data() + begin * n_states_,
-                  (end - begin) * n_states_ * sizeof(T));
+      if (final_out != nullptr) {
+        std::memcpy(final_out + begin * n_states_, s.final_state_staging.data() + begin * n_states_,
+                    (end - begin) * n_states_ * sizeof(T));
+      }
       if (series_out != nullptr) {
         unpack_to_run_major(s.series_staging.data() + begin, count, end - begin, width, series_out + begin * width);
       }
@@ -185,6 +193,7 @@ class OutputArrayManager {
     gpu::PinnedBuffer<std::int32_t> status_staging;
     gpu::PinnedBuffer<std::uint32_t> counters_staging;
     std::size_t downloaded = 0;  // runs of the last download (checked by scatter)
+    bool state_direct = false, status_direct = false;  // downloaded straight into the result
   };
 
   Slot& checked_slot(std::size_t slot, std::size_t count, const char* what) {

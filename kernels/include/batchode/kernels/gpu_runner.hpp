@@ -105,6 +105,14 @@ class GpuRunner {
     std::vector<std::size_t> in_slot(plan_.slots, no_chunk);
     std::size_t chunks_done = 0, runs_done = 0;
     const DrainOnThrow drain{streams_};
+    // Final states and statuses go straight into the result when its memory is page-locked (a
+    // recycled block of the Solver's pool): no staging, no host copy.
+    const ResultMemoryPool* memory = result.memory();
+    const std::size_t rows = plan_.n_runs;
+    const bool direct_state = memory != nullptr && memory->is_pinned(result.final_state_data() + first_run * N,
+                                                                      rows * N * sizeof(T));
+    const bool direct_status = memory != nullptr && result.status_data() != nullptr &&
+                               memory->is_pinned(result.status_data() + first_run, rows * sizeof(Status));
 
     auto finish = [&](std::size_t slot) {
       const std::size_t c = in_slot[slot];
@@ -179,12 +187,15 @@ class GpuRunner {
                          kt.deferred());
         }
 
-        transfer(events::d2h_transfer_state, [&] { return outputs_.download_state(slot, count, stream); });
+        T* state_dst = direct_state ? result.final_state_data() + first * N : nullptr;
+        transfer(events::d2h_transfer_state, [&] { return outputs_.download_state(slot, count, stream, state_dst); });
         if constexpr (Save) {
           transfer(events::d2h_transfer_state, [&] { return outputs_.download_series(slot, count, stream); });
         }
         if (options.outputs.status) {
-          transfer(events::d2h_transfer_status_codes, [&] { return outputs_.download_status(slot, count, stream); });
+          Status* status_dst = direct_status ? result.status_data() + first : nullptr;
+          transfer(events::d2h_transfer_status_codes,
+                   [&] { return outputs_.download_status(slot, count, stream, status_dst); });
         }
         if (options.outputs.counters) {
           transfer(events::d2h_transfer_iteration_counters,

@@ -50,6 +50,16 @@ class ResultMemoryPool {
   /// Free blocks held now (for tests).
   std::size_t free_blocks() const;
 
+  /// From now on, blocks coming back are page-locked (registered with the GPU runtime) before they
+  /// are kept, so the GPU path downloads final states and statuses straight into the next results
+  /// instead of through staging (on two H200s sharing one host, that copy's memory traffic decided
+  /// the time). Only recycled blocks are locked: a one-off result never pays the registration
+  /// (2 ms per 64 MiB), and the locked memory stays bounded by the blocks of repeated solves. A
+  /// Solver calls this when it first uses a GPU.
+  void enable_pinning() noexcept;
+  /// Whether [p, p + bytes) lies in a page-locked block of this pool.
+  bool is_pinned(const void* p, std::size_t bytes) const;
+
   /// The block size acquire(bytes) really allocates: `bytes` rounded up to 2 MiB.
   static std::size_t rounded(std::size_t bytes) noexcept;
   /// A fresh block from the system, marked for transparent huge pages; and its release.
@@ -61,8 +71,16 @@ class ResultMemoryPool {
     void* block;
     std::size_t bytes;
   };
+  struct Pinned {
+    const char* block;
+    std::size_t bytes;
+  };
+  void forget_pinned(const void* block) noexcept;  // under mutex_
+
   mutable std::mutex mutex_;
-  std::vector<Free> free_;  // oldest first
+  std::vector<Free> free_;      // oldest first
+  std::vector<Pinned> pinned_;  // every locked block, free or in a result
+  bool pinning_ = false;
 };
 
 /// An allocator whose construct() default-initialises: a std::vector of numbers resized with it is not
@@ -211,6 +229,9 @@ class SolveResult {
 
   /// Where the batch ran: one record per part (CPU, each GPU, fallbacks).
   const std::vector<ExecutionRecord>& execution() const noexcept { return execution_; }
+
+  /// The pool the large arrays came from (null when none); the GPU path asks it which are pinned.
+  const ResultMemoryPool* memory() const noexcept { return final_state_.get_allocator().pool.get(); }
 
   // Writable views for the backends that fill the result.
   T* final_state_data() noexcept { return final_state_.data(); }

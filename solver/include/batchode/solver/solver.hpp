@@ -297,7 +297,10 @@ class Solver {
   GpuRunner<System, T>& runner(int device) {
     if (static_cast<std::size_t>(device) >= gpus_.size()) gpus_.resize(static_cast<std::size_t>(device) + 1);
     auto& r = gpus_[static_cast<std::size_t>(device)];
-    if (!r) r = std::make_unique<GpuRunner<System, T>>();
+    if (!r) {
+      r = std::make_unique<GpuRunner<System, T>>();
+      result_memory_->enable_pinning();  // later results take downloads without staging
+    }
     return *r;
   }
 
