@@ -35,21 +35,24 @@ struct NonFiniteInput {
 template <class T>
 class InputArrayManager {
  public:
-  /// Sizes every slot for `plan` (plan.slots slots of plan.chunk_runs runs). Throws GpuError.
-  void prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_params) {
+  /// Sizes every slot for `plan` (plan.slots slots of plan.chunk_runs runs); returns true when a
+  /// buffer had to grow (the solve then paid allocations). Throws GpuError.
+  bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_params) {
     n_states_ = n_states;
     n_params_ = n_params;
     capacity_ = plan.chunk_runs;
     if (slots_.size() < plan.slots) slots_.resize(plan.slots);
     n_slots_ = plan.slots;
+    bool grew = false;
     for (std::size_t i = 0; i < n_slots_; ++i) {
       Slot& slot = slots_[i];
-      slot.y0.ensure(n_states * capacity_);
-      slot.y0_staging.ensure(n_states * capacity_);
-      slot.params.ensure(n_params * capacity_);
-      slot.params_staging.ensure(n_params * capacity_);
+      grew |= slot.y0.ensure(n_states * capacity_);
+      grew |= slot.y0_staging.ensure(n_states * capacity_);
+      grew |= slot.params.ensure(n_params * capacity_);
+      grew |= slot.params_staging.ensure(n_params * capacity_);
       slot.count = 0;
     }
+    return grew;
   }
 
   /// Copies runs [first_run, first_run + count) of the batch into slot `slot`'s pinned staging

@@ -34,9 +34,9 @@ namespace batchode::arrays {
 template <class T>
 class OutputArrayManager {
  public:
-  /// Sizes every slot for `plan` and selects the outputs. Throws GpuError, or InvalidInput when
-  /// n_saves does not fit in 32 bits.
-  void prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_saves, bool status, bool counters) {
+  /// Sizes every slot for `plan` and selects the outputs; returns true when a buffer had to grow.
+  /// Throws GpuError, or InvalidInput when n_saves does not fit in 32 bits.
+  bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_saves, bool status, bool counters) {
     if (n_saves > std::numeric_limits<std::uint32_t>::max()) {
       throw InvalidInput("OutputArrayManager: " + std::to_string(n_saves) + " saved points exceed 2^32 - 1");
     }
@@ -48,18 +48,20 @@ class OutputArrayManager {
     if (slots_.size() < plan.slots) slots_.resize(plan.slots);
     n_slots_ = plan.slots;
     const std::size_t c = capacity_;
+    bool grew = false;
     for (std::size_t i = 0; i < n_slots_; ++i) {
       Slot& slot = slots_[i];
-      slot.final_state.ensure(n_states * c);
-      slot.final_state_staging.ensure(n_states * c);
-      slot.series.ensure(n_saves * n_states * c);
-      slot.series_staging.ensure(n_saves * n_states * c);
-      slot.status.ensure(status ? c : 0);
-      slot.status_staging.ensure(status ? c : 0);
-      slot.counters.ensure(counters ? 3 * c : 0);
-      slot.counters_staging.ensure(counters ? 3 * c : 0);
+      grew |= slot.final_state.ensure(n_states * c);
+      grew |= slot.final_state_staging.ensure(n_states * c);
+      grew |= slot.series.ensure(n_saves * n_states * c);
+      grew |= slot.series_staging.ensure(n_saves * n_states * c);
+      grew |= slot.status.ensure(status ? c : 0);
+      grew |= slot.status_staging.ensure(status ? c : 0);
+      grew |= slot.counters.ensure(counters ? 3 * c : 0);
+      grew |= slot.counters_staging.ensure(counters ? 3 * c : 0);
       slot.downloaded = 0;
     }
+    return grew;
   }
 
   /// The kernel's view of slot `slot` for a chunk of `stride` runs (its count); inactive outputs

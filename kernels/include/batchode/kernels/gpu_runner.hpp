@@ -45,6 +45,9 @@ class GpuRunner {
 
   /// The chunk plan of the last run (for tests and telemetry).
   const arrays::ChunkPlan& last_plan() const noexcept { return plan_; }
+  /// Whether the last run had to grow its buffers (its time then includes allocations that later
+  /// runs of that size do not pay: the cost model does not learn from it).
+  bool last_run_grew() const noexcept { return last_run_grew_; }
 
   /// Integrates runs [first_run, first_run + runs) of the batch (y0, params: the whole batch,
   /// run-major) into the same rows of `result`, on device options.gpu.device (set for the calling
@@ -74,8 +77,9 @@ class GpuRunner {
       timer.add_metadata("chunk_runs", static_cast<std::int64_t>(plan_.chunk_runs));
       timer.add_metadata("device_bytes", static_cast<std::int64_t>(plan_.device_bytes));
     }
-    inputs_.prepare(plan_, N, P);
-    outputs_.prepare(plan_, N, saves, options.outputs.status, options.outputs.counters);
+    const bool inputs_grew = inputs_.prepare(plan_, N, P);
+    const bool outputs_grew = outputs_.prepare(plan_, N, saves, options.outputs.status, options.outputs.counters);
+    last_run_grew_ = inputs_grew || outputs_grew;
     while (streams_.size() < plan_.slots) streams_.emplace_back();
 
     const RunPlan<T> run_plan = make_run_plan<T>(options);
@@ -250,6 +254,7 @@ class GpuRunner {
   static constexpr std::size_t min_overlap_chunk_runs = std::size_t(1) << 17;
   arrays::HostWorkers workers_;
   arrays::ChunkPlan plan_{};
+  bool last_run_grew_ = false;
   arrays::InputArrayManager<T> inputs_;
   arrays::OutputArrayManager<T> outputs_;
   std::vector<gpu::Stream> streams_;

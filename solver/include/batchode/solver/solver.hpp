@@ -515,6 +515,7 @@ class Solver {
     double start_ms = 0, wall_ms = 0;
     std::string detail;
     std::exception_ptr error;
+    bool grew_buffers = false;  // a GPU part that allocated: its time is not a steady-state sample
   };
 
   /// Runs one part in the calling thread. A GPU failure falls back to the CPU for this part (when
@@ -534,8 +535,10 @@ class Solver {
       try {
         SolveOptions o = options_;
         o.gpu.device = device;
-        runner(device).run(system_, o, y0, params, part.runs, result, *logger_, part.first_run);
+        GpuRunner<System, T>& gpu = runner(device);
+        gpu.run(system_, o, y0, params, part.runs, result, *logger_, part.first_run);
         out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        out.grew_buffers = gpu.last_run_grew();
       } catch (const GpuError& e) {
         if (options_.backend == Backend::gpu || !options_.gpu.allow_cpu_fallback || !forced_parts_.empty()) throw;
         gpus_[static_cast<std::size_t>(device)].reset();  // buffers may be in an unknown state
@@ -611,7 +614,10 @@ class Solver {
         logger_->record_event(events::execution_part, o.wall_ms, std::move(meta));
       }
       const auto key = cost_keys_.find(o.backend);
-      if (predicted && key != cost_keys_.end()) {
+      // A solve that grew a runner's buffers (but was not its first) paid allocations no later solve
+      // of that size pays: learning from it put predictions 3x too high (10^6 runs after 50000).
+      const bool allocation_skewed = o.grew_buffers && !first_use_[o.backend];
+      if (predicted && key != cost_keys_.end() && !allocation_skewed) {
         cost_model_.refine(key->second, part.runs, observed_steps(result, part), static_cast<double>(bytes), o.wall_ms,
                            first_use_[o.backend]);
       }
