@@ -84,6 +84,34 @@ void BM_odeint_loop(benchmark::State& state) {
   report(state, "odeint_loop", steps, 1, seconds);
 }
 
+// The same loop with the system batchode solves: sigma, rho and beta read from each run's
+// parameters at run time (the loop above has sigma and beta as compile-time constants).
+void BM_odeint_loop_params(benchmark::State& state) {
+  namespace odeint = boost::numeric::odeint;
+  using State = std::array<double, 3>;
+  const std::vector<double> rho = rhos();
+  std::vector<double> params;
+  params.reserve(3 * g_runs);
+  for (std::size_t r = 0; r < g_runs; ++r) params.insert(params.end(), {kSigma, rho[r], kBeta});
+  benchmark::DoNotOptimize(params.data());
+  double steps = 0, seconds = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    std::size_t total = 0;
+    for (std::size_t r = 0; r < g_runs; ++r) {
+      const double* p = params.data() + 3 * r;
+      auto sys = [p](const State& x, State& dxdt, double) { Lorenz{}(0.0, x.data(), p, dxdt.data()); };
+      State x = {1.0, 0.0, 0.0};
+      total += odeint::integrate_adaptive(odeint::make_controlled<odeint::runge_kutta_dopri5<State>>(kAtol, kRtol),
+                                          sys, x, 0.0, 1.0, 0.01);
+      benchmark::DoNotOptimize(x);
+    }
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    steps = double(total);
+  }
+  report(state, "odeint_loop_params", steps, 1, seconds);
+}
+
 void BM_batchode_cpu(benchmark::State& state) {
   const unsigned threads = static_cast<unsigned>(state.range(0));
   const unsigned cores = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
@@ -117,7 +145,48 @@ void BM_batchode_cpu(benchmark::State& state) {
   report(state, threads == 1 ? "batchode_1_thread" : "batchode_all_threads", steps, cores, seconds);
 }
 
+// batchode on the loop's own system: rho the only parameter, sigma and beta compile-time constants.
+struct LorenzRho {
+  static constexpr std::size_t n_states = 3;
+  static constexpr std::size_t n_params = 1;
+  template <class T>
+  void operator()(T, const T* y, const T* p, T* dydt) const {
+    dydt[0] = T(kSigma) * (y[1] - y[0]);
+    dydt[1] = y[0] * (p[0] - y[2]) - y[1];
+    dydt[2] = y[0] * y[1] - T(kBeta) * y[2];
+  }
+};
+
+void BM_batchode_cpu_rho(benchmark::State& state) {
+  const std::vector<double> rho = rhos();
+  std::vector<double> y0;
+  y0.reserve(3 * g_runs);
+  for (std::size_t r = 0; r < g_runs; ++r) y0.insert(y0.end(), {1.0, 0.0, 0.0});
+  batchode::SolveOptions opt;
+  opt.method = batchode::Method::dopri5;
+  opt.t_end = 1.0;
+  opt.rtol = kRtol;
+  opt.atol = kAtol;
+  opt.backend = batchode::Backend::cpu;
+  opt.verbosity = batchode::Verbosity::none;
+  opt.cpu_threads = 1;
+  batchode::Solver<LorenzRho> solver(LorenzRho{}, opt);
+  double steps = 0, seconds = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto res = solver.solve(y0, rho);
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!res.all_succeeded()) state.SkipWithError("a run failed");
+    double total = 0;
+    for (const auto& c : res.counters()) total += c.accepted_steps;
+    steps = total;
+  }
+  report(state, "batchode_1_thread_rho", steps, 1, seconds);
+}
+
 BENCHMARK(BM_odeint_loop)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_batchode_cpu_rho)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_odeint_loop_params)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_batchode_cpu)->Arg(1)->Arg(0)->ArgName("cpu_threads")->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void print_summary() {
@@ -137,6 +206,17 @@ void print_summary() {
   if (odeint && one) {
     std::printf("per core, batchode / odeint loop: %.2fx in runs/s, %.2fx in run-steps/s\n",
                 odeint->seconds / one->seconds, (one->steps / one->seconds) / (odeint->steps / odeint->seconds));
+  }
+  if (const Measured* rho_only = get("batchode_1_thread_rho"); odeint && rho_only) {
+    std::printf("per core, both with sigma and beta as constants (batchode's system rho-only): %.2fx in runs/s, "
+                "%.2fx in run-steps/s\n",
+                odeint->seconds / rho_only->seconds,
+                (rho_only->steps / rho_only->seconds) / (odeint->steps / odeint->seconds));
+  }
+  if (const Measured* same = get("odeint_loop_params"); same && one) {
+    std::printf("per core, batchode / odeint loop on the same system (parameters per run): %.2fx in runs/s, "
+                "%.2fx in run-steps/s\n",
+                same->seconds / one->seconds, (one->steps / one->seconds) / (same->steps / same->seconds));
   }
   if (one && all) {
     std::printf("batchode all %u threads / 1 thread: %.2fx (wall), parallel efficiency %.0f%%\n", all->cores,
