@@ -16,17 +16,13 @@
 #include "batchode/gpu/device.hpp"
 #include "batchode/solver/result.hpp"
 
+#include "require_gpu.hpp"
+
 namespace {
 
 using batchode::arrays::ChunkPlan;
 using batchode::arrays::InputArrayManager;
 using batchode::arrays::OutputArrayManager;
-
-#define BATCHODE_REQUIRE_GPU()                                                       \
-  do {                                                                               \
-    const auto& discovery = batchode::gpu::discover();                               \
-    if (!discovery.available) GTEST_SKIP() << "no usable GPU: " << discovery.reason; \
-  } while (0)
 
 ChunkPlan plan_for(std::size_t n_runs, std::size_t chunks, std::size_t device_bytes_per_run) {
   batchode::GpuOptions gpu;

@@ -8,17 +8,13 @@
 #include <vector>
 
 #include "gpu_compare.hpp"
+#include "require_gpu.hpp"
 #include "test_systems.hpp"
 
 namespace {
 
 using namespace batchode;
 using batchode::testing::Lorenz;
-
-#define REQUIRE_GPU()                                                                      \
-  do {                                                                                     \
-    if (!gpu::discover().available) GTEST_SKIP() << "no usable GPU: " << gpu::discover().reason; \
-  } while (0)
 
 template <class T>
 Batch<T> lorenz_sweep(std::size_t runs) {
@@ -44,7 +40,7 @@ using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(GpuVsCpu, Precisions);
 
 TYPED_TEST(GpuVsCpu, LorenzEveryMethodEveryChunking) {
-  REQUIRE_GPU();
+  BATCHODE_REQUIRE_GPU();
   using T = TypeParam;
   const Batch<T> batch = lorenz_sweep<T>(1000);
   for (Method m : all_methods) {
@@ -64,7 +60,7 @@ TYPED_TEST(GpuVsCpu, LorenzEveryMethodEveryChunking) {
 }
 
 TYPED_TEST(GpuVsCpu, SeriesAndFailingRunsMatch) {
-  REQUIRE_GPU();
+  BATCHODE_REQUIRE_GPU();
   using T = TypeParam;
   // dy/dt = p y^2, y0 = 1 blows up at t = 1/p: runs with p > 1/t_end must fail on both paths.
   const std::size_t runs = 300;
@@ -94,7 +90,7 @@ TYPED_TEST(GpuVsCpu, SeriesAndFailingRunsMatch) {
 }
 
 TEST(GpuSolver, ReusedSolverGivesIdenticalResults) {
-  REQUIRE_GPU();
+  BATCHODE_REQUIRE_GPU();
   SolveOptions o = base_options(Method::dopri5, false);
   o.backend = Backend::gpu;
   o.gpu.chunks = 5;
@@ -110,7 +106,7 @@ TEST(GpuSolver, ReusedSolverGivesIdenticalResults) {
 }
 
 TEST(GpuSolver, RecycledResultMemoryIsPinnedAndTakesTheDownloadsDirectly) {
-  REQUIRE_GPU();
+  BATCHODE_REQUIRE_GPU();
   // 200k runs: final states of 4.8 MB, a block the Solver's pool recycles. The first result's block
   // comes back page-locked; the next solve downloads into it without staging and must give the
   // same numbers as the first (staged) solve and as the CPU.
@@ -142,7 +138,7 @@ TEST(GpuSolver, RecycledResultMemoryIsPinnedAndTakesTheDownloadsDirectly) {
 }
 
 TEST(GpuSolver, NonFiniteInputInALaterChunkIsNamedAndTheSolverRecovers) {
-  REQUIRE_GPU();
+  BATCHODE_REQUIRE_GPU();
   // The GPU path checks values while staging each chunk, so a NaN in chunk 5 of 7 is met after
   // chunks 0-4 are in flight: the error must still name the run, and the Solver's buffers must be
   // left fit for the next solve.
@@ -175,7 +171,7 @@ TEST(GpuSolver, NonFiniteInputInALaterChunkIsNamedAndTheSolverRecovers) {
 }
 
 TEST(GpuSolver, ImpossibleBudgetIsRefusedWithNumbers) {
-  REQUIRE_GPU();
+  BATCHODE_REQUIRE_GPU();
   SolveOptions o = base_options(Method::dopri5, false);
   o.backend = Backend::gpu;
   o.gpu.memory_bytes = 16;  // less than one run needs
@@ -188,7 +184,7 @@ TEST(GpuSolver, ImpossibleBudgetIsRefusedWithNumbers) {
 }
 
 TEST(GpuSolver, TimingEventsRecordedPerChunk) {
-  REQUIRE_GPU();
+  BATCHODE_REQUIRE_GPU();
   TimeLogger log(nullptr, Verbosity::normal);
   register_solver_events(log);
   std::ostringstream sink;

@@ -30,17 +30,13 @@
 #include <vector>
 
 #include "gpu_compare.hpp"
+#include "require_gpu.hpp"
 #include "test_systems.hpp"
 
 namespace {
 
 using namespace batchode;
 using batchode::testing::Lorenz;
-
-#define REQUIRE_GPU()                                                                             \
-  do {                                                                                            \
-    if (!gpu::discover().available) GTEST_SKIP() << "no usable GPU: " << gpu::discover().reason; \
-  } while (0)
 
 class SchedulerGpu : public ::testing::Test {
  protected:
@@ -97,7 +93,7 @@ std::string gpu_key() {
 }
 
 TEST_F(SchedulerGpu, AutomaticPicksTheFasterBackendForFewRunsAndTheGpuForMany) {
-  REQUIRE_GPU();
+  BATCHODE_REQUIRE_GPU();
   Solver<Lorenz, double> solver(Lorenz{}, options(Backend::automatic));
   const Batch<double> hundred = lorenz_sweep(100);
   const auto start = std::chrono::steady_clock::now();
@@ -139,7 +135,7 @@ TEST_F(SchedulerGpu, AutomaticPicksTheFasterBackendForFewRunsAndTheGpuForMany) {
 }
 
 TEST_F(SchedulerGpu, PredictedCrossoverWithinFactorTwoOfMeasured) {
-  REQUIRE_GPU();
+  BATCHODE_REQUIRE_GPU();
   // Calibrate through an automatic solve (or reuse the calibration cached by the test above).
   Solver<Lorenz, double> automatic(Lorenz{}, options(Backend::automatic));
   const SolveResult<double> probe = automatic.solve(lorenz_sweep(1000));
@@ -185,7 +181,7 @@ TEST_F(SchedulerGpu, PredictedCrossoverWithinFactorTwoOfMeasured) {
 }
 
 TEST_F(SchedulerGpu, PredictionsOfRealSolvesWithinFactorTwoAfterRefinement) {
-  REQUIRE_GPU();
+  BATCHODE_REQUIRE_GPU();
   // Solves of several sizes, repeated so the telemetry refines the model; the last round's
   // predictions must lie within 2x of the measured times.
   Solver<Lorenz, double> solver(Lorenz{}, options(Backend::automatic));
@@ -211,7 +207,7 @@ TEST_F(SchedulerGpu, PredictionsOfRealSolvesWithinFactorTwoAfterRefinement) {
 }
 
 TEST_F(SchedulerGpu, SplitAcrossGpuAndCpuEqualsSingleBackend) {
-  REQUIRE_GPU();
+  BATCHODE_REQUIRE_GPU();
   const Batch<double> batch = lorenz_sweep(20'001);
   SolveOptions o = options(Backend::cpu);
   o.save_every = 0.25;
@@ -266,7 +262,7 @@ Batch<double> shuffled(Batch<double> b) {
 }
 
 TEST_F(SchedulerGpu, TwoGpuSplitHalvesTheTime) {
-  REQUIRE_GPU();
+  BATCHODE_REQUIRE_GPU();
   if (gpu::discover().devices.size() < 2) GTEST_SKIP() << "one GPU visible: the two-GPU split is not measured";
   const Batch<double> batch = shuffled(lorenz_sweep(10'000'000));
   // Asserted on Lorenz to t = 10 (about 800 steps per run), where the GPUs' work dominates. To t = 1

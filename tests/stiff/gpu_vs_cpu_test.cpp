@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "gpu_compare.hpp"
+#include "require_gpu.hpp"
 #include "stiff_systems.hpp"
 
 namespace {
@@ -19,7 +20,7 @@ using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(StiffGpuVsCpu, Precisions);
 
 TYPED_TEST(StiffGpuVsCpu, RobertsonK3Sweep) {
-  if (!gpu::discover().available) GTEST_SKIP() << "no usable GPU: " << gpu::discover().reason;
+  BATCHODE_REQUIRE_GPU();
   using T = TypeParam;
   std::vector<T> y0, p;
   batchode::testing::robertson_k3_sweep<T>(2000, y0, p);
