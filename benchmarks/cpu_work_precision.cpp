@@ -285,8 +285,10 @@ int main(int argc, char** argv) {
     batchode::Solver<Lorenz> solver(Lorenz{}, batchode_options(cfg, matched));
     const double tb = best_seconds([&] { (void)solver.solve(batch.y0, batch.params); });
     const double to = best_seconds([&] { (void)run_odeint(rho, 1e-6); });
-    std::printf("\nwall per run (best of 5, one core), odeint at 1e-6, batchode at %.3e: odeint %.3f us, batchode %.3f us, odeint / batchode %.2fx\n",
-                matched, to / double(cfg.runs) * 1e6, tb / double(cfg.runs) * 1e6, to / tb);
+    std::printf(
+        "\nwall per run (best of 5, one core), odeint at 1e-6, batchode at %.3e: odeint %.3f us, batchode %.3f us, "
+        "odeint / batchode %.2fx\n",
+        matched, to / double(cfg.runs) * 1e6, tb / double(cfg.runs) * 1e6, to / tb);
   }
   return 0;
 }

@@ -1,7 +1,8 @@
 // kernels/: the GPU path of a solve. Plans chunks to fit the device-memory budget, then for each
 // chunk: stage inputs (copied into pinned memory, checked finite on the way), upload, launch the
-// batch kernel, download the active outputs, and scatter them into the result. Chunks alternate between two streams with
-// their own buffer slots, so chunk k+1's upload and chunk k-1's download overlap chunk k's kernel.
+// batch kernel, download the active outputs, and scatter them into the result. Chunks alternate
+// between two streams with their own buffer slots, so chunk k+1's upload and chunk k-1's download
+// overlap chunk k's kernel.
 // Every phase is a TimeLogger event with its GPU time from a KernelTimer event pair.
 // Compiled only by the GPU compiler (included from solver.hpp when BATCHODE_GPU_COMPILER).
 #pragma once
@@ -147,7 +148,9 @@ class GpuRunner {
           t.add_metadata("direction", "inputs_to_staging");
           t.add_metadata("chunk_index", static_cast<std::int64_t>(c));
           const std::optional<arrays::NonFiniteInput> bad = inputs_.stage(slot, y0, params, first, count, &workers_);
-          if (bad) throw non_finite_input(bad->in_params ? "parameter" : "initial value", bad->run, bad->index, bad->value);
+          if (bad) {
+            throw non_finite_input(bad->in_params ? "parameter" : "initial value", bad->run, bad->index, bad->value);
+          }
         }
         auto transfer = [&](const char* label, auto&& enqueue) {
           if (!timed) {
