@@ -58,71 +58,60 @@ void report(benchmark::State& state, const std::string& name, double steps_per_i
   g_measured[name] = {seconds / double(state.iterations()), steps_per_iteration, cores};
 }
 
-void BM_odeint_loop(benchmark::State& state) {
+using OdeState = std::array<double, 3>;
+
+/// The plain loop: one integrate_adaptive(make_controlled<runge_kutta_dopri5>) per run, on one core,
+/// with the odeint system make_system(r) of run r.
+template <class MakeSystem>
+void time_odeint_loop(benchmark::State& state, const char* name, MakeSystem make_system) {
   namespace odeint = boost::numeric::odeint;
-  using State = std::array<double, 3>;
-  const std::vector<double> rho = rhos();
   double steps = 0, seconds = 0;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
     std::size_t total = 0;
     for (std::size_t r = 0; r < g_runs; ++r) {
-      const double rh = rho[r];
-      auto sys = [rh](const State& x, State& dxdt, double) {
-        dxdt[0] = kSigma * (x[1] - x[0]);
-        dxdt[1] = x[0] * (rh - x[2]) - x[1];
-        dxdt[2] = x[0] * x[1] - kBeta * x[2];
-      };
-      State x = {1.0, 0.0, 0.0};
-      total += odeint::integrate_adaptive(odeint::make_controlled<odeint::runge_kutta_dopri5<State>>(kAtol, kRtol),
-                                          sys, x, 0.0, 1.0, 0.01);
+      OdeState x = {1.0, 0.0, 0.0};
+      total += odeint::integrate_adaptive(odeint::make_controlled<odeint::runge_kutta_dopri5<OdeState>>(kAtol, kRtol),
+                                          make_system(r), x, 0.0, 1.0, 0.01);
       benchmark::DoNotOptimize(x);
     }
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     steps = double(total);
   }
-  report(state, "odeint_loop", steps, 1, seconds);
+  report(state, name, steps, 1, seconds);
+}
+
+void BM_odeint_loop(benchmark::State& state) {
+  const std::vector<double> rho = rhos();
+  time_odeint_loop(state, "odeint_loop", [&](std::size_t r) {
+    const double rh = rho[r];
+    return [rh](const OdeState& x, OdeState& dxdt, double) {
+      dxdt[0] = kSigma * (x[1] - x[0]);
+      dxdt[1] = x[0] * (rh - x[2]) - x[1];
+      dxdt[2] = x[0] * x[1] - kBeta * x[2];
+    };
+  });
 }
 
 // The same loop with the system batchode solves: sigma, rho and beta read from each run's
 // parameters at run time (the loop above has sigma and beta as compile-time constants).
 void BM_odeint_loop_params(benchmark::State& state) {
-  namespace odeint = boost::numeric::odeint;
-  using State = std::array<double, 3>;
   const std::vector<double> rho = rhos();
   std::vector<double> params;
   params.reserve(3 * g_runs);
   for (std::size_t r = 0; r < g_runs; ++r) params.insert(params.end(), {kSigma, rho[r], kBeta});
   benchmark::DoNotOptimize(params.data());
-  double steps = 0, seconds = 0;
-  for (auto _ : state) {
-    const auto start = std::chrono::steady_clock::now();
-    std::size_t total = 0;
-    for (std::size_t r = 0; r < g_runs; ++r) {
-      const double* p = params.data() + 3 * r;
-      auto sys = [p](const State& x, State& dxdt, double) { Lorenz{}(0.0, x.data(), p, dxdt.data()); };
-      State x = {1.0, 0.0, 0.0};
-      total += odeint::integrate_adaptive(odeint::make_controlled<odeint::runge_kutta_dopri5<State>>(kAtol, kRtol),
-                                          sys, x, 0.0, 1.0, 0.01);
-      benchmark::DoNotOptimize(x);
-    }
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    steps = double(total);
-  }
-  report(state, "odeint_loop_params", steps, 1, seconds);
+  time_odeint_loop(state, "odeint_loop_params", [&](std::size_t r) {
+    const double* p = params.data() + 3 * r;
+    return [p](const OdeState& x, OdeState& dxdt, double) { Lorenz{}(0.0, x.data(), p, dxdt.data()); };
+  });
 }
 
-void BM_batchode_cpu(benchmark::State& state) {
-  const unsigned threads = static_cast<unsigned>(state.range(0));
+/// batchode's CPU path on `threads` threads (0: all), repeated solves of one Solver.
+template <class System>
+void time_batchode(benchmark::State& state, const char* name, const System& system, const std::vector<double>& y0,
+                   const std::vector<double>& params, unsigned threads) {
   const unsigned cores = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
-  const std::vector<double> rho = rhos();
-  std::vector<double> y0, params;
-  y0.reserve(3 * g_runs);
-  params.reserve(3 * g_runs);
-  for (std::size_t r = 0; r < g_runs; ++r) {
-    y0.insert(y0.end(), {1.0, 0.0, 0.0});
-    params.insert(params.end(), {kSigma, rho[r], kBeta});
-  }
   batchode::SolveOptions opt;
   opt.method = batchode::Method::dopri5;
   opt.t_end = 1.0;
@@ -131,7 +120,7 @@ void BM_batchode_cpu(benchmark::State& state) {
   opt.backend = batchode::Backend::cpu;
   opt.verbosity = batchode::Verbosity::none;
   opt.cpu_threads = threads;
-  batchode::Solver<Lorenz> solver(Lorenz{}, opt);
+  batchode::Solver<System> solver(system, opt);
   double steps = 0, seconds = 0;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
@@ -142,7 +131,20 @@ void BM_batchode_cpu(benchmark::State& state) {
     for (const auto& c : res.counters()) total += c.accepted_steps;
     steps = total;
   }
-  report(state, threads == 1 ? "batchode_1_thread" : "batchode_all_threads", steps, cores, seconds);
+  report(state, name, steps, cores, seconds);
+}
+
+void BM_batchode_cpu(benchmark::State& state) {
+  const unsigned threads = static_cast<unsigned>(state.range(0));
+  const std::vector<double> rho = rhos();
+  std::vector<double> y0, params;
+  y0.reserve(3 * g_runs);
+  params.reserve(3 * g_runs);
+  for (std::size_t r = 0; r < g_runs; ++r) {
+    y0.insert(y0.end(), {1.0, 0.0, 0.0});
+    params.insert(params.end(), {kSigma, rho[r], kBeta});
+  }
+  time_batchode(state, threads == 1 ? "batchode_1_thread" : "batchode_all_threads", Lorenz{}, y0, params, threads);
 }
 
 // batchode on the loop's own system: rho the only parameter, sigma and beta compile-time constants.
@@ -158,30 +160,10 @@ struct LorenzRho {
 };
 
 void BM_batchode_cpu_rho(benchmark::State& state) {
-  const std::vector<double> rho = rhos();
   std::vector<double> y0;
   y0.reserve(3 * g_runs);
   for (std::size_t r = 0; r < g_runs; ++r) y0.insert(y0.end(), {1.0, 0.0, 0.0});
-  batchode::SolveOptions opt;
-  opt.method = batchode::Method::dopri5;
-  opt.t_end = 1.0;
-  opt.rtol = kRtol;
-  opt.atol = kAtol;
-  opt.backend = batchode::Backend::cpu;
-  opt.verbosity = batchode::Verbosity::none;
-  opt.cpu_threads = 1;
-  batchode::Solver<LorenzRho> solver(LorenzRho{}, opt);
-  double steps = 0, seconds = 0;
-  for (auto _ : state) {
-    const auto start = std::chrono::steady_clock::now();
-    const auto res = solver.solve(y0, rho);
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!res.all_succeeded()) state.SkipWithError("a run failed");
-    double total = 0;
-    for (const auto& c : res.counters()) total += c.accepted_steps;
-    steps = total;
-  }
-  report(state, "batchode_1_thread_rho", steps, 1, seconds);
+  time_batchode(state, "batchode_1_thread_rho", LorenzRho{}, y0, rhos(), 1);
 }
 
 BENCHMARK(BM_odeint_loop)->Unit(benchmark::kMillisecond)->UseRealTime();

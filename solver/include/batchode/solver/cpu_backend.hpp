@@ -81,12 +81,12 @@ inline unsigned worker_count(unsigned requested, std::size_t runs) {
 
 /// Integrates runs [first, first + count) of a validated batch into `result`, recording one
 /// `cpu_integration` event per worker in `logger` (from the calling thread, after the join). The
-/// workers are `pool`'s threads when given (a Solver keeps one: starting 16 threads per solve cost
-/// 0.5 ms on the H100 machine's host, more than 100 runs of Lorenz take), else threads started here.
+/// workers are `pool`'s threads (a Solver keeps one: starting 16 threads per solve cost 0.5 ms on the
+/// H100 machine's host, more than 100 runs of Lorenz take); one worker runs on the calling thread.
 template <class System, class T>
 void integrate_batch(const System& sys, const T* y0, const T* params, std::size_t first, std::size_t count,
                      const SolveOptions& options, SolveResult<T>& result, TimeLogger& logger,
-                     arrays::HostWorkers* pool = nullptr) {
+                     arrays::HostWorkers& pool) {
   constexpr std::size_t N = System::n_states;
   constexpr std::size_t P = System::n_params;
   const RunPlan<T> plan = make_run_plan<T>(options);
@@ -146,15 +146,9 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
       };
       if (workers == 1) {
         work(0);
-      } else if (pool != nullptr) {
-        pool->parallel_parts(workers, workers,
-                             [&](std::size_t w, std::size_t, std::size_t) { work(static_cast<unsigned>(w)); });
       } else {
-        std::vector<std::thread> threads;
-        threads.reserve(workers - 1);
-        for (unsigned w = 1; w < workers; ++w) threads.emplace_back(work, w);
-        work(0);
-        for (auto& t : threads) t.join();
+        pool.parallel_parts(workers, workers,
+                            [&](std::size_t w, std::size_t, std::size_t) { work(static_cast<unsigned>(w)); });
       }
     }
   });

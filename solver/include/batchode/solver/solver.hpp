@@ -220,7 +220,7 @@ class Solver {
       ScopedTimer timer(logger, events::kernel_run_execution);
       timer.add_metadata("backend", "cpu");
       timer.add_metadata("runs", static_cast<std::int64_t>(count));
-      cpu::integrate_batch(system_, y0, params, first, count, options, result, logger, cpu_workers_.get());
+      cpu::integrate_batch(system_, y0, params, first, count, options, result, logger, *cpu_workers_);
     }
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
@@ -313,7 +313,7 @@ class Solver {
     const auto start = std::chrono::steady_clock::now();
     if (backend == "cpu") {
       cpu::integrate_batch(system_, y.data(), p.empty() ? nullptr : p.data(), 0, n, options, scratch, quiet,
-                           cpu_workers_.get());
+                           *cpu_workers_);
     } else {
       SolveOptions o = options;
       o.gpu.device = std::stoi(backend.substr(4));
@@ -444,7 +444,7 @@ class Solver {
     o.outputs.counters = true;
     TimeLogger quiet(nullptr, Verbosity::none);
     SolveResult<T> scratch(n, n_states, count_saves(o), o);
-    cpu::integrate_batch(system_, y.data(), p.empty() ? nullptr : p.data(), 0, n, o, scratch, quiet);
+    cpu::integrate_batch(system_, y.data(), p.empty() ? nullptr : p.data(), 0, n, o, scratch, quiet, *cpu_workers_);
     double steps = 0;
     for (const RunCounters& c : scratch.counters()) steps += c.accepted_steps + c.rejected_steps;
     return std::max(1.0, steps / static_cast<double>(n));
