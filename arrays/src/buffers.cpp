@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "batchode/arrays/checked_size.hpp"
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -37,11 +39,7 @@ namespace {
 namespace detail {
 
 std::size_t checked_bytes(std::size_t count, std::size_t value_bytes) {
-  if (value_bytes != 0 && count > std::numeric_limits<std::size_t>::max() / value_bytes) {
-    throw std::length_error("buffer of " + std::to_string(count) + " values of " +
-                            std::to_string(value_bytes) + " bytes overflows size_t");
-  }
-  return count * value_bytes;
+  return arrays::checked_mul(count, value_bytes, "buffer bytes (values x bytes per value)");
 }
 
 void* device_allocate(std::size_t bytes) {
@@ -65,7 +63,9 @@ void* pinned_allocate(std::size_t bytes) {
   // Large buffers on huge-page boundaries; small ones (a small batch's staging) on plain pages, so
   // they register quickly and waste little.
   const std::size_t alignment = bytes >= (std::size_t(4) << 20) ? std::size_t(2) << 20 : std::size_t(4) << 10;
-  const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + alignment - 1) / alignment * alignment;
+  const std::size_t rounded =
+      arrays::checked_add(std::max<std::size_t>(bytes, 1), alignment - 1, "pinned buffer bytes rounded up") /
+      alignment * alignment;
   void* pointer = std::aligned_alloc(alignment, rounded);
   if (pointer == nullptr) {
     throw GpuError("aligned_alloc(" + std::to_string(rounded) + " bytes) for pinned staging", -1,

@@ -11,31 +11,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "batchode/arrays/checked_size.hpp"
 #include "batchode/solver/status.hpp"
 
 namespace batchode::arrays {
 
 namespace {
-
-constexpr std::size_t max_size = std::numeric_limits<std::size_t>::max();
-
-std::size_t checked_mul(std::size_t a, std::size_t b, const char* what) {
-  if (a != 0 && b > max_size / a) {
-    throw InvalidInput(fmt::format("{} overflows: {} x {} does not fit in size_t", what, a, b));
-  }
-  return a * b;
-}
-
-// For messages and comparisons: a product that overflows is as good as "more than any budget".
-std::size_t saturating_mul(std::size_t a, std::size_t b) {
-  return (a != 0 && b > max_size / a) ? max_size : a * b;
-}
-
-std::size_t checked_add(std::size_t a, std::size_t b, const char* what) {
-  if (b > max_size - a)
-    throw InvalidInput(fmt::format("{} overflows: {} + {} does not fit in size_t", what, a, b));
-  return a + b;
-}
 
 // "(fraction 0.8 of 85899345920 free)" or "(gpu.memory_bytes, 85899345920 free)": where the budget came from.
 std::string budget_origin(const GpuOptions& gpu, std::size_t free_device_bytes) {
@@ -135,7 +116,7 @@ ChunkPlan plan_chunks(std::size_t n_runs, const RunFootprint& footprint, std::si
     plan.n_chunks = gpu.chunks;
     plan.balanced = true;
   } else {
-    const std::size_t max_runs = per_run_all_slots == 0 ? max_size : budget / per_run_all_slots;
+    const std::size_t max_runs = per_run_all_slots == 0 ? max_size_t : budget / per_run_all_slots;
     std::size_t capacity = 0;
     if (max_runs >= n_runs) {
       capacity = n_runs;  // the whole batch in one chunk: no reason to align
@@ -155,7 +136,7 @@ ChunkPlan plan_chunks(std::size_t n_runs, const RunFootprint& footprint, std::si
     plan.n_chunks = n_runs / capacity + (n_runs % capacity != 0 ? 1 : 0);
   }
   // Both within the budget (device) or bounded by it (staging mirrors the device buffers).
-  plan.device_bytes = plan.chunk_runs * per_run_all_slots;
+  plan.device_bytes = checked_mul(plan.chunk_runs, per_run_all_slots, "device bytes of a chunk");
   plan.host_staging_bytes = checked_mul(checked_mul(plan.chunk_runs, slots, "staging runs"),
                                         footprint.host_staging_bytes_per_run, "host staging bytes");
   return plan;
@@ -179,7 +160,7 @@ std::size_t read_keyed_value(const char* path, const std::string& key, bool in_k
   std::string name;
   unsigned long long value = 0;
   while (in >> name) {
-    if (name == key && in >> value) return static_cast<std::size_t>(in_kib ? value * 1024ULL : value);
+    if (name == key && in >> value) return saturating_mul(static_cast<std::size_t>(value), in_kib ? 1024 : 1);
     in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
   }
   return 0;
@@ -193,7 +174,7 @@ std::size_t read_number(const char* path) {
   return 0;
 }
 
-// Memory the cgroup still allows, or max_size when no limit applies. In a container MemAvailable
+// Memory the cgroup still allows, or max_size_t when no limit applies. In a container MemAvailable
 // describes the whole host, while the cgroup limit is what gets the process killed. The reclaimable
 // page cache (inactive files) is counted as free, as the kernel reclaims it before the OOM killer.
 std::size_t cgroup_headroom() {
@@ -212,13 +193,13 @@ std::size_t cgroup_headroom() {
   for (const Interface& cg : interfaces) {
     const std::size_t limit = read_number(cg.limit);  // 0 for "max" or a missing file
     // cgroup v1 reports "no limit" as a huge page-aligned number.
-    if (limit == 0 || limit >= (max_size >> 2)) continue;
+    if (limit == 0 || limit >= (max_size_t >> 2)) continue;
     const std::size_t usage = read_number(cg.usage);
     const std::size_t inactive = read_keyed_value(cg.stat, cg.inactive_key, false);
     const std::size_t working_set = usage > inactive ? usage - inactive : 0;
     return limit > working_set ? limit - working_set : 0;
   }
-  return max_size;
+  return max_size_t;
 }
 
 }  // namespace
@@ -230,12 +211,12 @@ std::size_t available_host_memory() noexcept {
       const long pages = sysconf(_SC_AVPHYS_PAGES);
       const long page_size = sysconf(_SC_PAGESIZE);
       available = (pages > 0 && page_size > 0)
-                      ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size)
-                      : max_size;
+                      ? saturating_mul(static_cast<std::size_t>(pages), static_cast<std::size_t>(page_size))
+                      : max_size_t;
     }
     return std::min(available, cgroup_headroom());
   } catch (...) {
-    return max_size;  // a failed probe must not block a solve; the allocations will still report
+    return max_size_t;  // a failed probe must not block a solve; the allocations will still report
   }
 }
 

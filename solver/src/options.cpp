@@ -1,7 +1,10 @@
 #include "batchode/solver/options.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -20,7 +23,7 @@ constexpr MethodInfo kMethods[] = {
     {Method::dopri5, "dopri5", 5, 4, 7, true, true},
     {Method::tsit5, "tsit5", 5, 4, 7, true, true},
     {Method::fehlberg78, "fehlberg78", 8, 7, 13, true, false},
-    {Method::ros3p, "ros3p", 3, 2, 3, true, false},
+    {Method::ros3p, "ros3p", 3, 3, 3, true, false},  // error by step doubling (tableaux)
     {Method::rodas4, "rodas4", 4, 3, 6, true, false},
     {Method::rosenbrock4, "rosenbrock4", 4, 3, 6, true, false},
 };
@@ -98,6 +101,20 @@ void validate(const SolveOptions& o) {
     }
   }
   if (o.max_steps == 0) throw InvalidInput("SolveOptions.max_steps must be at least 1");
+  if (o.max_steps > max_steps_limit) {
+    throw InvalidInput(fmt::format("SolveOptions.max_steps = {} is above {}: per-run step counters are 32-bit",
+                                   o.max_steps, max_steps_limit));
+  }
+  if (!info.adaptive) {
+    // Every run takes the same steps: a budget that cannot reach t_end is known now, not after
+    // max_steps steps of every run.
+    const double steps = std::ceil((o.t_end - o.t0) / *o.dt * (1 - 1e-12));
+    if (!(steps <= static_cast<double>(o.max_steps))) {
+      throw InvalidInput(fmt::format(
+          "SolveOptions: method {} with dt = {} needs {} steps over [{}, {}], more than max_steps = {}", info.name,
+          *o.dt, steps, o.t0, o.t_end, o.max_steps));
+    }
+  }
   const StepControl& c = o.step_control;
   require_positive_finite(c.safety, "step_control.safety");
   if (c.safety > 1) {
@@ -135,6 +152,52 @@ void validate(const SolveOptions& o) {
     throw InvalidInput(fmt::format("unknown backend (enum value {})", static_cast<int>(o.backend)));
   }
 }
+
+template <class T>
+void validate_for(const SolveOptions& o) {
+  const char* type = sizeof(T) == sizeof(float) ? "float" : "double";
+  constexpr double largest = static_cast<double>(std::numeric_limits<T>::max());
+  // First: a time beyond T's range is the real fault, whatever else it makes look wrong.
+  for (auto [value, field] : {std::pair{o.t0, "t0"}, std::pair{o.t_end, "t_end"}}) {
+    if (std::isfinite(value) && std::fabs(value) > largest) {
+      throw InvalidInput(fmt::format("SolveOptions.{} = {} is beyond {}'s range (largest {})", field, value, type,
+                                     largest));
+    }
+  }
+  validate(o);
+  const T t0 = static_cast<T>(o.t0), t_end = static_cast<T>(o.t_end);
+  // The spacing of representable times near the larger end of the span.
+  const T spacing = std::numeric_limits<T>::epsilon() * std::max(std::fabs(t0), std::fabs(t_end));
+  if (!(t_end > t0)) {
+    throw InvalidInput(fmt::format(
+        "SolveOptions: t0 = {} and t_end = {} are the same time in {} (its spacing there is {:g}): the span "
+        "is below the precision of the solve",
+        o.t0, o.t_end, type, static_cast<double>(spacing)));
+  }
+  auto rounds_to_nothing = [&](double value, const char* field) {
+    if (static_cast<T>(value) > T(0)) return;
+    throw InvalidInput(fmt::format("SolveOptions.{} = {} is 0 in {} (smallest positive {:g})", field, value, type,
+                                   static_cast<double>(std::numeric_limits<T>::denorm_min())));
+  };
+  if (o.dt) rounds_to_nothing(*o.dt, "dt");
+  if (method_info(o.method).adaptive) {
+    rounds_to_nothing(o.rtol, "rtol");
+    rounds_to_nothing(o.atol, "atol");
+  }
+  if (o.save_every) {
+    // Saved times t0 + k save_every must be distinct and increasing once rounded: a few spacings
+    // apart at least (a spacing of 4 ulps still gives every save its own time).
+    if (!(static_cast<T>(*o.save_every) >= T(4) * spacing)) {
+      throw InvalidInput(fmt::format(
+          "SolveOptions.save_every = {} is below 4 spacings of {} times near t = {} ({:g} each): saved times "
+          "would repeat",
+          *o.save_every, type, std::max(std::fabs(o.t0), std::fabs(o.t_end)), static_cast<double>(spacing)));
+    }
+  }
+}
+
+template void validate_for<float>(const SolveOptions&);
+template void validate_for<double>(const SolveOptions&);
 
 std::size_t count_saves(const SolveOptions& o) {
   if (!o.save_every) return 0;

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "batchode/arrays/buffers.hpp"
+#include "batchode/arrays/checked_size.hpp"
 #include "batchode/solver/result.hpp"
 
 #if defined(__linux__)
@@ -16,8 +17,9 @@ namespace {
 constexpr std::size_t huge_page = std::size_t(2) << 20;
 }
 
-std::size_t ResultMemoryPool::rounded(std::size_t bytes) noexcept {
-  return (bytes + huge_page - 1) / huge_page * huge_page;
+std::size_t ResultMemoryPool::rounded(std::size_t bytes) {
+  const std::size_t padded = arrays::checked_add(bytes, huge_page - 1, "result block bytes rounded to 2 MiB");
+  return padded / huge_page * huge_page;
 }
 
 void* ResultMemoryPool::allocate_block(std::size_t rounded_bytes) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "batchode/solver/status.hpp"
+#include "invalid_input.hpp"
 
 namespace {
 
@@ -39,17 +40,7 @@ void expect_tiles(const ChunkPlan& plan) {
   EXPECT_EQ(next, plan.n_runs);
 }
 
-// Runs `f`, expects InvalidInput, and returns its message.
-template <class F>
-std::string invalid_input_message(F&& f) {
-  try {
-    f();
-  } catch (const InvalidInput& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no InvalidInput thrown";
-  return {};
-}
+using batchode::testing::invalid_input_message;
 
 TEST(RunFootprint, CountsInputsActiveOutputsAndResult) {
   // 3 states, 2 parameters, 4 saves of doubles: y0 3 + params 2 + final 3 + series 12 = 20 values.

@@ -3,52 +3,16 @@
 // numerics are checked in CI, where no GPU exists. The device run repeats the check (gpu_vs_cpu_test).
 #include <gtest/gtest.h>
 
-#include <batchode/arrays/device_views.hpp>
-#include <batchode/arrays/transpose.hpp>
 #include <batchode/batchode.hpp>
-#include <batchode/kernels/batch_kernel.hpp>
 
 #include "gpu_compare.hpp"
+#include "kernel_body_on_host.hpp"
 #include "test_systems.hpp"
 
 namespace {
 
 using namespace batchode;
 using batchode::testing::Lorenz;
-
-/// Runs every run of `batch` through the kernel body on the host, in the device layout.
-template <class T>
-SolveResult<T> run_kernel_body_on_host(const Batch<T>& batch, const SolveOptions& o) {
-  constexpr std::size_t N = Lorenz::n_states, P = Lorenz::n_params;
-  const std::size_t runs = batch.n_runs, saves = count_saves(o);
-  std::vector<T> y0(N * runs), params(P * runs), final_state(N * runs), series(saves * N * runs);
-  std::vector<std::int32_t> status(runs);
-  std::vector<std::uint32_t> acc(runs), rej(runs), evals(runs);
-  y0 = batch.y0;  // inputs and final state are run-major on the device too (device_views.hpp)
-  params = batch.params;
-  const arrays::DeviceInputs<T> in{y0.data(), params.data(), runs};
-  const arrays::DeviceOutputs<T> out{final_state.data(), saves ? series.data() : nullptr, status.data(), acc.data(),
-                                     rej.data(), evals.data(), runs, static_cast<std::uint32_t>(saves)};
-  const RunPlan<T> plan = make_run_plan<T>(o);
-  tableau::dispatch(o.method, [&](auto tag) {
-    using Tab = typename decltype(tag)::type;
-    for (std::size_t r = 0; r < runs; ++r) {
-      if (saves) {
-        kernels::integrate_chunk_run<Tab, true>(Lorenz{}, plan, in, out, r);
-      } else {
-        kernels::integrate_chunk_run<Tab, false>(Lorenz{}, plan, in, out, r);
-      }
-    }
-  });
-  SolveResult<T> result(runs, N, saves, o);
-  std::copy(final_state.begin(), final_state.end(), result.final_state_data());
-  if (saves) arrays::unpack_to_run_major(series.data(), runs, runs, saves * N, result.series_data());
-  for (std::size_t r = 0; r < runs; ++r) {
-    result.status_data()[r] = static_cast<Status>(status[r]);
-    result.counters_data()[r] = RunCounters{acc[r], rej[r], evals[r]};
-  }
-  return result;
-}
 
 template <class T>
 class KernelBody : public ::testing::Test {};
@@ -69,7 +33,7 @@ TYPED_TEST(KernelBody, MatchesCpuPathForEveryMethod) {
     if (!method_info(m).adaptive) o.dt = 1e-3;
     o.save_every = 0.125;
     const SolveResult<T> cpu = solve_ivp(Lorenz{}, batch, o);
-    const SolveResult<T> body = run_kernel_body_on_host(batch, o);
+    const SolveResult<T> body = batchode::testing::run_kernel_body_on_host(Lorenz{}, batch, o);
     batchode::testing::expect_runs_agree(body, cpu, batchode::testing::agreement_bound<T>(m, o.rtol, 1000),
                                          to_string(m));
     // Step sequences: in double both paths make the same decisions up to rounding. In float the two

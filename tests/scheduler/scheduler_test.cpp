@@ -251,6 +251,40 @@ TEST(CostModelCache, PathFollowsTheEnvironment) {
   ::unsetenv("XDG_CACHE_HOME");
 }
 
+// A cache that cannot be written (its directory is a file) or an empty BATCHODE_CACHE_DIR never
+// fails anything: calibrations are kept in memory for the process and the solve goes on.
+TEST(CostModelCache, UnwritableCacheKeepsCalibrationsInMemory) {
+  const std::string dir = ::testing::TempDir() + "batchode_cost_model_unwritable";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string not_a_dir = dir + "/a_file";
+  { std::ofstream(not_a_dir) << "not a directory\n"; }
+  CostModel model(not_a_dir + "/cost_model.txt");
+  const std::string key = cost_key("Lorenz", Method::dopri5, true, "cpu x4");
+  const CostCoefficients c{2.0, 3.0, 5.0, 0.5, 1};
+  EXPECT_FALSE(model.store(key, c)) << "the file cannot be written";
+  const auto kept = model.find(key);
+  ASSERT_TRUE(kept.has_value()) << "an unwritten calibration is kept for this process";
+  EXPECT_DOUBLE_EQ(kept->ns_per_run_step, 5.0);
+  const auto refined = model.refine(key, 10000, 100, 8, 42.04, false, 0.5);
+  ASSERT_TRUE(refined.has_value());
+  EXPECT_EQ(model.find(key)->observations, 2u);
+  EXPECT_FALSE(std::filesystem::exists(not_a_dir + "/cost_model.txt"));
+
+  const char* saved = std::getenv("BATCHODE_CACHE_DIR");
+  const std::string saved_value = saved ? saved : "";
+  ::setenv("BATCHODE_CACHE_DIR", "", 1);
+  ::setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+  EXPECT_EQ(CostModel::default_cache_path(), "/tmp/xdg/batchode/cost_model.txt") << "empty means unset";
+  ::unsetenv("XDG_CACHE_HOME");
+  if (saved) {
+    ::setenv("BATCHODE_CACHE_DIR", saved_value.c_str(), 1);
+  } else {
+    ::unsetenv("BATCHODE_CACHE_DIR");
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Telemetry, EmptyAndEventsWithoutDurations) {
   ExecutionTelemetry t;
   ExecutionSummary s = t.summary();

@@ -74,6 +74,27 @@ TEST(BadInput, BatchShapes) {
   expect_throw<InvalidInput>([&] { (void)solver.solve(kY0.data(), nullptr, 3); }, {"parameters", "null"});
 }
 
+TEST(BadInput, PointerFormRefusesANullInitialValueArray) {
+  batchode::Solver<Lorenz> solver(Lorenz{}, good_options());
+  expect_throw<InvalidInput>([&] { (void)solver.solve(nullptr, kParams.data(), 3); },
+                             {"initial values", "null"});
+}
+
+// Thread counts are a request, never an error: more threads than runs or cores run the same batch
+// with one worker per run at most, and give the results of one thread bit for bit.
+TEST(BadInput, ThreadCountsAboveTheRunsAndTheCoresSolve) {
+  EXPECT_EQ(batchode::cpu::worker_count(1000, 3), 3u);
+  EXPECT_EQ(batchode::cpu::worker_count(1000, 0), 1u);
+  EXPECT_GE(batchode::cpu::worker_count(0, 100), 1u);
+  batchode::SolveOptions opt = good_options();
+  opt.cpu_threads = 1;
+  const auto one = batchode::solve_ivp(Lorenz{}, kY0, kParams, opt);
+  opt.cpu_threads = 1000;
+  const auto many = batchode::solve_ivp(Lorenz{}, kY0, kParams, opt);
+  EXPECT_TRUE(many.all_succeeded());
+  EXPECT_EQ(many.final_state(), one.final_state());
+}
+
 TEST(BadInput, NonFiniteValuesNameTheRun) {
   for (double bad : {kNaN, kInf, -kInf}) {
     std::vector<double> y0 = kY0;

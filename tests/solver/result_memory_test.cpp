@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -57,6 +58,22 @@ TEST(ResultMemoryPool, PinsRecycledBlocksOnlyWhenAskedAndWhereItCan) {
   int on_stack = 0;
   EXPECT_FALSE(pool.is_pinned(&on_stack, sizeof on_stack));
   EXPECT_FALSE(pool.is_pinned(static_cast<char*>(b) + 1, ResultMemoryPool::rounded(bytes))) << "runs past the block";
+}
+
+// Rounding a request up to 2 MiB must not wrap past size_t (it gave a 0-byte block for the largest
+// requests): the largest request that rounds within size_t is exact, one byte more is refused.
+TEST(ResultMemoryPool, RoundingUpStopsAtTheSizeTBoundary) {
+  constexpr std::size_t huge_page = std::size_t(2) << 20;
+  constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
+  const std::size_t largest = max - huge_page + 1;  // 2^64 - 2^21, the last multiple of 2 MiB
+  EXPECT_EQ(ResultMemoryPool::rounded(largest), largest);
+  EXPECT_EQ(ResultMemoryPool::rounded(largest - huge_page + 1), largest);
+  EXPECT_EQ(ResultMemoryPool::rounded(1), huge_page);
+  EXPECT_THROW(ResultMemoryPool::rounded(largest + 1), batchode::InvalidInput);  // would round to 2^64
+  EXPECT_THROW(ResultMemoryPool::rounded(max), batchode::InvalidInput);
+  ResultMemoryPool pool;
+  EXPECT_THROW(pool.acquire(max), batchode::InvalidInput);
+  EXPECT_EQ(pool.free_blocks(), 0u);
 }
 
 TEST(ResultMemoryPool, ASolversNextResultReusesTheLastOnesMemory) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -186,6 +187,24 @@ TEST_F(Environment, UnsetOrEmptyChangesNothing) {
   EXPECT_FALSE(log.apply_environment());
   EXPECT_EQ(log.verbosity(), Verbosity::verbose);
   EXPECT_EQ(out.str(), "");
+}
+
+// The one reading of the variable, shared by the default logger and every solve.
+TEST_F(Environment, EnvironmentVerbosityNamesALevelOrNothing) {
+  std::string problem;
+  unsetenv("BATCHODE_VERBOSITY");
+  EXPECT_EQ(batchode::environment_verbosity(&problem), std::nullopt);
+  setenv("BATCHODE_VERBOSITY", "", 1);
+  EXPECT_EQ(batchode::environment_verbosity(&problem), std::nullopt);
+  EXPECT_EQ(problem, "") << "empty means unset, not invalid";
+  setenv("BATCHODE_VERBOSITY", "Verbose", 1);
+  EXPECT_EQ(batchode::environment_verbosity(&problem), Verbosity::verbose);
+  setenv("BATCHODE_VERBOSITY", "none", 1);
+  EXPECT_EQ(batchode::environment_verbosity(), Verbosity::none);
+  setenv("BATCHODE_VERBOSITY", "chatty", 1);
+  EXPECT_EQ(batchode::environment_verbosity(), std::nullopt);
+  EXPECT_EQ(batchode::environment_verbosity(&problem), std::nullopt);
+  EXPECT_NE(problem.find("'chatty'"), std::string::npos) << problem;
 }
 
 TEST_F(Environment, InvalidValueWarnsOnceAndKeepsTheLevel) {

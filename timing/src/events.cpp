@@ -1,6 +1,9 @@
 // timing/: registration of every event batchode's solvers record, with its category and meaning.
 #include "batchode/timing/events.hpp"
 
+#include <stdexcept>
+#include <string>
+
 #include "batchode/timing/time_logger.hpp"
 
 namespace batchode {
@@ -38,7 +41,17 @@ void register_solver_events(TimeLogger& logger) {
       {events::kernel_compile, event_category::compile, "first-launch load of the GPU module"},
       {events::codegen, event_category::codegen, "code generation (reserved)"},
   };
-  for (const Entry& entry : entries) logger.register_event(entry.label, entry.category, entry.description);
+  // Every label that can be registered is, before a conflict is reported: a logger whose owner
+  // took one of these labels for something else still times all the others.
+  std::string conflicts;
+  for (const Entry& entry : entries) {
+    try {
+      logger.register_event(entry.label, entry.category, entry.description);
+    } catch (const std::invalid_argument& error) {
+      conflicts += conflicts.empty() ? error.what() : std::string("; ") + error.what();
+    }
+  }
+  if (!conflicts.empty()) throw std::invalid_argument("register_solver_events: " + conflicts);
 }
 
 }  // namespace batchode

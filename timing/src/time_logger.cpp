@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 
 #include "batchode/timing/events.hpp"
@@ -28,6 +29,17 @@ Verbosity parse_verbosity(std::string_view text) {
   if (lower == "debug") return Verbosity::debug;
   throw std::invalid_argument(
       fmt::format("invalid verbosity '{}': expected one of none, default, normal, verbose, debug", text));
+}
+
+std::optional<Verbosity> environment_verbosity(std::string* problem) {
+  const char* value = std::getenv("BATCHODE_VERBOSITY");
+  if (value == nullptr || *value == '\0') return std::nullopt;  // unset or set empty: nothing asked
+  try {
+    return parse_verbosity(value);
+  } catch (const std::invalid_argument& error) {
+    if (problem != nullptr) *problem = error.what();
+    return std::nullopt;
+  }
 }
 
 std::string_view to_string(Verbosity verbosity) noexcept {
@@ -257,20 +269,20 @@ void TimeLogger::set_verbosity(Verbosity verbosity) {
 }
 
 bool TimeLogger::apply_environment() {
-  const char* value = std::getenv("BATCHODE_VERBOSITY");
-  if (value == nullptr || *value == '\0') return false;  // unset or set empty: nothing asked
-  try {
-    set_verbosity(parse_verbosity(value));
+  std::string problem;
+  if (const std::optional<Verbosity> level = environment_verbosity(&problem)) {
+    set_verbosity(*level);
     return true;
-  } catch (const std::invalid_argument& error) {
+  }
+  if (!problem.empty()) {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (!warned_environment_) {
       warned_environment_ = true;
-      out() << fmt::format("batchode: ignoring BATCHODE_VERBOSITY: {}; keeping verbosity '{}'\n", error.what(),
+      out() << fmt::format("batchode: ignoring BATCHODE_VERBOSITY: {}; keeping verbosity '{}'\n", problem,
                            to_string(verbosity()));
     }
-    return false;
   }
+  return false;
 }
 
 void TimeLogger::set_output(std::ostream* out) {
@@ -307,6 +319,44 @@ TimeLogger::ThreadState& TimeLogger::this_thread_state() {
 }
 
 void TimeLogger::start_impl(std::string_view label) {
+  try {
+    start_checked(label);
+  } catch (const std::exception& problem) {
+    if (!in_call_scope()) throw;
+    report_dropped(problem.what());
+  }
+}
+
+void TimeLogger::stop_impl(std::string_view label, Metadata metadata, GpuTime gpu_time) {
+  try {
+    stop_checked(label, std::move(metadata), std::move(gpu_time));
+  } catch (const std::exception& problem) {
+    if (!in_call_scope()) throw;
+    report_dropped(problem.what());
+  }
+}
+
+void TimeLogger::record_impl(std::string_view label, double wall_ms, Metadata metadata, GpuTime gpu_time) {
+  try {
+    record_checked(label, wall_ms, std::move(metadata), std::move(gpu_time));
+  } catch (const std::exception& problem) {
+    if (!in_call_scope()) throw;
+    report_dropped(problem.what());
+  }
+}
+
+void TimeLogger::report_dropped(const char* problem) noexcept {
+  try {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (warned_misuse_) return;
+    warned_misuse_ = true;
+    out() << fmt::format("batchode: timing problem ignored (later ones are not reported): {}\n", problem);
+  } catch (...) {
+    // nothing more can be done for instrumentation that failed to report its own failure
+  }
+}
+
+void TimeLogger::start_checked(std::string_view label) {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (!enabled()) return;  // set to none while this call waited for the lock
   const std::size_t event = event_index(label, "start_event");
@@ -314,9 +364,10 @@ void TimeLogger::start_impl(std::string_view label) {
   thread.open.reserve(thread.open.size() + 1);  // so nothing below can fail half-way
   Record record;
   record.event = event;
-  record.parent = thread.open.empty() ? no_parent : thread.open.back();
-  record.depth = thread.open.size();
+  record.parent = parent_for(thread);
+  record.depth = record.parent == no_parent ? 0 : records_[record.parent].depth + 1;
   record.thread = thread.number;
+  record.serial = next_serial_++;
   records_.push_back(std::move(record));
   thread.open.push_back(records_.size() - 1);
   if (verbosity() >= Verbosity::debug) {
@@ -327,7 +378,7 @@ void TimeLogger::start_impl(std::string_view label) {
   records_.back().start = Clock::now();
 }
 
-void TimeLogger::stop_impl(std::string_view label, Metadata metadata, GpuTime gpu_time) {
+void TimeLogger::stop_checked(std::string_view label, Metadata metadata, GpuTime gpu_time) {
   const auto now = Clock::now();  // before the lock: waiting for it is not part of the event
   const std::lock_guard<std::mutex> lock(mutex_);
   if (!enabled()) return;
@@ -350,10 +401,10 @@ void TimeLogger::stop_impl(std::string_view label, Metadata metadata, GpuTime gp
   records_[index].metadata = std::move(metadata);
   records_[index].gpu = std::move(gpu_time);
   finish(index, now, thread);
-  after_stop(index, thread, "stop");
+  after_stop(index, "stop");
 }
 
-void TimeLogger::record_impl(std::string_view label, double wall_ms, Metadata metadata, GpuTime gpu_time) {
+void TimeLogger::record_checked(std::string_view label, double wall_ms, Metadata metadata, GpuTime gpu_time) {
   if (!std::isfinite(wall_ms) || wall_ms < 0) {
     throw std::invalid_argument(
         fmt::format("TimeLogger::record_event('{}'): wall_ms must be finite and >= 0, got {}", label, wall_ms));
@@ -365,16 +416,17 @@ void TimeLogger::record_impl(std::string_view label, double wall_ms, Metadata me
   ThreadState& thread = this_thread_state();
   Record record;
   record.event = event;
-  record.parent = thread.open.empty() ? no_parent : thread.open.back();
-  record.depth = thread.open.size();
+  record.parent = parent_for(thread);
+  record.depth = record.parent == no_parent ? 0 : records_[record.parent].depth + 1;
   record.thread = thread.number;
+  record.serial = next_serial_++;
   record.start = now - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(wall_ms));
   record.wall_ms = wall_ms;
   record.running = false;
   record.metadata = std::move(metadata);
   record.gpu = std::move(gpu_time);
   records_.push_back(std::move(record));
-  after_stop(records_.size() - 1, thread, "record");
+  after_stop(records_.size() - 1, "record");
 }
 
 void TimeLogger::stop_event_noexcept(std::string_view label, Metadata metadata, GpuTime gpu_time) noexcept {
@@ -393,12 +445,12 @@ void TimeLogger::stop_event_noexcept(std::string_view label, Metadata metadata, 
       const std::size_t inner = thread.open.back();
       records_[inner].metadata.set("interrupted", 1);
       finish(inner, now, thread);
-      after_stop(inner, thread, "stop");
+      after_stop(inner, "stop");
     }
     records_[target].metadata = std::move(metadata);
     records_[target].gpu = std::move(gpu_time);
     finish(target, now, thread);
-    after_stop(target, thread, "stop");
+    after_stop(target, "stop");
   } catch (...) {
     // Only allocation or stream failures get here; a destructor must not throw them.
   }
@@ -411,7 +463,7 @@ void TimeLogger::finish(std::size_t index, Clock::time_point now, ThreadState& t
   thread.open.pop_back();
 }
 
-void TimeLogger::after_stop(std::size_t index, const ThreadState& thread, const char* verb) {
+void TimeLogger::after_stop(std::size_t index, const char* verb) {
   const Verbosity level = verbosity();
   const Record& record = records_[index];
   const EventInfo& info = events_[record.event];
@@ -430,9 +482,10 @@ void TimeLogger::after_stop(std::size_t index, const ThreadState& thread, const 
     }
     out() << line << '\n';
   }
-  if (level >= Verbosity::normal && thread.open.empty()) {
-    // A top-level event ended: summarise it and everything nested in it. Children always come
-    // after their parent in records_, so one forward pass finds the whole subtree.
+  if (level >= Verbosity::normal && record.parent == no_parent) {
+    // A top-level event ended: summarise it and everything nested in it, on this thread or on the
+    // threads its CallContext reached. Children always come after their parent in records_, so
+    // one forward pass finds the whole subtree.
     std::vector<char> inside(records_.size() - index, 0);
     std::vector<std::size_t> subtree{index};
     inside[0] = 1;
@@ -480,6 +533,102 @@ void TimeLogger::reset() {
   records_.erase(records_.begin() + static_cast<std::ptrdiff_t>(kept), records_.end());
   for (auto& entry : threads_) {
     for (std::size_t& index : entry.second.open) index = renumbered[index];
+    std::size_t& inherited = entry.second.inherited;  // forgotten when it had finished
+    if (inherited != no_parent) inherited = renumbered.empty() ? no_parent : renumbered[inherited];
+  }
+}
+
+// --- TimeLogger: calls spanning threads ----------------------------------------------------------
+
+namespace {
+// The calling thread's innermost CallScope, of any logger; each links to the one it encloses.
+thread_local const TimeLogger::CallScope* innermost_call_scope = nullptr;
+}  // namespace
+
+Verbosity TimeLogger::scoped_verbosity() const noexcept {
+  for (const CallScope* scope = innermost_call_scope; scope != nullptr; scope = scope->previous_) {
+    if (&scope->logger_ == this && scope->verbosity_) return *scope->verbosity_;
+  }
+  return verbosity_.load(std::memory_order_relaxed);
+}
+
+bool TimeLogger::in_call_scope() const noexcept {
+  for (const CallScope* scope = innermost_call_scope; scope != nullptr; scope = scope->previous_) {
+    if (&scope->logger_ == this) return true;
+  }
+  return false;
+}
+
+std::size_t TimeLogger::find_record(std::uint64_t serial, std::size_t hint) const noexcept {
+  if (hint < records_.size() && records_[hint].serial == serial) return hint;
+  for (std::size_t i = 0; i < records_.size(); ++i) {  // moved by a reset(), or forgotten
+    if (records_[i].serial == serial) return i;
+  }
+  return no_parent;
+}
+
+TimeLogger::CallContext TimeLogger::context() const {
+  CallContext context;
+  context.logger_ = id_;
+  for (const CallScope* scope = innermost_call_scope; scope != nullptr; scope = scope->previous_) {
+    if (&scope->logger_ == this && scope->verbosity_) {
+      context.verbosity_ = scope->verbosity_;
+      break;
+    }
+  }
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const auto found = threads_.find(std::this_thread::get_id());
+  if (found == threads_.end()) return context;  // this thread never recorded: nothing is open
+  const std::size_t parent = parent_for(found->second);
+  if (parent != no_parent) {
+    context.parent_serial_ = records_[parent].serial;
+    context.parent_hint_ = parent;
+  }
+  return context;
+}
+
+TimeLogger::CallScope::CallScope(TimeLogger& logger, std::optional<Verbosity> verbosity)
+    : logger_(logger), verbosity_(verbosity) {
+  push();
+}
+
+TimeLogger::CallScope::CallScope(TimeLogger& logger, const CallContext& context) : logger_(logger) {
+  if (context.logger_ == logger.id_) {
+    verbosity_ = context.verbosity_;
+    if (context.parent_serial_ != 0) {
+      try {
+        const std::lock_guard<std::mutex> lock(logger_.mutex_);
+        ThreadState& thread = logger_.this_thread_state();
+        if (thread.inherited != no_parent) {
+          saved_serial_ = logger_.records_[thread.inherited].serial;
+          saved_hint_ = thread.inherited;
+        }
+        thread.inherited = logger_.find_record(context.parent_serial_, context.parent_hint_);
+        carries_parent_ = true;
+      } catch (...) {
+        // No memory for this thread's state: its events stay top-level, the call goes on.
+      }
+    }
+  }
+  push();
+}
+
+void TimeLogger::CallScope::push() noexcept {
+  previous_ = innermost_call_scope;
+  innermost_call_scope = this;
+  logger_.call_scopes_.fetch_add(1, std::memory_order_relaxed);
+}
+
+TimeLogger::CallScope::~CallScope() {
+  innermost_call_scope = previous_;
+  logger_.call_scopes_.fetch_sub(1, std::memory_order_relaxed);
+  if (!carries_parent_) return;
+  try {
+    const std::lock_guard<std::mutex> lock(logger_.mutex_);
+    ThreadState& thread = logger_.this_thread_state();  // exists: the constructor made it
+    thread.inherited = saved_serial_ == 0 ? no_parent : logger_.find_record(saved_serial_, saved_hint_);
+  } catch (...) {
+    // a destructor must not throw; the lock is the only thing that could
   }
 }
 

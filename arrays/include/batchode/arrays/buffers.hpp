@@ -33,7 +33,7 @@ struct PinnedMemory {
   static void release(void* pointer) noexcept { pinned_release(pointer); }
 };
 
-/// Bytes for `count` values of `value_bytes` each; throws std::length_error on overflow.
+/// Bytes for `count` values of `value_bytes` each; throws InvalidInput (checked_size.hpp) on overflow.
 std::size_t checked_bytes(std::size_t count, std::size_t value_bytes);
 
 /// An owned, growable, uninitialised array of T in the memory `Memory` allocates.
@@ -60,7 +60,7 @@ class OwnedBuffer {
 
   /// Makes room for at least `count` values. Reallocates only when `count` exceeds size(); the old
   /// contents are then discarded. Returns true when it reallocated. Throws GpuError (allocation
-  /// failed, or no GPU backend) or std::length_error (byte count overflows); on a throw the buffer
+  /// failed, or no GPU backend) or InvalidInput (byte count overflows); on a throw the buffer
   /// is left empty.
   bool ensure(std::size_t count) {
     if (count <= size_) return false;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "batchode/arrays/buffers.hpp"
+#include "batchode/arrays/checked_size.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/arrays/device_views.hpp"
 #include "batchode/arrays/finite.hpp"
@@ -36,8 +37,14 @@ template <class T>
 class InputArrayManager {
  public:
   /// Sizes every slot for `plan` (plan.slots slots of plan.chunk_runs runs); returns true when a
-  /// buffer had to grow (the solve then paid allocations). Throws GpuError.
+  /// buffer had to grow (the solve then paid allocations). Throws GpuError, or InvalidInput when a
+  /// buffer size does not fit in size_t.
   bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_params) {
+    // Sizes first: a throw leaves the manager as it was.
+    const std::size_t y0_values =
+        checked_mul(n_states, plan.chunk_runs, "initial-value buffer (n_states x chunk runs)");
+    const std::size_t param_values =
+        checked_mul(n_params, plan.chunk_runs, "parameter buffer (n_params x chunk runs)");
     n_states_ = n_states;
     n_params_ = n_params;
     capacity_ = plan.chunk_runs;
@@ -46,10 +53,10 @@ class InputArrayManager {
     bool grew = false;
     for (std::size_t i = 0; i < n_slots_; ++i) {
       Slot& slot = slots_[i];
-      grew |= slot.y0.ensure(n_states * capacity_);
-      grew |= slot.y0_staging.ensure(n_states * capacity_);
-      grew |= slot.params.ensure(n_params * capacity_);
-      grew |= slot.params_staging.ensure(n_params * capacity_);
+      grew |= slot.y0.ensure(y0_values);
+      grew |= slot.y0_staging.ensure(y0_values);
+      grew |= slot.params.ensure(param_values);
+      grew |= slot.params_staging.ensure(param_values);
       slot.count = 0;
     }
     return grew;

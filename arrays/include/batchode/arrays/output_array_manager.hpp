@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "batchode/arrays/buffers.hpp"
+#include "batchode/arrays/checked_size.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/arrays/device_views.hpp"
 #include "batchode/arrays/host_workers.hpp"
@@ -35,30 +36,35 @@ template <class T>
 class OutputArrayManager {
  public:
   /// Sizes every slot for `plan` and selects the outputs; returns true when a buffer had to grow.
-  /// Throws GpuError, or InvalidInput when n_saves does not fit in 32 bits.
+  /// Throws GpuError, or InvalidInput when n_saves does not fit in 32 bits or a buffer size in size_t.
   bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_saves, bool status, bool counters) {
     if (n_saves > std::numeric_limits<std::uint32_t>::max()) {
       throw InvalidInput("OutputArrayManager: " + std::to_string(n_saves) + " saved points exceed 2^32 - 1");
     }
+    // Sizes first: a throw leaves the manager as it was.
+    const std::size_t c = plan.chunk_runs;
+    const std::size_t state_values = checked_mul(n_states, c, "final-state buffer (n_states x chunk runs)");
+    const std::size_t series_values =
+        checked_product({n_saves, n_states, c}, "series buffer (n_saves x n_states x chunk runs)");
+    const std::size_t counter_values = counters ? checked_mul(3, c, "counters buffer (3 x chunk runs)") : 0;
     n_states_ = n_states;
     n_saves_ = n_saves;
     status_ = status;
     counters_ = counters;
-    capacity_ = plan.chunk_runs;
+    capacity_ = c;
     if (slots_.size() < plan.slots) slots_.resize(plan.slots);
     n_slots_ = plan.slots;
-    const std::size_t c = capacity_;
     bool grew = false;
     for (std::size_t i = 0; i < n_slots_; ++i) {
       Slot& slot = slots_[i];
-      grew |= slot.final_state.ensure(n_states * c);
-      grew |= slot.final_state_staging.ensure(n_states * c);
-      grew |= slot.series.ensure(n_saves * n_states * c);
-      grew |= slot.series_staging.ensure(n_saves * n_states * c);
+      grew |= slot.final_state.ensure(state_values);
+      grew |= slot.final_state_staging.ensure(state_values);
+      grew |= slot.series.ensure(series_values);
+      grew |= slot.series_staging.ensure(series_values);
       grew |= slot.status.ensure(status ? c : 0);
       grew |= slot.status_staging.ensure(status ? c : 0);
-      grew |= slot.counters.ensure(counters ? 3 * c : 0);
-      grew |= slot.counters_staging.ensure(counters ? 3 * c : 0);
+      grew |= slot.counters.ensure(counter_values);
+      grew |= slot.counters_staging.ensure(counter_values);
       slot.downloaded = 0;
     }
     return grew;

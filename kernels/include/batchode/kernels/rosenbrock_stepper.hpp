@@ -11,6 +11,7 @@
 #include "batchode/kernels/jacobian.hpp"
 #include "batchode/kernels/lu.hpp"
 #include "batchode/kernels/rk_stepper.hpp"
+#include "batchode/solver/rosenbrock_tableaux.hpp"
 #include "batchode/solver/status.hpp"
 
 namespace batchode {
@@ -61,23 +62,66 @@ class RosenbrockStepper {
       ++evaluations_;  // one (dual-number) evaluation: f, J and f_t together
       linearized_ = true;
     }
+    if constexpr (tableau::estimates_by_doubling_v<Tab>) {
+      // Step doubling (Hairer, Norsett & Wanner I, II.4): one step of h and two of h/2. The two
+      // halves are the result (the method itself, unextrapolated); the estimate is their difference
+      // from the whole step, i.e. (2^order - 1) times Richardson's estimate of the halves' own error:
+      // close to the whole step's error, as an embedded pair estimates its less accurate member
+      // while the more accurate one is kept. The second half linearises at the midpoint.
+      state_type y_whole, y_half, unused;
+      if (!solve_step<false>(sys, t, y, p, h, f0_, J_, ft_, y_whole, unused)) return singular(y, y_new, err);
+      if (!solve_step<false>(sys, t, y, p, h / T(2), f0_, J_, ft_, y_half, unused)) {
+        return singular(y, y_new, err);
+      }
+      state_type f_mid;
+      T J_mid[N * N], ft_mid[N];
+      const T t_mid = t + h / T(2);
+      kernels::linearize<N, System::n_params>(sys, t_mid, &y_half[0], p, f_mid.v, J_mid, ft_mid);
+      ++evaluations_;
+      if (!solve_step<false>(sys, t_mid, y_half, p, h / T(2), f_mid, J_mid, ft_mid, y_new, unused)) {
+        return singular(y, y_new, err);
+      }
+      BATCHODE_UNROLL
+      for (std::size_t i = 0; i < N; ++i) err[i] = y_new[i] - y_whole[i];
+    } else {
+      if (!solve_step<true>(sys, t, y, p, h, f0_, J_, ft_, y_new, err)) singular(y, y_new, err);
+    }
+  }
+
+  /// The run moved to (t_new, y_new): the next step linearises there (and gets f with it).
+  template <class System>
+  BATCHODE_HOST_DEVICE void accept(const System&, T, const state_type&, const T*) {
+    linearized_ = false;
+  }
+
+  BATCHODE_HOST_DEVICE std::uint32_t rhs_evaluations() const { return evaluations_; }
+
+ private:
+  /// Ends the run at (t, y): the attempt returns y unchanged with a zero estimate.
+  BATCHODE_HOST_DEVICE void singular(const state_type& y, state_type& y_new, state_type& err) {
+    failure_ = Status::singular_matrix;
+    BATCHODE_UNROLL
+    for (std::size_t i = 0; i < N; ++i) {
+      y_new[i] = y[i];
+      err[i] = T(0);
+    }
+  }
+
+  /// One step of size h from (t, y) with f = f(t, y), Jacobian J and f_t = df/dt there: y_new, and
+  /// (Embedded) the table's embedded estimate in err. False when W is singular.
+  template <bool Embedded, class System>
+  BATCHODE_HOST_DEVICE bool solve_step(const System& sys, T t, const state_type& y, const T* p, T h,
+                                       const state_type& f, const T* J, const T* ft, state_type& y_new,
+                                       state_type& err) {
     T W[N * N];
     int piv[N];
     const T diag = T(1) / (T(Tab::gamma()) * h);
     BATCHODE_UNROLL
     for (std::size_t i = 0; i < N; ++i) {
       BATCHODE_UNROLL
-      for (std::size_t j = 0; j < N; ++j) W[i * N + j] = (i == j ? diag : T(0)) - J_[i * N + j];
+      for (std::size_t j = 0; j < N; ++j) W[i * N + j] = (i == j ? diag : T(0)) - J[i * N + j];
     }
-    if (!kernels::lu_factor<N>(W, piv)) {
-      failure_ = Status::singular_matrix;
-      BATCHODE_UNROLL
-      for (std::size_t i = 0; i < N; ++i) {
-        y_new[i] = y[i];
-        err[i] = T(0);
-      }
-      return;
-    }
+    if (!kernels::lu_factor<N>(W, piv)) return false;
     const T inv_h = T(1) / h;
     // Stage and coefficient indices are compile-time constants through static_for (not only through
     // unroll pragmas, which the host pass of nvcc does not honour): the table lookups fold into
@@ -87,7 +131,7 @@ class RosenbrockStepper {
       T rhs[N];
       if constexpr (s == 0) {
         BATCHODE_UNROLL
-        for (std::size_t i = 0; i < N; ++i) rhs[i] = f0_[i];
+        for (std::size_t i = 0; i < N; ++i) rhs[i] = f[i];
       } else {
         T arg[N];
         BATCHODE_UNROLL
@@ -104,7 +148,7 @@ class RosenbrockStepper {
       BATCHODE_UNROLL
       for (std::size_t i = 0; i < N; ++i) {
         T sum = rhs[i];
-        if constexpr (Tab::d(s) != 0.0) sum += (h * T(Tab::d(s))) * ft_[i];
+        if constexpr (Tab::d(s) != 0.0) sum += (h * T(Tab::d(s))) * ft[i];
         detail::static_for<0, s>([&](auto prev) {
           constexpr int j = decltype(prev)::value;
           if constexpr (Tab::C(s, j) != 0.0) sum += (inv_h * T(Tab::C(s, j))) * k_[j][i];
@@ -116,26 +160,24 @@ class RosenbrockStepper {
     evaluations_ += stages - 1;
     BATCHODE_UNROLL
     for (std::size_t i = 0; i < N; ++i) {
-      T sum = y[i], e = 0;
+      T sum = y[i];
       detail::static_for<0, stages>([&](auto stage) {
         constexpr int s = decltype(stage)::value;
         if constexpr (Tab::b(s) != 0.0) sum += T(Tab::b(s)) * k_[s][i];
-        if constexpr (Tab::e(s) != 0.0) e += T(Tab::e(s)) * k_[s][i];
       });
       y_new[i] = sum;
-      err[i] = e;
+      if constexpr (Embedded) {
+        T e = 0;
+        detail::static_for<0, stages>([&](auto stage) {
+          constexpr int s = decltype(stage)::value;
+          if constexpr (Tab::e(s) != 0.0) e += T(Tab::e(s)) * k_[s][i];
+        });
+        err[i] = e;
+      }
     }
+    return true;
   }
 
-  /// The run moved to (t_new, y_new): the next step linearises there (and gets f with it).
-  template <class System>
-  BATCHODE_HOST_DEVICE void accept(const System&, T, const state_type&, const T*) {
-    linearized_ = false;
-  }
-
-  BATCHODE_HOST_DEVICE std::uint32_t rhs_evaluations() const { return evaluations_; }
-
- private:
   state_type f0_{};
   T J_[N * N];
   T ft_[N];

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "batchode/arrays/checked_size.hpp"
 #include "batchode/solver/options.hpp"
 
 namespace batchode {
@@ -33,7 +34,8 @@ std::vector<T> linspace(double a, double b, std::size_t n) {
 
 /// Builds a Batch from default values and swept axes. Axes are named by index, or by name when
 /// names() was given. Every error (unknown axis, empty list, mismatched lengths, NaN) throws
-/// InvalidInput naming the axis.
+/// InvalidInput naming the axis; a combinatorial grid whose run count (or array size) does not fit
+/// in size_t throws InvalidInput naming the axes' sizes.
 template <class T>
 class GridBuilder {
  public:
@@ -77,12 +79,15 @@ class GridBuilder {
         }
       }
     } else {
-      for (const Axis& a : axes_) runs *= a.values.size();
+      std::vector<std::size_t> sizes;
+      for (const Axis& a : axes_) sizes.push_back(a.values.size());
+      runs = arrays::checked_product(sizes.begin(), sizes.end(),
+                                     "combinatorial grid: the run count (the product of the axes' sizes)");
     }
     Batch<T> batch;
     batch.n_runs = runs;
-    batch.y0.resize(runs * state_.size());
-    batch.params.resize(runs * params_.size());
+    batch.y0.resize(arrays::checked_mul(runs, state_.size(), "grid initial values (n_runs x n_states)"));
+    batch.params.resize(arrays::checked_mul(runs, params_.size(), "grid parameters (n_runs x n_params)"));
     for (std::size_t r = 0; r < runs; ++r) {
       std::copy(state_.begin(), state_.end(), batch.y0.begin() + static_cast<std::ptrdiff_t>(r * state_.size()));
       std::copy(params_.begin(), params_.end(),

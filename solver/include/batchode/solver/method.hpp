@@ -18,9 +18,9 @@ enum class Method {
   tsit5,
   fehlberg78,
   // Stiff (linearly implicit, Jacobian per step): see solver/rosenbrock_tableaux.hpp.
-  ros3p,        ///< Lang & Verwer's ROS3P, order 3(2), GPU and CPU
+  ros3p,        ///< Lang & Verwer's ROS3P, order 3, error by step doubling, GPU and CPU
   rodas4,       ///< Hairer & Wanner's RODAS4, order 4(3), GPU and CPU
-  rosenbrock4,  ///< Boost.Odeint's rosenbrock4, order 4(3), CPU only
+  rosenbrock4,  ///< Boost.Odeint's rosenbrock4 (with RODAS4's d4 corrected), order 4(3), CPU only
 };
 
 /// What a method is: its order and whether it controls its step size.

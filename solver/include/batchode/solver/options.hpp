@@ -89,6 +89,17 @@ struct SolveOptions {
 /// Checks every field; throws InvalidInput naming the first bad one.
 void validate(const SolveOptions& options);
 
+/// validate(), then the checks that depend on the solve's precision T (float or double): times, steps
+/// and tolerances as they are once rounded to T (a span, a save spacing or a tolerance that rounds
+/// to nothing, a time beyond T's range). Solver calls it on construction.
+template <class T>
+void validate_for(const SolveOptions& options);
+extern template void validate_for<float>(const SolveOptions&);
+extern template void validate_for<double>(const SolveOptions&);
+
+/// The largest max_steps: per-run step counters (RunCounters) are 32-bit.
+inline constexpr std::uint64_t max_steps_limit = std::numeric_limits<std::uint32_t>::max();
+
 /// Number of saved points of a solve (0 when save_every is unset).
 std::size_t count_saves(const SolveOptions& options);
 

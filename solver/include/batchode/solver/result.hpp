@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "batchode/arrays/checked_size.hpp"
 #include "batchode/solver/options.hpp"
 #include "batchode/solver/status.hpp"
 
@@ -43,7 +44,8 @@ class ResultMemoryPool {
   /// Free blocks kept for reuse at most; the oldest is returned to the system beyond that.
   static constexpr std::size_t max_free_blocks = 8;
 
-  /// A block of at least `bytes` (>= min_block_bytes), on a 2 MiB boundary. Throws std::bad_alloc.
+  /// A block of at least `bytes` (>= min_block_bytes), on a 2 MiB boundary. Throws std::bad_alloc,
+  /// or InvalidInput when `bytes` rounded up to 2 MiB does not fit in size_t.
   void* acquire(std::size_t bytes);
   /// Takes back a block that acquire(bytes) gave out, with the same `bytes`. Never throws.
   void release(void* block, std::size_t bytes) noexcept;
@@ -60,8 +62,9 @@ class ResultMemoryPool {
   /// Whether [p, p + bytes) lies in a page-locked block of this pool.
   bool is_pinned(const void* p, std::size_t bytes) const;
 
-  /// The block size acquire(bytes) really allocates: `bytes` rounded up to 2 MiB.
-  static std::size_t rounded(std::size_t bytes) noexcept;
+  /// The block size acquire(bytes) really allocates: `bytes` rounded up to 2 MiB. Throws
+  /// InvalidInput when that does not fit in size_t (never for a size acquire() gave out).
+  static std::size_t rounded(std::size_t bytes);
   /// A fresh block from the system, marked for transparent huge pages; and its release.
   static void* allocate_block(std::size_t rounded_bytes);
   static void free_block(void* block) noexcept;
@@ -102,8 +105,7 @@ struct DefaultInitAllocator {
   DefaultInitAllocator(const DefaultInitAllocator<V>& other) noexcept : pool(other.pool) {}
 
   U* allocate(std::size_t n) {
-    if (n > static_cast<std::size_t>(-1) / sizeof(U)) throw std::bad_array_new_length();
-    const std::size_t bytes = n * sizeof(U);
+    const std::size_t bytes = arrays::checked_mul(n, sizeof(U), "result array bytes (values x value size)");
     if (bytes < ResultMemoryPool::min_block_bytes) return std::allocator<U>().allocate(n);
     if (pool) return static_cast<U*>(pool->acquire(bytes));
     return static_cast<U*>(ResultMemoryPool::allocate_block(ResultMemoryPool::rounded(bytes)));
@@ -158,6 +160,7 @@ class SolveResult {
  public:
   SolveResult() = default;
   /// A result shaped for a solve; its large arrays come from `memory` when given (a Solver's pool).
+  /// Throws InvalidInput when an array's size does not fit in size_t, std::bad_alloc.
   SolveResult(std::size_t n_runs, std::size_t n_states, std::size_t n_saves, const SolveOptions& options,
               const std::shared_ptr<ResultMemoryPool>& memory = nullptr)
       : n_runs_(n_runs),
@@ -168,8 +171,13 @@ class SolveResult {
         series_(DefaultInitAllocator<T>(memory)),
         status_(DefaultInitAllocator<Status>(memory)),
         counters_(DefaultInitAllocator<RunCounters>(memory)) {
-    final_state_.resize(n_runs * n_states);
-    series_.resize(n_runs * n_saves * n_states);
+    // Every size before any allocation: an overflow is refused before memory is touched.
+    const std::size_t final_values =
+        arrays::checked_mul(n_runs, n_states, "result final states (n_runs x n_states)");
+    const std::size_t series_values =
+        arrays::checked_product({n_runs, n_saves, n_states}, "result series (n_runs x n_saves x n_states)");
+    final_state_.resize(final_values);
+    series_.resize(series_values);
     times_.resize(n_saves);
     for (std::size_t k = 0; k < n_saves; ++k) {
       times_[k] = static_cast<T>(options.t0 + static_cast<double>(k) * options.save_every.value_or(0.0));

@@ -2,19 +2,57 @@
 // and NPY (numpy.load gives arrays shaped (n_runs, n_saves, n_states) and (n_runs, n_states)).
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <type_traits>
 #include <vector>
 
+#include "batchode/arrays/checked_size.hpp"
 #include "batchode/solver/result.hpp"
 
 namespace batchode {
 
 namespace detail {
+
+/// "No space left on device (errno 28)", or "no OS error reported" for 0.
+inline std::string os_error(int error) {
+  if (error == 0) return "no OS error reported";
+  return std::generic_category().message(error) + " (errno " + std::to_string(error) + ")";
+}
+
+/// Opens `path` for writing (truncating it); throws std::runtime_error naming the path and the OS error.
+inline void open_for_writing(std::ofstream& out, const std::string& path, std::ios::openmode mode) {
+  errno = 0;
+  out.open(path, mode | std::ios::out | std::ios::trunc);
+  if (!out) throw std::runtime_error("cannot open '" + path + "' for writing: " + os_error(errno));
+}
+
+/// Flushes and closes `out`, opened on `path`; throws std::runtime_error naming the path and the OS
+/// error when any write failed. Data is buffered, so a full disk or a failing device (/dev/full) often
+/// shows only here, when the buffer is written out at the flush or the close, not at the writes.
+inline void finish_writing(std::ofstream& out, const std::string& path) {
+  // A write that failed already (when the buffer filled) left its OS error as the last one.
+  int error = out ? 0 : errno;
+  bool failed = !out;
+  if (!failed) {
+    errno = 0;
+    out.flush();
+    failed = !out;
+    error = errno;
+  }
+  if (!failed) errno = 0;
+  out.close();  // writes what is left and closes the file; sets failbit when either fails
+  if (!failed && out.fail()) {
+    failed = true;
+    error = errno;
+  }
+  if (failed) throw std::runtime_error("writing '" + path + "' failed: " + os_error(error));
+}
 
 /// NPY format version 1.0: magic, header length, a Python dict literal padded to 64 bytes.
 template <class T>
@@ -23,26 +61,24 @@ void write_npy_array(const std::string& path, const T* data, const std::vector<s
   std::string descr = std::is_floating_point_v<T> ? (sizeof(T) == 4 ? "<f4" : "<f8")
                                                   : (std::is_signed_v<T> ? "<i" : "<u") + std::to_string(sizeof(T));
   std::string dims;
-  std::size_t count = 1;
-  for (std::size_t d : shape) {
-    dims += std::to_string(d) + ",";
-    count *= d;
-  }
+  for (std::size_t d : shape) dims += std::to_string(d) + ",";
   if (shape.size() > 1) dims.pop_back();
+  const std::size_t values = arrays::checked_product(shape.begin(), shape.end(), "NPY array values");
+  const std::size_t bytes = arrays::checked_mul(values, sizeof(T), "NPY array bytes");
   std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
   const std::size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header.push_back('\n');
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error("cannot open '" + path + "' for writing");
+  std::ofstream out;
+  open_for_writing(out, path, std::ios::binary);
   const char magic[] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
   out.write(magic, sizeof magic);
   const std::uint16_t length = static_cast<std::uint16_t>(header.size());
   const char length_bytes[2] = {static_cast<char>(length & 0xff), static_cast<char>(length >> 8)};
   out.write(length_bytes, 2);
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(count * sizeof(T)));
-  if (!out) throw std::runtime_error("writing '" + path + "' failed");
+  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  finish_writing(out, path);
 }
 
 }  // namespace detail
@@ -50,7 +86,8 @@ void write_npy_array(const std::string& path, const T* data, const std::vector<s
 /// Writes `<prefix>_final.npy` (n_runs, n_states), `<prefix>_status.npy` (n_runs,) int32 when statuses
 /// were kept, and when a
 /// series was saved `<prefix>_series.npy` (n_runs, n_saves, n_states) and `<prefix>_times.npy`.
-/// Throws std::runtime_error when a file cannot be written.
+/// Throws std::runtime_error naming the file and the OS error when one cannot be opened or written
+/// (errors that show only when the file is flushed or closed included).
 template <class T>
 void write_npy(const SolveResult<T>& r, const std::string& prefix) {
   detail::write_npy_array(prefix + "_final.npy", r.final_state().data(), {r.n_runs(), r.n_states()});
@@ -66,11 +103,12 @@ void write_npy(const SolveResult<T>& r, const std::string& prefix) {
 }
 
 /// Writes one CSV row per run and saved time (run, t, status, y0, y1, ...); the final state alone
-/// (t = t_end) when no series was saved. Throws std::runtime_error when the file cannot be written.
+/// (t = t_end) when no series was saved. Throws std::runtime_error naming the file and the OS error
+/// when it cannot be opened or written (errors that show only when it is flushed or closed included).
 template <class T>
 void write_csv(const SolveResult<T>& r, const std::string& path, double t_end) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot open '" + path + "' for writing");
+  std::ofstream out;
+  detail::open_for_writing(out, path, std::ios::openmode{});
   out.precision(std::is_same_v<T, float> ? 9 : 17);
   out << "run,t,status";
   for (std::size_t s = 0; s < r.n_states(); ++s) out << ",y" << s;
@@ -89,7 +127,7 @@ void write_csv(const SolveResult<T>& r, const std::string& path, double t_end) {
       out << '\n';
     }
   }
-  if (!out) throw std::runtime_error("writing '" + path + "' failed");
+  detail::finish_writing(out, path);
 }
 
 }  // namespace batchode

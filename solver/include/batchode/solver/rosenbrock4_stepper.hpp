@@ -2,6 +2,15 @@
 // the CPU-only method `rosenbrock4` gets our step control, save landing and statuses. odeint's stepper
 // does the arithmetic on its uBLAS state (copied in and out of our fixed-size state per attempt);
 // its Jacobian functor is kernels/jacobian.hpp's linearize (the system's analytic J, or AD).
+//
+// Boost's coefficients have one wrong sign (seen in Debian 12's Boost 1.74): its
+// default_rosenbrock_coefficients has d4 = +0.0362, where Hairer's rodas.f (RO4COE) and every RODAS4
+// transcription have d4 = -0.0362 (= gamma_4, the row sum of Gamma, which
+// tests/solver/rosenbrock_tableau_test.cpp checks). d multiplies h f_t, so only problems whose
+// right-hand side depends on t see it: y' = -2 (y - cos t) - sin t at 1e-9 ended with a relative
+// error of 2.6e-5 after 17k steps, against 6e-11 with rodas4. We therefore run odeint's stepper (its
+// own code: uBLAS LU, its stage loop) with RODAS4's coefficients from solver/rosenbrock_tableaux.hpp,
+// d4 included; only the dense-output coefficients, which we never use, are Boost's.
 #pragma once
 
 #include <array>
@@ -12,8 +21,42 @@
 #include <boost/numeric/odeint.hpp>
 
 #include "batchode/kernels/jacobian.hpp"
+#include "batchode/solver/rosenbrock_tableaux.hpp"
 
 namespace batchode::cpu {
+
+/// odeint's rosenbrock coefficient set (same member names) filled from tableau::Rodas4: the
+/// transformed-form a_ij, C_ij, c_i, d_i and gamma of Hairer's RODAS4, with d4 = -0.0362.
+template <class Value>
+struct Rodas4CoefficientsForOdeint {
+  using value_type = Value;
+  using order_type = unsigned short;
+  using Tab = tableau::Rodas4;
+  static constexpr Value a(int i, int j) { return static_cast<Value>(Tab::a(i, j)); }
+  static constexpr Value C(int i, int j) { return static_cast<Value>(Tab::C(i, j)); }
+  static constexpr Value d(int i) { return static_cast<Value>(Tab::d(i)); }
+  static constexpr Value c(int i) { return static_cast<Value>(Tab::c(i)); }
+
+  const value_type gamma = static_cast<Value>(Tab::gamma());
+  const value_type d1 = d(0), d2 = d(1), d3 = d(2), d4 = d(3);
+  const value_type c2 = c(1), c3 = c(2), c4 = c(3);
+  const value_type c21 = C(1, 0);
+  const value_type a21 = a(1, 0);
+  const value_type c31 = C(2, 0), c32 = C(2, 1);
+  const value_type a31 = a(2, 0), a32 = a(2, 1);
+  const value_type c41 = C(3, 0), c42 = C(3, 1), c43 = C(3, 2);
+  const value_type a41 = a(3, 0), a42 = a(3, 1), a43 = a(3, 2);
+  const value_type c51 = C(4, 0), c52 = C(4, 1), c53 = C(4, 2), c54 = C(4, 3);
+  const value_type a51 = a(4, 0), a52 = a(4, 1), a53 = a(4, 2), a54 = a(4, 3);
+  const value_type c61 = C(5, 0), c62 = C(5, 1), c63 = C(5, 2), c64 = C(5, 3), c65 = C(5, 4);
+  // Dense output only (calc_state), unused by batchode: Boost's values.
+  const boost::numeric::odeint::default_rosenbrock_coefficients<Value> boost_{};
+  const value_type d21 = boost_.d21, d22 = boost_.d22, d23 = boost_.d23, d24 = boost_.d24, d25 = boost_.d25;
+  const value_type d31 = boost_.d31, d32 = boost_.d32, d33 = boost_.d33, d34 = boost_.d34, d35 = boost_.d35;
+
+  static const order_type stepper_order = 4;
+  static const order_type error_order = 3;
+};
 
 template <class System, class T>
 class OdeintRosenbrock4Stepper {
@@ -24,7 +67,7 @@ class OdeintRosenbrock4Stepper {
   static constexpr bool adaptive = true;
   static constexpr int order = 4;
   static constexpr int error_order = 3;
-  using odeint_stepper = boost::numeric::odeint::rosenbrock4<T>;
+  using odeint_stepper = boost::numeric::odeint::rosenbrock4<T, Rodas4CoefficientsForOdeint<T>>;
   using vector = typename odeint_stepper::state_type;
   using matrix = typename odeint_stepper::matrix_type;
 

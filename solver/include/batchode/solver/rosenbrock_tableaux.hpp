@@ -18,11 +18,26 @@ namespace batchode::tableau {
 /// ROS3P (J. Lang & J. Verwer, BIT 41 (2001) 731-738): 3 stages, order 3 with an embedded order-2
 /// estimate, A-stable, no order reduction on parabolic problems. Coefficients in transformed form as
 /// derived in OrdinaryDiffEq.jl's ROS3PTableau from gamma = 1/2 + sqrt(3)/6 (1/gamma = 3 - sqrt(3)).
+///
+/// The published embedded pair (b - e, order 2) is useless for step control: on a linear autonomous
+/// problem y' = J y its stability function equals the main method's, so sum_s e_s k_s is zero to
+/// rounding at every step size and the estimate sees only nonlinear and df/dt terms (y' = 8 y on
+/// [0, 1] at 1e-6 came out 54 instead of 2981, as success). This is a property of the coefficients,
+/// not a transcription error: stages 1 and 2 are proportional on linear problems (k_2 = -(e_1/e_2) k_1),
+/// so every order-2 combination of the three stages has the main method's stability function
+/// (tests/solver/rosenbrock_tableau_test.cpp shows it; OrdinaryDiffEq.jl issue 4291 reports the same
+/// for its ROS3P, ROS3PR and ROS34PW1a). batchode therefore estimates ros3p's error by step doubling
+/// (estimate_by_doubling: a step of h against two of h/2, which are kept; the estimate y_h/2 - y_h is
+/// about the whole step's error, 2^3 - 1 times the kept halves' own): about 3x the linear algebra of
+/// a step, an estimate of order 4 (error_order 3) that sees every error. rodas4 has a true embedded pair and is the faster choice where ROS3P's no-order-reduction
+/// property on parabolic problems does not matter. e() stays the published pair, for the tests.
 struct Ros3p {
   static constexpr Method method = Method::ros3p;
   static constexpr bool rosenbrock = true;
-  static constexpr int stages = 3, order = 3, error_order = 2;
+  static constexpr int stages = 3, order = 3, error_order = 3;
   static constexpr bool adaptive = true, fsal = false;
+  static constexpr bool estimate_by_doubling = true;
+  static constexpr int embedded_order = 2;  ///< of the published pair b - e (unused for step control)
   static constexpr double ig = 1.2679491924311228;  // 1 / gamma = 3 - sqrt(3)
   BATCHODE_HOST_DEVICE static constexpr double gamma() { return 0.7886751345948129; }
   BATCHODE_HOST_DEVICE static constexpr double a(int i, int j) {
@@ -61,6 +76,7 @@ struct Rodas4 {
   static constexpr Method method = Method::rodas4;
   static constexpr bool rosenbrock = true;
   static constexpr int stages = 6, order = 4, error_order = 3;
+  static constexpr int embedded_order = 3;
   static constexpr bool adaptive = true, fsal = false;
   BATCHODE_HOST_DEVICE static constexpr double gamma() { return 0.25; }
   BATCHODE_HOST_DEVICE static constexpr double a(int i, int j) {
@@ -111,6 +127,10 @@ struct is_rosenbrock : std::false_type {};
 template <class Tab>
 struct is_rosenbrock<Tab, std::void_t<decltype(Tab::rosenbrock)>> : std::bool_constant<Tab::rosenbrock> {};
 template <class Tab, class = void>
+struct by_doubling : std::false_type {};
+template <class Tab>
+struct by_doubling<Tab, std::void_t<decltype(Tab::estimate_by_doubling)>> : std::bool_constant<Tab::estimate_by_doubling> {};
+template <class Tab, class = void>
 struct host_only : std::false_type {};
 template <class Tab>
 struct host_only<Tab, std::void_t<decltype(Tab::host_only)>> : std::bool_constant<Tab::host_only> {};
@@ -119,6 +139,10 @@ struct host_only<Tab, std::void_t<decltype(Tab::host_only)>> : std::bool_constan
 /// True for the Rosenbrock tables above (run by kernels/rosenbrock_stepper.hpp); false for explicit RK.
 template <class Tab>
 inline constexpr bool is_rosenbrock_v = detail::is_rosenbrock<Tab>::value;
+
+/// True for tables whose error is estimated by step doubling instead of their embedded pair (Ros3p).
+template <class Tab>
+inline constexpr bool estimates_by_doubling_v = detail::by_doubling<Tab>::value;
 
 /// False for methods with no GPU kernel (OdeintRosenbrock4).
 template <class Tab>

@@ -205,8 +205,12 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
     bool stop_is_save;
     const T t_stop = next_stop<Sink>(plan, next_save, stop_is_save);
     const T span = t_stop - t;
-    const std::uint64_t steps = span <= h ? 1 : static_cast<std::uint64_t>(std::ceil(span / h - landing_slack<T>));
     const std::uint64_t allowed = plan.max_steps - attempts;
+    // The step count in T first: span / h can exceed what 64 bits hold (dt = 1 to t_end = 1e300),
+    // and converting such a value is undefined. More steps than allowed: take the allowed ones, stop.
+    const T steps_wanted = span <= h ? T(1) : std::ceil(span / h - landing_slack<T>);
+    const bool within = steps_wanted <= T(allowed) && steps_wanted < T(18446744073709551616.0);  // 2^64
+    const std::uint64_t steps = within ? static_cast<std::uint64_t>(steps_wanted) : allowed + 1;
     const std::uint64_t full = (steps <= allowed ? steps : allowed + 1) - 1;  // steps of exactly h
     const T t_segment = t;
     // 32-bit inner counter (cheaper on GPUs than 64-bit), in rounds for segments of 2^31+ steps.

@@ -67,20 +67,35 @@ class GpuUnavailable : public std::runtime_error {
 
 namespace detail {
 
-/// Applies a solve's verbosity for its duration (BATCHODE_VERBOSITY, when set, wins).
+/// The level of one solve: BATCHODE_VERBOSITY when it names one (it overrides both the solve's and
+/// the logger's), else the solve's own; std::nullopt: the logger's.
+inline std::optional<Verbosity> solve_verbosity(std::optional<Verbosity> wanted) {
+  if (const std::optional<Verbosity> from_environment = environment_verbosity()) return from_environment;
+  return wanted;
+}
+
+/// A solve's timing on the calling thread for its duration: its level (solve_verbosity()) on this
+/// thread alone, never set on the logger that other threads share, and timing problems dropped
+/// rather than failing the solve (TimeLogger::CallScope).
 class VerbosityScope {
  public:
-  VerbosityScope(TimeLogger& logger, std::optional<Verbosity> wanted) : logger_(logger), saved_(logger.verbosity()) {
-    if (wanted && std::getenv("BATCHODE_VERBOSITY") == nullptr) logger_.set_verbosity(*wanted);
-  }
-  ~VerbosityScope() { logger_.set_verbosity(saved_); }
-  VerbosityScope(const VerbosityScope&) = delete;
-  VerbosityScope& operator=(const VerbosityScope&) = delete;
+  VerbosityScope(TimeLogger& logger, std::optional<Verbosity> wanted)
+      : scope_(logger, solve_verbosity(wanted)) {}
 
  private:
-  TimeLogger& logger_;
-  Verbosity saved_;
+  TimeLogger::CallScope scope_;
 };
+
+/// Registers the solver's events on `logger` (idempotent). Never throws: a label its owner
+/// registered in another category stays theirs and is still timed; a logger without memory left
+/// for a registration loses that event's timing (dropped by the solve's CallScope), not the solve.
+inline void register_events_for_solve(TimeLogger& logger) noexcept {
+  try {
+    register_solver_events(logger);
+  } catch (...) {
+    // see above: nothing here may fail a solve
+  }
+}
 
 /// Index of the first NaN or infinity in values[0, n), or n. Blocks are tested branch-free, so the
 /// common all-finite case vectorises; large inputs are split over threads (10^7 runs' inputs are
@@ -129,10 +144,12 @@ class Solver {
   static constexpr std::size_t n_states = System::n_states;
   static constexpr std::size_t n_params = System::n_params;
 
-  /// Throws InvalidInput for bad options.
+  /// Throws InvalidInput for bad options. Registers the solver's events on `logger` (any logger
+  /// will do; registering again changes nothing).
   explicit Solver(System system, SolveOptions options, TimeLogger& logger = default_timelogger())
       : system_(std::move(system)), options_(std::move(options)), logger_(&logger) {
-    validate(options_);
+    validate_for<T>(options_);
+    detail::register_events_for_solve(*logger_);
   }
 
   const SolveOptions& options() const noexcept { return options_; }
@@ -156,9 +173,10 @@ class Solver {
                          std::to_string(n_states));
     }
     const std::size_t runs = y0.size() / n_states;
-    if (params.size() != runs * n_params) {
+    const std::size_t param_values = arrays::checked_mul(runs, n_params, "parameters (n_runs x n_params)");
+    if (params.size() != param_values) {
       throw InvalidInput("parameters: expected n_runs x n_params = " + std::to_string(runs) + " x " +
-                         std::to_string(n_params) + " = " + std::to_string(runs * n_params) + " values, got " +
+                         std::to_string(n_params) + " = " + std::to_string(param_values) + " values, got " +
                          std::to_string(params.size()));
     }
     return solve(y0.data(), params.empty() ? nullptr : params.data(), runs);
@@ -172,6 +190,9 @@ class Solver {
     if (runs == 0) throw InvalidInput("empty batch: n_runs is 0");
     if (y0 == nullptr) throw InvalidInput("initial values: null pointer");
     if (n_params > 0 && params == nullptr) throw InvalidInput("parameters: null pointer but n_params > 0");
+    // A batch whose arrays' sizes do not fit in size_t is refused naming them (not wrapped).
+    (void)arrays::checked_mul(runs, n_states, "initial values (n_runs x n_states)");
+    (void)arrays::checked_mul(runs, n_params, "parameters (n_runs x n_params)");
     detail::VerbosityScope verbosity(*logger_, options_.verbosity);
     ScopedTimer timer(*logger_, events::solver_solve_execution);
     timer.add_metadata("runs", static_cast<std::int64_t>(runs));
@@ -183,7 +204,9 @@ class Solver {
       // checking alone.
       ScopedTimer validation(*logger_, events::input_validation);
       // The result is allocated in full before any work: refuse a batch whose outputs cannot fit.
-      arrays::check_host_memory(runs * (n_states * (1 + saves) * sizeof(T) + sizeof(Status) + sizeof(RunCounters)),
+      const std::size_t run_bytes =
+          arrays::run_footprint(n_states, n_params, saves, sizeof(T), options_.outputs).result_bytes_per_run;
+      arrays::check_host_memory(arrays::checked_mul(runs, run_bytes, "result bytes (n_runs x bytes per run)"),
                                 arrays::available_host_memory());
     }
     std::optional<SolveResult<T>> allocated;
@@ -198,8 +221,10 @@ class Solver {
   }
 
  private:
+  /// One line on stderr unless this solve is at Verbosity::none (its level on this thread: a part
+  /// thread carries its solve's). One write, so lines of concurrent solves do not mix.
   void notice(const std::string& line) const {
-    if (logger_->verbosity() != Verbosity::none) std::cerr << "batchode: " << line << '\n';
+    if (logger_->verbosity() != Verbosity::none) std::cerr << ("batchode: " + line + '\n');
   }
 
   /// Throws InvalidInput naming the first NaN or infinity of runs [first, first + count).
@@ -586,9 +611,15 @@ class Solver {
         if (part.backend.rfind("gpu:", 0) == 0) (void)runner(std::stoi(part.backend.substr(4)));
       }
 #endif
+      // Each part thread carries this solve's timing context: its level, and its events nest
+      // under this solve's, so the solve stays one tree with one summary.
+      const TimeLogger::CallContext timing = logger_->context();
       std::vector<std::thread> threads;
       for (std::size_t i = 0; i < selection.parts.size(); ++i) {
-        threads.emplace_back([&, i] { run_part(selection.parts[i], y0, params, result, outcomes[i]); });
+        threads.emplace_back([&, i] {
+          const TimeLogger::CallScope part_timing(*logger_, timing);
+          run_part(selection.parts[i], y0, params, result, outcomes[i]);
+        });
       }
       for (std::thread& t : threads) t.join();
     }
@@ -653,6 +684,7 @@ class Solver {
 template <class System, class T>
 SolveResult<T> solve_ivp(const System& system, const std::vector<T>& y0, const std::vector<T>& params,
                          const SolveOptions& options, TimeLogger& logger = default_timelogger()) {
+  detail::register_events_for_solve(logger);  // before the first event (the Solver does it too late)
   detail::VerbosityScope verbosity(logger, options.verbosity);
   ScopedTimer timer(logger, events::solve_ivp_execution);
   Solver<System, T> solver(system, options, logger);

@@ -41,8 +41,10 @@ inline constexpr const char* kernel_compile = "kernel_compile";
 inline constexpr const char* codegen = "codegen";
 }  // namespace events
 
-/// Registers every event above, with its category and a description, on `logger`.
-/// Idempotent; throws std::invalid_argument if one of the labels was registered with another category.
+/// Registers every event above, with its category and a description, on `logger`. Idempotent.
+/// A label already registered with another category keeps it: every other label is registered,
+/// then std::invalid_argument names the conflicting ones. (Solver registers them itself, and
+/// ignores that error: such a label is still timed, in its owner's category.)
 void register_solver_events(TimeLogger& logger);
 
 }  // namespace batchode

@@ -11,7 +11,15 @@
 // starting an unregistered label, stopping an event that is not running on the calling thread
 // (never started, already stopped, or started on another thread) and stopping an outer event while
 // an inner one is still running on that thread all throw batchode::TimingError. The throw happens
-// before anything changes, so every other event, open or finished, is left as it was.
+// before anything changes, so every other event, open or finished, is left as it was. Inside a
+// CallScope (a solve) misuse is reported once and dropped instead: timing must not fail the call.
+//
+// A library call that shares the logger with other threads (a solve) runs in a CallScope: its own
+// level on its thread without touching the logger's, and the threads it starts take its
+// CallContext so their events nest under the call's (one tree, one summary per call):
+//   TimeLogger::CallScope call(log, options.verbosity);
+//   const TimeLogger::CallContext context = log.context();
+//   std::thread worker([&] { TimeLogger::CallScope part(log, context); ... });
 #pragma once
 
 #include <atomic>
@@ -49,7 +57,8 @@ struct Occurrence {
   std::size_t id = 0;                 ///< unique since the last reset(); parents have smaller ids
   std::string label;
   std::string category;
-  std::optional<std::size_t> parent;  ///< id of the enclosing occurrence on the same thread
+  std::optional<std::size_t> parent;  ///< id of the enclosing occurrence: on the same thread, or the
+                                      ///< event a CallContext carried to this thread
   std::size_t depth = 0;              ///< 0 for a top-level event
   std::size_t thread = 0;             ///< small per-logger thread number, 0 = first thread seen
   double start_ms = 0;                ///< since the logger was built (record_event: stop minus wall_ms)
@@ -81,6 +90,9 @@ struct EventStats {
 /// Occurrences are kept until reset(): memory grows by about 100 bytes per occurrence.
 class TimeLogger {
  public:
+  class CallContext;
+  class CallScope;
+
   /// A logger printing to `out` (std::cerr when null) at `verbosity`. The environment is not read:
   /// call apply_environment() for that. Events must be registered before use.
   explicit TimeLogger(std::ostream* out = nullptr, Verbosity verbosity = Verbosity::normal);
@@ -98,11 +110,16 @@ class TimeLogger {
   std::vector<EventInfo> registered_events() const;
 
   // --- verbosity ---------------------------------------------------------------------------
-  /// Sets the level. Switching to none closes the events still running on every thread, tagged
-  /// with metadata interrupted=1, so no thread keeps stale nesting; stopping them later is then a
-  /// TimingError while enabled (ScopedTimer copes with it).
+  /// Sets the logger's own level. Switching to none closes the events still running on every
+  /// thread, tagged with metadata interrupted=1, so no thread keeps stale nesting; stopping them
+  /// later is then a TimingError while enabled (ScopedTimer and CallScope cope with it).
   void set_verbosity(Verbosity verbosity);
-  Verbosity verbosity() const noexcept { return verbosity_.load(std::memory_order_relaxed); }
+  /// The level in force on the calling thread: that of its innermost CallScope on this logger that
+  /// sets one, else the logger's own. Everything this logger records and prints follows it.
+  Verbosity verbosity() const noexcept {
+    if (call_scopes_.load(std::memory_order_relaxed) == 0) return verbosity_.load(std::memory_order_relaxed);
+    return scoped_verbosity();
+  }
   /// False at Verbosity::none. Check it before building costly metadata.
   bool enabled() const noexcept { return verbosity() != Verbosity::none; }
   /// Applies BATCHODE_VERBOSITY if it is set and valid and returns true. An invalid value leaves
@@ -144,6 +161,12 @@ class TimeLogger {
   /// (they get new ids and are reported when they stop).
   void reset();
 
+  // --- calls spanning threads ----------------------------------------------------------------
+  /// The calling thread's level (when a CallScope sets one) and innermost open event (its own, or
+  /// the one its CallScope's context carried), for a CallScope on another thread. Never throws
+  /// TimingError.
+  CallContext context() const;
+
   // --- reading -----------------------------------------------------------------------------
   /// Aggregate of `label`. Pending GPU times are polled, not waited for (call resolve_gpu_times()
   /// first for complete GPU totals). Throws TimingError when `label` is not registered.
@@ -176,6 +199,7 @@ class TimeLogger {
     std::size_t parent = no_parent;
     std::size_t depth = 0;
     std::size_t thread = 0;
+    std::uint64_t serial = 0;  // unique for the logger's life: a CallContext finds it after reset()
     Clock::time_point start;
     double wall_ms = 0;
     bool running = true;
@@ -185,7 +209,18 @@ class TimeLogger {
   struct ThreadState {
     std::size_t number = 0;
     std::vector<std::size_t> open;  // record indices, innermost last
+    // Parent of the thread's outermost events: the event a CallContext carried here, or none.
+    std::size_t inherited = no_parent;
   };
+
+  Verbosity scoped_verbosity() const noexcept;
+  bool in_call_scope() const noexcept;  // the calling thread is in a CallScope on this logger
+  // A timing problem inside a CallScope: the first one is printed, all are dropped.
+  void report_dropped(const char* problem) noexcept;
+  std::size_t find_record(std::uint64_t serial, std::size_t hint) const noexcept;  // or no_parent
+  std::size_t parent_for(const ThreadState& thread) const noexcept {
+    return thread.open.empty() ? thread.inherited : thread.open.back();
+  }
 
   void start_impl(std::string_view label);
   void stop_impl(std::string_view label, Metadata metadata, GpuTime gpu_time);
@@ -193,25 +228,78 @@ class TimeLogger {
   // Used by ScopedTimer's destructor: closes `label` and anything left open inside it; never throws.
   void stop_event_noexcept(std::string_view label, Metadata metadata, GpuTime gpu_time) noexcept;
   friend class ScopedTimer;
+  // The recording calls proper; the *_impl wrappers decide whether their misuse throws.
+  void start_checked(std::string_view label);
+  void stop_checked(std::string_view label, Metadata metadata, GpuTime gpu_time);
+  void record_checked(std::string_view label, double wall_ms, Metadata metadata, GpuTime gpu_time);
 
   std::size_t event_index(std::string_view label, const char* operation) const;  // throws TimingError
   ThreadState& this_thread_state();
   void finish(std::size_t record, Clock::time_point now, ThreadState& thread);
-  void after_stop(std::size_t record, const ThreadState& thread, const char* verb);  // prints
+  void after_stop(std::size_t record, const char* verb);  // prints
   Occurrence make_occurrence(std::size_t record, bool wait_gpu) const;
   std::string render(const std::vector<std::size_t>& records, std::string_view title) const;
   std::ostream& out() const;
 
   std::atomic<Verbosity> verbosity_;
+  std::atomic<std::size_t> call_scopes_{0};  // CallScopes alive on this logger, all threads together
   const std::uint64_t id_;  // unique per logger, for the per-thread cache in this_thread_state()
   mutable std::mutex mutex_;
   std::ostream* out_;
   bool warned_environment_ = false;
+  bool warned_misuse_ = false;
+  std::uint64_t next_serial_ = 1;
   Clock::time_point epoch_;
   std::deque<EventInfo> events_;  // deque: the map's string_view keys point into these labels
   std::unordered_map<std::string_view, std::size_t> event_by_label_;
   std::vector<Record> records_;
   std::unordered_map<std::thread::id, ThreadState> threads_;
+};
+
+/// What a call hands to the threads it starts: its level (when it sets one) and its innermost open
+/// event. Taken by TimeLogger::context() on the call's thread, installed by a CallScope on another;
+/// a copyable value that does nothing by itself. A default-constructed one carries nothing.
+class TimeLogger::CallContext {
+ public:
+  CallContext() = default;
+
+ private:
+  friend class TimeLogger;
+  std::uint64_t logger_ = 0;      // the TimeLogger's id_; 0: carries nothing
+  std::optional<Verbosity> verbosity_;
+  std::uint64_t parent_serial_ = 0;  // 0: no open event
+  std::size_t parent_hint_ = 0;      // where that event was in records_ (reset() may move it)
+};
+
+/// Marks the calling thread as working for one library call (a solve) on `logger` until the scope
+/// ends, without changing what other threads see:
+///  - the thread records and prints at `verbosity` (when given) instead of the logger's level;
+///  - built from a context: at that call's level, and the thread's outermost events nest under the
+///    event that was innermost where the context was taken (a parent across threads), so a call's
+///    worker threads add to its one tree and its one summary instead of printing their own;
+///  - timing misuse (an unregistered label, a stop of what is not running) is printed once and
+///    dropped instead of thrown: timing is instrumentation and must not fail the call.
+/// Scopes nest; each restores what it replaced. Build it on a thread with no event open (a new
+/// one) when it carries a context, and destroy it on the thread that built it.
+class TimeLogger::CallScope {
+ public:
+  CallScope(TimeLogger& logger, std::optional<Verbosity> verbosity);
+  /// A context taken from another logger carries nothing here.
+  CallScope(TimeLogger& logger, const CallContext& context);
+  ~CallScope();
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  friend class TimeLogger;
+  void push() noexcept;
+
+  TimeLogger& logger_;
+  std::optional<Verbosity> verbosity_;
+  const CallScope* previous_ = nullptr;  // the thread's enclosing scope, of any logger
+  bool carries_parent_ = false;
+  std::uint64_t saved_serial_ = 0;  // the inherited parent this scope replaced (0: none)
+  std::size_t saved_hint_ = 0;
 };
 
 /// The process-wide logger that batchode's solvers use. Built on first use with every event of

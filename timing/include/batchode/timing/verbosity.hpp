@@ -1,6 +1,8 @@
 // timing/: how much a TimeLogger prints while batchode runs (none, normal, verbose, debug).
 #pragma once
 
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace batchode {
@@ -16,6 +18,12 @@ enum class Verbosity {
 /// Parses none | default | normal | verbose | debug ("default" means normal).
 /// Throws std::invalid_argument naming the bad value and listing the valid ones.
 Verbosity parse_verbosity(std::string_view text);
+
+/// BATCHODE_VERBOSITY as it is now: the level it names, or std::nullopt when it names none: unset
+/// or empty (nothing asked) or invalid (then `problem`, when not null, receives parse_verbosity()'s
+/// message). The one reading of the variable: the default logger (TimeLogger::apply_environment())
+/// and every solve (which it overrides) agree on what it says.
+std::optional<Verbosity> environment_verbosity(std::string* problem = nullptr);
 
 /// The canonical name of a level: "none", "normal", "verbose" or "debug".
 std::string_view to_string(Verbosity verbosity) noexcept;

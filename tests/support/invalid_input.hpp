@@ -1,0 +1,32 @@
+// Checking the message of an InvalidInput: shared by the tests of sizes, plans and bad input.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <batchode/solver/options.hpp>
+#include <exception>
+#include <string>
+
+namespace batchode::testing {
+
+/// Runs `f`, expects InvalidInput, and returns its message (a failure, and "", otherwise).
+template <class F>
+std::string invalid_input_message(F&& f) {
+  try {
+    f();
+  } catch (const InvalidInput& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type: " << e.what();
+    return {};
+  }
+  ADD_FAILURE() << "no InvalidInput thrown";
+  return {};
+}
+
+/// `message` contains `part`.
+inline void expect_contains(const std::string& message, const std::string& part) {
+  EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
+}
+
+}  // namespace batchode::testing

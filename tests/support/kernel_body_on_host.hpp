@@ -1,0 +1,51 @@
+// The GPU kernel's per-thread body (kernels::integrate_chunk_run: the register or Rosenbrock
+// stepper, the device layout, the device series sink) run on the host over a whole batch, so CPU
+// tests check the GPU path's numerics where no GPU exists.
+#pragma once
+
+#include <algorithm>
+#include <batchode/arrays/device_views.hpp>
+#include <batchode/arrays/transpose.hpp>
+#include <batchode/batchode.hpp>
+#include <batchode/kernels/batch_kernel.hpp>
+#include <cstdint>
+#include <vector>
+
+namespace batchode::testing {
+
+/// Runs every run of `batch` through the kernel body on the host, in the device layout, and returns
+/// what the GPU path would (final states, series, statuses, counters).
+template <class System, class T>
+SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch, const SolveOptions& o) {
+  constexpr std::size_t N = System::n_states, P = System::n_params;
+  const std::size_t runs = batch.n_runs, saves = count_saves(o);
+  std::vector<T> y0 = batch.y0, params = batch.params;  // run-major on the device too (device_views.hpp)
+  if (params.empty()) params.resize(std::max<std::size_t>(1, P * runs));
+  std::vector<T> final_state(N * runs), series(saves * N * runs);
+  std::vector<std::int32_t> status(runs);
+  std::vector<std::uint32_t> acc(runs), rej(runs), evals(runs);
+  const arrays::DeviceInputs<T> in{y0.data(), params.data(), runs};
+  const arrays::DeviceOutputs<T> out{final_state.data(), saves ? series.data() : nullptr, status.data(), acc.data(),
+                                     rej.data(), evals.data(), runs, static_cast<std::uint32_t>(saves)};
+  const RunPlan<T> plan = make_run_plan<T>(o);
+  tableau::dispatch(o.method, [&](auto tag) {
+    using Tab = typename decltype(tag)::type;
+    for (std::size_t r = 0; r < runs; ++r) {
+      if (saves) {
+        kernels::integrate_chunk_run<Tab, true>(sys, plan, in, out, r);
+      } else {
+        kernels::integrate_chunk_run<Tab, false>(sys, plan, in, out, r);
+      }
+    }
+  });
+  SolveResult<T> result(runs, N, saves, o);
+  std::copy(final_state.begin(), final_state.end(), result.final_state_data());
+  if (saves) arrays::unpack_to_run_major(series.data(), runs, runs, saves * N, result.series_data());
+  for (std::size_t r = 0; r < runs; ++r) {
+    result.status_data()[r] = static_cast<Status>(status[r]);
+    result.counters_data()[r] = RunCounters{acc[r], rej[r], evals[r]};
+  }
+  return result;
+}
+
+}  // namespace batchode::testing
