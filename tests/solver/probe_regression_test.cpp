@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "invalid_input.hpp"
 #include "kernel_body_on_host.hpp"
 #include "test_systems.hpp"
 
@@ -49,14 +50,10 @@ SolveOptions quiet(Method m) {
   return o;
 }
 
+/// The InvalidInput message of solving one run (y0, p) of `sys` with `o` in precision T.
 template <class T = double, class System>
-std::string invalid_input_message(const System& sys, const SolveOptions& o, std::vector<T> y0, std::vector<T> p) {
-  try {
-    (void)solve_ivp(sys, y0, p, o);
-  } catch (const InvalidInput& e) {
-    return e.what();
-  }
-  return "(no InvalidInput)";
+std::string refusal(const System& sys, const SolveOptions& o, std::vector<T> y0, std::vector<T> p) {
+  return batchode::testing::invalid_input_message([&] { (void)solve_ivp(sys, y0, p, o); });
 }
 
 // Item 1: the probe's three cases, for ros3p and every other stiff method.
@@ -101,11 +98,11 @@ TEST(ProbeRegression, FixedStepCountBeyondMaxStepsIsRefused) {
   o.dt = 1;
   o.t_end = 1e300;
   o.max_steps = 10;
-  EXPECT_THAT(invalid_input_message(Linear{}, o, {1.0}, {-1.0}), HasSubstr("more than max_steps = 10"));
+  EXPECT_THAT(refusal(Linear{}, o, {1.0}, {-1.0}), HasSubstr("more than max_steps = 10"));
   for (double dt : {1e-20, 5e-324}) {
     SolveOptions e = quiet(Method::euler);
     e.dt = dt;
-    EXPECT_THAT(invalid_input_message(Linear{}, e, {1.0}, {-1.0}), HasSubstr("more than max_steps")) << dt;
+    EXPECT_THAT(refusal(Linear{}, e, {1.0}, {-1.0}), HasSubstr("more than max_steps")) << dt;
   }
 }
 
@@ -133,7 +130,7 @@ TEST(ProbeRegression, OptionsAreCheckedInTheSolvesPrecision) {
   o.t0 = 1;
   o.t_end = 1 + 5e-8;
   o.save_every = 1e-8;
-  EXPECT_THAT(invalid_input_message<float>(Linear{}, o, {1.0f}, {-1.0f}), HasSubstr("same time in float"));
+  EXPECT_THAT(refusal<float>(Linear{}, o, {1.0f}, {-1.0f}), HasSubstr("same time in float"));
   const SolveResult<double> fine = solve_ivp(Linear{}, std::vector<double>{1}, std::vector<double>{-1}, o);
   EXPECT_EQ(fine.status(0), Status::success);
   EXPECT_LT(fine.times()[1], fine.times()[2]);  // double resolves these saves
@@ -141,24 +138,24 @@ TEST(ProbeRegression, OptionsAreCheckedInTheSolvesPrecision) {
   o.t0 = 1e6;
   o.t_end = 1e6 + 1;
   o.save_every = 0.01;  // float's spacing at 1e6 is 0.0625
-  EXPECT_THAT(invalid_input_message<float>(Linear{}, o, {1.0f}, {-1.0f}),
+  EXPECT_THAT(refusal<float>(Linear{}, o, {1.0f}, {-1.0f}),
               HasSubstr("save_every = 0.01 is below 4 spacings of float"));
 
   SolveOptions big = quiet(Method::dopri5);
   big.t_end = 1e39;
-  EXPECT_THAT(invalid_input_message<float>(Linear{}, big, {1.0f}, {-1.0f}), HasSubstr("beyond float's range"));
+  EXPECT_THAT(refusal<float>(Linear{}, big, {1.0f}, {-1.0f}), HasSubstr("beyond float's range"));
   big.method = Method::rk4;
   big.dt = 1;
-  EXPECT_THAT(invalid_input_message<float>(Linear{}, big, {1.0f}, {-1.0f}), HasSubstr("beyond float's range"));
+  EXPECT_THAT(refusal<float>(Linear{}, big, {1.0f}, {-1.0f}), HasSubstr("beyond float's range"));
 }
 
 // Item 7: 1e-50 is 0 in float.
 TEST(ProbeRegression, TolerancesThatRoundToZeroAreRefused) {
   SolveOptions o = quiet(Method::dopri5);
   o.rtol = o.atol = 1e-50;
-  EXPECT_THAT(invalid_input_message<float>(Linear{}, o, {1.0f}, {-1.0f}), HasSubstr("rtol = 1e-50 is 0 in float"));
+  EXPECT_THAT(refusal<float>(Linear{}, o, {1.0f}, {-1.0f}), HasSubstr("rtol = 1e-50 is 0 in float"));
   o.rtol = 1e-6;
-  EXPECT_THAT(invalid_input_message<float>(Linear{}, o, {1.0f}, {-1.0f}), HasSubstr("atol = 1e-50 is 0 in float"));
+  EXPECT_THAT(refusal<float>(Linear{}, o, {1.0f}, {-1.0f}), HasSubstr("atol = 1e-50 is 0 in float"));
   const SolveResult<double> fine = solve_ivp(Linear{}, std::vector<double>{1}, std::vector<double>{-1}, o);
   EXPECT_EQ(fine.status(0), Status::success);
 }
@@ -168,7 +165,7 @@ TEST(ProbeRegression, MaxStepsBeyondTheCountersIsRefused) {
   SolveOptions o = quiet(Method::euler);
   o.dt = 2e-10;
   o.max_steps = 10'000'000'000ull;
-  EXPECT_THAT(invalid_input_message(Linear{}, o, {1.0}, {-1.0}), HasSubstr("per-run step counters are 32-bit"));
+  EXPECT_THAT(refusal(Linear{}, o, {1.0}, {-1.0}), HasSubstr("per-run step counters are 32-bit"));
   o.max_steps = max_steps_limit;
   o.dt = 0.25;
   const SolveResult<double> fine = solve_ivp(Linear{}, std::vector<double>{1}, std::vector<double>{-1}, o);
