@@ -7,7 +7,7 @@
 // Also an adaptive case (dopri5, rtol = atol = 1e-6) on the same sweep.
 //
 //   gpu_lorenz [--reps R] [--max-log2 K] [--min-log2 K]
-#include <batchode/arrays/buffers.hpp>
+#include <batchode/gpu/buffers.hpp>
 #include <batchode/batchode.hpp>
 
 #include <algorithm>

@@ -11,15 +11,15 @@
 #include <stdexcept>
 #include <string>
 
-#include "batchode/arrays/checked_size.hpp"
-#include "batchode/solver/status.hpp"
+#include "batchode/checks/checked_size.hpp"
+#include "batchode/kernels/status.hpp"
 
 namespace batchode::arrays {
 
 namespace {
 
 // "(fraction 0.8 of 85899345920 free)" or "(gpu.memory_bytes, 85899345920 free)": where the budget came from.
-std::string budget_origin(const GpuOptions& gpu, std::size_t free_device_bytes) {
+std::string budget_origin(const MemoryBudget& gpu, std::size_t free_device_bytes) {
   if (gpu.memory_bytes > 0) return fmt::format("(gpu.memory_bytes, {} free)", free_device_bytes);
   return fmt::format("(fraction {:g} of {} free)", gpu.memory_fraction, free_device_bytes);
 }
@@ -30,18 +30,18 @@ RunFootprint run_footprint(std::size_t n_states, std::size_t n_params, std::size
                            std::size_t value_bytes, const OutputSelection& outputs) {
   if (n_states == 0) throw InvalidInput("run_footprint: a system needs at least one state (n_states = 0)");
   if (value_bytes == 0) throw InvalidInput("run_footprint: value_bytes must be sizeof(T), got 0");
-  const std::size_t series_values = checked_mul(n_saves, n_states, "series size (n_saves x n_states)");
+  const std::size_t series_values = checks::checked_mul(n_saves, n_states, "series size (n_saves x n_states)");
   // Values per run: outputs (final state + series) and inputs (initial values + parameters).
-  const std::size_t output_values = checked_add(n_states, series_values, "outputs per run");
-  const std::size_t input_values = checked_add(n_states, n_params, "inputs per run");
-  const std::size_t value_count = checked_add(output_values, input_values, "values per run");
+  const std::size_t output_values = checks::checked_add(n_states, series_values, "outputs per run");
+  const std::size_t input_values = checks::checked_add(n_states, n_params, "inputs per run");
+  const std::size_t value_count = checks::checked_add(output_values, input_values, "values per run");
 
-  std::size_t device = checked_mul(value_count, value_bytes, "device bytes per run");
-  if (outputs.status) device = checked_add(device, sizeof(std::int32_t), "device bytes per run");
-  if (outputs.counters) device = checked_add(device, 3 * sizeof(std::uint32_t), "device bytes per run");
+  std::size_t device = checks::checked_mul(value_count, value_bytes, "device bytes per run");
+  if (outputs.status) device = checks::checked_add(device, sizeof(std::int32_t), "device bytes per run");
+  if (outputs.counters) device = checks::checked_add(device, 3 * sizeof(std::uint32_t), "device bytes per run");
 
-  std::size_t result = checked_mul(output_values, value_bytes, "result bytes per run");
-  result = checked_add(result, sizeof(Status) + sizeof(RunCounters), "result bytes per run");
+  std::size_t result = checks::checked_mul(output_values, value_bytes, "result bytes per run");
+  result = checks::checked_add(result, sizeof(Status) + sizeof(RunCounters), "result bytes per run");
 
   RunFootprint footprint;
   footprint.device_bytes_per_run = device;
@@ -68,7 +68,7 @@ std::size_t ChunkPlan::count(std::size_t i) const {
 }
 
 ChunkPlan plan_chunks(std::size_t n_runs, const RunFootprint& footprint, std::size_t free_device_bytes,
-                      const GpuOptions& gpu, std::size_t run_alignment, std::size_t slots) {
+                      const MemoryBudget& gpu, std::size_t run_alignment, std::size_t slots) {
   if (n_runs == 0) throw InvalidInput("plan_chunks: the batch has no runs (n_runs = 0)");
   // Written as a negation so that NaN is refused too.
   if (!(gpu.memory_fraction > 0.0 && gpu.memory_fraction <= 1.0)) {
@@ -91,7 +91,7 @@ ChunkPlan plan_chunks(std::size_t n_runs, const RunFootprint& footprint, std::si
                                  std::floor(gpu.memory_fraction * static_cast<double>(free_device_bytes)));
   const std::size_t per_run = footprint.device_bytes_per_run;
   // Every slot holds a whole chunk, so one run costs per_run in each of them.
-  const std::size_t per_run_all_slots = checked_mul(per_run, slots, "device bytes per run x slots");
+  const std::size_t per_run_all_slots = checks::checked_mul(per_run, slots, "device bytes per run x slots");
 
   const auto impossible = [&](const std::string& chunk_clause) {
     return InvalidInput(
@@ -107,7 +107,7 @@ ChunkPlan plan_chunks(std::size_t n_runs, const RunFootprint& footprint, std::si
 
   if (gpu.chunks > 0) {
     const std::size_t capacity = n_runs / gpu.chunks + (n_runs % gpu.chunks != 0 ? 1 : 0);
-    const std::size_t needed = saturating_mul(capacity, per_run_all_slots);
+    const std::size_t needed = checks::saturating_mul(capacity, per_run_all_slots);
     if (needed > budget) {
       throw impossible(fmt::format("gpu.chunks = {} makes chunks of {} runs that need {} bytes", gpu.chunks,
                                    capacity, needed));
@@ -116,7 +116,7 @@ ChunkPlan plan_chunks(std::size_t n_runs, const RunFootprint& footprint, std::si
     plan.n_chunks = gpu.chunks;
     plan.balanced = true;
   } else {
-    const std::size_t max_runs = per_run_all_slots == 0 ? max_size_t : budget / per_run_all_slots;
+    const std::size_t max_runs = per_run_all_slots == 0 ? checks::max_size_t : budget / per_run_all_slots;
     std::size_t capacity = 0;
     if (max_runs >= n_runs) {
       capacity = n_runs;  // the whole batch in one chunk: no reason to align
@@ -126,18 +126,18 @@ ChunkPlan plan_chunks(std::size_t n_runs, const RunFootprint& footprint, std::si
         // The smallest chunk is one aligned group, or the whole batch when it is smaller.
         if (n_runs < run_alignment) {
           throw impossible(fmt::format("the batch's {} runs need {} bytes", n_runs,
-                                       saturating_mul(n_runs, per_run_all_slots)));
+                                       checks::saturating_mul(n_runs, per_run_all_slots)));
         }
         throw impossible(fmt::format("a chunk holds at least {} runs (the run alignment) and needs {} bytes",
-                                     run_alignment, saturating_mul(run_alignment, per_run_all_slots)));
+                                     run_alignment, checks::saturating_mul(run_alignment, per_run_all_slots)));
       }
     }
     plan.chunk_runs = capacity;
     plan.n_chunks = n_runs / capacity + (n_runs % capacity != 0 ? 1 : 0);
   }
   // Both within the budget (device) or bounded by it (staging mirrors the device buffers).
-  plan.device_bytes = checked_mul(plan.chunk_runs, per_run_all_slots, "device bytes of a chunk");
-  plan.host_staging_bytes = checked_mul(checked_mul(plan.chunk_runs, slots, "staging runs"),
+  plan.device_bytes = checks::checked_mul(plan.chunk_runs, per_run_all_slots, "device bytes of a chunk");
+  plan.host_staging_bytes = checks::checked_mul(checks::checked_mul(plan.chunk_runs, slots, "staging runs"),
                                         footprint.host_staging_bytes_per_run, "host staging bytes");
   return plan;
 }
@@ -160,7 +160,7 @@ std::size_t read_keyed_value(const char* path, const std::string& key, bool in_k
   std::string name;
   unsigned long long value = 0;
   while (in >> name) {
-    if (name == key && in >> value) return saturating_mul(static_cast<std::size_t>(value), in_kib ? 1024 : 1);
+    if (name == key && in >> value) return checks::saturating_mul(static_cast<std::size_t>(value), in_kib ? 1024 : 1);
     in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
   }
   return 0;
@@ -174,7 +174,7 @@ std::size_t read_number(const char* path) {
   return 0;
 }
 
-// Memory the cgroup still allows, or max_size_t when no limit applies. In a container MemAvailable
+// Memory the cgroup still allows, or checks::max_size_t when no limit applies. In a container MemAvailable
 // describes the whole host, while the cgroup limit is what gets the process killed. The reclaimable
 // page cache (inactive files) is counted as free, as the kernel reclaims it before the OOM killer.
 std::size_t cgroup_headroom() {
@@ -193,13 +193,13 @@ std::size_t cgroup_headroom() {
   for (const Interface& cg : interfaces) {
     const std::size_t limit = read_number(cg.limit);  // 0 for "max" or a missing file
     // cgroup v1 reports "no limit" as a huge page-aligned number.
-    if (limit == 0 || limit >= (max_size_t >> 2)) continue;
+    if (limit == 0 || limit >= (checks::max_size_t >> 2)) continue;
     const std::size_t usage = read_number(cg.usage);
     const std::size_t inactive = read_keyed_value(cg.stat, cg.inactive_key, false);
     const std::size_t working_set = usage > inactive ? usage - inactive : 0;
     return limit > working_set ? limit - working_set : 0;
   }
-  return max_size_t;
+  return checks::max_size_t;
 }
 
 }  // namespace
@@ -211,12 +211,12 @@ std::size_t available_host_memory() noexcept {
       const long pages = sysconf(_SC_AVPHYS_PAGES);
       const long page_size = sysconf(_SC_PAGESIZE);
       available = (pages > 0 && page_size > 0)
-                      ? saturating_mul(static_cast<std::size_t>(pages), static_cast<std::size_t>(page_size))
-                      : max_size_t;
+                      ? checks::saturating_mul(static_cast<std::size_t>(pages), static_cast<std::size_t>(page_size))
+                      : checks::max_size_t;
     }
     return std::min(available, cgroup_headroom());
   } catch (...) {
-    return max_size_t;  // a failed probe must not block a solve; the allocations will still report
+    return checks::max_size_t;  // a failed probe must not block a solve; the allocations will still report
   }
 }
 

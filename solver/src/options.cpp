@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "batchode/solver/method.hpp"
-#include "batchode/solver/status.hpp"
+#include "batchode/kernels/method.hpp"
+#include "batchode/kernels/status.hpp"
 
 namespace batchode {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "batchode/arrays/buffers.hpp"
+#include "batchode/gpu/buffers.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/arrays/input_array_manager.hpp"
 #include "batchode/arrays/output_array_manager.hpp"
@@ -69,8 +69,8 @@ void round_trip(std::size_t n_runs, std::size_t chunks, bool status, bool counte
     EXPECT_EQ(inputs.upload_initial_values(slot, count, stream.get()), n_states * count * sizeof(T));
     EXPECT_EQ(inputs.upload_parameters(slot, count, stream.get()), n_params * count * sizeof(T));
 
-    const batchode::arrays::DeviceInputs<T> in = inputs.device_view(slot);
-    const batchode::arrays::DeviceOutputs<T> out = outputs.device_view(slot, count);
+    const batchode::kernels::DeviceInputs<T> in = inputs.device_view(slot);
+    const batchode::kernels::DeviceOutputs<T> out = outputs.device_view(slot, count);
     ASSERT_EQ(in.stride, count);
     ASSERT_EQ(out.stride, count);
     ASSERT_EQ(out.n_saves, n_saves);

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "batchode/arrays/buffers.hpp"
+#include "batchode/gpu/buffers.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // tests/arrays: the checked size arithmetic every count goes through (checked_size.hpp), at the
 // size_t boundary, and the arrays/ code that sizes with it (buffer bytes, array managers, footprints,
 // chunk plans): a size that does not fit is refused with InvalidInput naming it, never wrapped.
-#include "batchode/arrays/checked_size.hpp"
+#include "batchode/checks/checked_size.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "batchode/arrays/buffers.hpp"
+#include "batchode/gpu/buffers.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/arrays/input_array_manager.hpp"
 #include "batchode/arrays/output_array_manager.hpp"
@@ -19,10 +19,10 @@
 namespace {
 
 using batchode::InvalidInput;
-using batchode::arrays::checked_add;
-using batchode::arrays::checked_mul;
-using batchode::arrays::checked_product;
-using batchode::arrays::saturating_mul;
+using batchode::checks::checked_add;
+using batchode::checks::checked_mul;
+using batchode::checks::checked_product;
+using batchode::checks::saturating_mul;
 
 constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();  // 2^64 - 1
 constexpr std::size_t kHalf = kMax / 2;                                // 2^63 - 1

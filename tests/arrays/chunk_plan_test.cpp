@@ -8,7 +8,7 @@
 #include <limits>
 #include <string>
 
-#include "batchode/solver/status.hpp"
+#include "batchode/kernels/status.hpp"
 #include "invalid_input.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "batchode/solver/status.hpp"
+#include "batchode/kernels/status.hpp"
 
 namespace {
 

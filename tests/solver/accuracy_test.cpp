@@ -20,8 +20,8 @@
 #include <batchode/batchode.hpp>
 #include <batchode/kernels/rk_stepper.hpp>
 #include <batchode/kernels/rosenbrock_stepper.hpp>
-#include <batchode/solver/odeint_steppers.hpp>
-#include <batchode/solver/rosenbrock4_stepper.hpp>
+#include <batchode/backends/cpu/odeint_steppers.hpp>
+#include <batchode/backends/cpu/rosenbrock4_stepper.hpp>
 #include <cmath>
 #include <cstdio>
 #include <map>

@@ -8,8 +8,8 @@
 
 #include <batchode/batchode.hpp>
 #include <batchode/kernels/rk_stepper.hpp>
-#include <batchode/solver/odeint_steppers.hpp>
-#include <batchode/solver/tableaux.hpp>
+#include <batchode/backends/cpu/odeint_steppers.hpp>
+#include <batchode/kernels/tableaux.hpp>
 #include <cmath>
 #include <string>
 

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
-#include <batchode/solver/progress.hpp>
+#include <batchode/timing/progress.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstring>

@@ -7,8 +7,8 @@
 #include <array>
 #include <batchode/batchode.hpp>
 #include <batchode/kernels/rk_stepper.hpp>
-#include <batchode/solver/odeint_steppers.hpp>
-#include <batchode/solver/tableaux.hpp>
+#include <batchode/backends/cpu/odeint_steppers.hpp>
+#include <batchode/kernels/tableaux.hpp>
 #include <cmath>
 #include <random>
 #include <string>

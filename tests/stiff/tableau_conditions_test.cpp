@@ -11,8 +11,8 @@
 //    RODAS4's table), and the coefficient set batchode hands odeint meets it.
 #include <gtest/gtest.h>
 
-#include <batchode/solver/rosenbrock4_stepper.hpp>
-#include <batchode/solver/rosenbrock_tableaux.hpp>
+#include <batchode/backends/cpu/rosenbrock4_stepper.hpp>
+#include <batchode/kernels/rosenbrock_tableaux.hpp>
 #include <algorithm>
 #include <cmath>
 #include <vector>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <algorithm>
-#include <batchode/arrays/device_views.hpp>
+#include <batchode/kernels/device_views.hpp>
 #include <batchode/arrays/transpose.hpp>
 #include <batchode/batchode.hpp>
 #include <batchode/kernels/batch_kernel.hpp>
@@ -24,10 +24,10 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
   std::vector<T> final_state(N * runs), series(saves * N * runs);
   std::vector<std::int32_t> status(runs);
   std::vector<std::uint32_t> acc(runs), rej(runs), evals(runs);
-  const arrays::DeviceInputs<T> in{y0.data(), params.data(), runs};
-  const arrays::DeviceOutputs<T> out{final_state.data(), saves ? series.data() : nullptr, status.data(), acc.data(),
+  const kernels::DeviceInputs<T> in{y0.data(), params.data(), runs};
+  const kernels::DeviceOutputs<T> out{final_state.data(), saves ? series.data() : nullptr, status.data(), acc.data(),
                                      rej.data(), evals.data(), runs, static_cast<std::uint32_t>(saves)};
-  const RunPlan<T> plan = make_run_plan<T>(o);
+  const RunSettings<T> plan = make_run_settings<T>(o);
   tableau::dispatch(o.method, [&](auto tag) {
     using Tab = typename decltype(tag)::type;
     for (std::size_t r = 0; r < runs; ++r) {

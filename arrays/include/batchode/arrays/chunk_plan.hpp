@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "batchode/solver/options.hpp"
+#include "batchode/arrays/outputs.hpp"
 
 namespace batchode::arrays {
 
@@ -55,7 +55,7 @@ struct ChunkPlan {
 /// above the free memory, chunks > n_runs, or a budget that cannot hold even the smallest chunk
 /// (the message gives the bytes per run, the slots, the budget and where it came from).
 ChunkPlan plan_chunks(std::size_t n_runs, const RunFootprint& footprint, std::size_t free_device_bytes,
-                      const GpuOptions& gpu, std::size_t run_alignment = 256, std::size_t slots = 2);
+                      const MemoryBudget& gpu, std::size_t run_alignment = 256, std::size_t slots = 2);
 
 /// Throws InvalidInput ("outputs need X GiB of host memory, only Y GiB available") when
 /// `needed_bytes` (typically n_runs * result_bytes_per_run + the plan's host_staging_bytes) exceeds

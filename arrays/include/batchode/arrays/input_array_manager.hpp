@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "batchode/arrays/buffers.hpp"
-#include "batchode/arrays/checked_size.hpp"
+#include "batchode/gpu/buffers.hpp"
+#include "batchode/checks/checked_size.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
-#include "batchode/arrays/device_views.hpp"
-#include "batchode/arrays/finite.hpp"
+#include "batchode/kernels/device_views.hpp"
+#include "batchode/checks/finite.hpp"
 #include "batchode/arrays/host_workers.hpp"
 
 namespace batchode::arrays {
@@ -42,9 +42,9 @@ class InputArrayManager {
   bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_params) {
     // Sizes first: a throw leaves the manager as it was.
     const std::size_t y0_values =
-        checked_mul(n_states, plan.chunk_runs, "initial-value buffer (n_states x chunk runs)");
+        checks::checked_mul(n_states, plan.chunk_runs, "initial-value buffer (n_states x chunk runs)");
     const std::size_t param_values =
-        checked_mul(n_params, plan.chunk_runs, "parameter buffer (n_params x chunk runs)");
+        checks::checked_mul(n_params, plan.chunk_runs, "parameter buffer (n_params x chunk runs)");
     n_states_ = n_states;
     n_params_ = n_params;
     capacity_ = plan.chunk_runs;
@@ -86,11 +86,11 @@ class InputArrayManager {
     std::vector<std::size_t> bad_y(1, none), bad_p(1, none);  // per part: first bad run (local)
     // One pass per part over both arrays: each part's runs are contiguous in both.
     auto copy_part = [&](std::size_t part, std::size_t begin, std::size_t end) {
-      const std::size_t iy = copy_checking_finite(s.y0_staging.data() + begin * n_states_, y_src + begin * n_states_,
+      const std::size_t iy = checks::copy_checking_finite(s.y0_staging.data() + begin * n_states_, y_src + begin * n_states_,
                                                   (end - begin) * n_states_);
       if (iy != (end - begin) * n_states_) bad_y[part] = begin + iy / n_states_;
       if (n_params_ > 0) {
-        const std::size_t ip = copy_checking_finite(s.params_staging.data() + begin * n_params_,
+        const std::size_t ip = checks::copy_checking_finite(s.params_staging.data() + begin * n_params_,
                                                     p_src + begin * n_params_, (end - begin) * n_params_);
         if (ip != (end - begin) * n_params_) bad_p[part] = begin + ip / n_params_;
       }
@@ -112,7 +112,7 @@ class InputArrayManager {
     const std::size_t run = in_params ? run_p : run_y;
     const std::size_t width = in_params ? n_params_ : n_states_;
     const T* row = (in_params ? p_src : y_src) + run * width;
-    const std::size_t index = first_non_finite_in(row, 0, width);
+    const std::size_t index = checks::first_non_finite_in(row, 0, width);
     return NonFiniteInput{in_params, first_run + run, index, static_cast<double>(row[index])};
   }
 
@@ -137,9 +137,9 @@ class InputArrayManager {
 
   /// The kernel's view of slot `slot`: device pointers and stride = the count it was staged with.
   /// Throws std::out_of_range for a bad slot.
-  DeviceInputs<T> device_view(std::size_t slot) const {
+  kernels::DeviceInputs<T> device_view(std::size_t slot) const {
     const Slot& s = checked_slot(slot);
-    return DeviceInputs<T>{s.y0.data(), n_params_ > 0 ? s.params.data() : nullptr, s.count};
+    return kernels::DeviceInputs<T>{s.y0.data(), n_params_ > 0 ? s.params.data() : nullptr, s.count};
   }
 
   std::size_t slots() const noexcept { return n_slots_; }

@@ -1,7 +1,7 @@
 // arrays/: the device-side outputs of a chunked batch (final state, saved series, status,
 // counters): per buffer slot, device buffers for the active outputs only and their pinned staging,
 // the asynchronous downloads (one per output, so each can be timed as its own event) and the host
-// transpose into the SolveResult. Layout and stride: see device_views.hpp.
+// transpose into the result (a ResultView). Layout and stride: see device_views.hpp.
 #pragma once
 
 #include <algorithm>
@@ -13,14 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "batchode/arrays/buffers.hpp"
-#include "batchode/arrays/checked_size.hpp"
+#include "batchode/gpu/buffers.hpp"
+#include "batchode/checks/checked_size.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
-#include "batchode/arrays/device_views.hpp"
+#include "batchode/kernels/device_views.hpp"
 #include "batchode/arrays/host_workers.hpp"
 #include "batchode/arrays/transpose.hpp"
-#include "batchode/solver/result.hpp"
-#include "batchode/solver/status.hpp"
+#include "batchode/arrays/result_view.hpp"
+#include "batchode/checks/invalid_input.hpp"
+#include "batchode/kernels/status.hpp"
 
 namespace batchode::arrays {
 
@@ -43,10 +44,10 @@ class OutputArrayManager {
     }
     // Sizes first: a throw leaves the manager as it was.
     const std::size_t c = plan.chunk_runs;
-    const std::size_t state_values = checked_mul(n_states, c, "final-state buffer (n_states x chunk runs)");
+    const std::size_t state_values = checks::checked_mul(n_states, c, "final-state buffer (n_states x chunk runs)");
     const std::size_t series_values =
-        checked_product({n_saves, n_states, c}, "series buffer (n_saves x n_states x chunk runs)");
-    const std::size_t counter_values = counters ? checked_mul(3, c, "counters buffer (3 x chunk runs)") : 0;
+        checks::checked_product({n_saves, n_states, c}, "series buffer (n_saves x n_states x chunk runs)");
+    const std::size_t counter_values = counters ? checks::checked_mul(3, c, "counters buffer (3 x chunk runs)") : 0;
     n_states_ = n_states;
     n_saves_ = n_saves;
     status_ = status;
@@ -72,10 +73,10 @@ class OutputArrayManager {
 
   /// The kernel's view of slot `slot` for a chunk of `stride` runs (its count); inactive outputs
   /// are nullptr. Throws std::out_of_range for a bad slot or a stride of 0 or above capacity.
-  DeviceOutputs<T> device_view(std::size_t slot, std::size_t stride) {
+  kernels::DeviceOutputs<T> device_view(std::size_t slot, std::size_t stride) {
     Slot& s = checked_slot(slot, stride, "device_view");
     std::uint32_t* counters = counters_ ? s.counters.data() : nullptr;
-    return DeviceOutputs<T>{s.final_state.data(),
+    return kernels::DeviceOutputs<T>{s.final_state.data(),
                             n_saves_ > 0 ? s.series.data() : nullptr,
                             status_ ? s.status.data() : nullptr,
                             counters,
@@ -123,32 +124,32 @@ class OutputArrayManager {
   /// completed (the stream synchronised). Throws std::out_of_range (bad slot, count or runs outside
   /// the result), std::invalid_argument (result shaped differently) or std::logic_error (count is
   /// not what was downloaded).
-  void scatter(std::size_t slot, std::size_t first_run, std::size_t count, SolveResult<T>& result,
+  void scatter(std::size_t slot, std::size_t first_run, std::size_t count, const ResultView<T>& result,
                HostWorkers* workers = nullptr) const {
     const Slot& s = checked_slot(slot, count, "scatter");
     if (count != s.downloaded) {
       throw std::logic_error("OutputArrayManager::scatter: " + std::to_string(count) + " runs from slot " +
                              std::to_string(slot) + ", which downloaded " + std::to_string(s.downloaded));
     }
-    if (result.n_states() != n_states_ || result.n_saves() != n_saves_) {
+    if (result.n_states != n_states_ || result.n_saves != n_saves_) {
       throw std::invalid_argument("OutputArrayManager::scatter: result has " +
-                                  std::to_string(result.n_states()) + " states x " +
-                                  std::to_string(result.n_saves()) + " saves, buffers hold " +
+                                  std::to_string(result.n_states) + " states x " +
+                                  std::to_string(result.n_saves) + " saves, buffers hold " +
                                   std::to_string(n_states_) + " x " + std::to_string(n_saves_));
     }
-    if (first_run > result.n_runs() || count > result.n_runs() - first_run) {
+    if (first_run > result.n_runs || count > result.n_runs - first_run) {
       throw std::out_of_range("OutputArrayManager::scatter: runs [" + std::to_string(first_run) + ", " +
                               std::to_string(first_run + count) + ") outside a result of " +
-                              std::to_string(result.n_runs()) + " runs");
+                              std::to_string(result.n_runs) + " runs");
     }
     // One pass per part over every output: a part's runs are contiguous in each of them, and one
     // wake-up of the workers per chunk instead of one per array.
     static_assert(sizeof(Status) == sizeof(std::int32_t), "Status is stored as int32 on the device");
     const std::size_t width = n_saves_ * n_states_;  // series: (k, s) -> k * n_states + s on both sides
-    T* final_out = s.state_direct ? nullptr : result.final_state_data() + first_run * n_states_;
-    T* series_out = n_saves_ > 0 ? result.series_data() + first_run * width : nullptr;
-    Status* status_out = status_ && !s.status_direct ? result.status_data() + first_run : nullptr;
-    RunCounters* counters_out = counters_ && result.counters_data() != nullptr ? result.counters_data() + first_run
+    T* final_out = s.state_direct ? nullptr : result.final_state + first_run * n_states_;
+    T* series_out = n_saves_ > 0 ? result.series + first_run * width : nullptr;
+    Status* status_out = status_ && !s.status_direct ? result.status + first_run : nullptr;
+    RunCounters* counters_out = counters_ && result.counters != nullptr ? result.counters + first_run
                                                                                 : nullptr;
     auto part = [&](std::size_t begin, std::size_t end) {
       if (final_out != nullptr) {

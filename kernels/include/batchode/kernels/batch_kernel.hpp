@@ -8,12 +8,12 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "batchode/arrays/device_views.hpp"
-#include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/device_views.hpp"
+#include "batchode/kernels/annotations.hpp"
 #include "batchode/kernels/jacobian.hpp"
 #include "batchode/kernels/rk_stepper.hpp"
 #include "batchode/kernels/rosenbrock_stepper.hpp"
-#include "batchode/solver/run_integrator.hpp"
+#include "batchode/kernels/run_integrator.hpp"
 
 namespace batchode::kernels {
 
@@ -51,9 +51,9 @@ struct StepperFor<Tab, System, T, true> {
 
 /// Integrates run `r` of a chunk; shared by the kernel and by host-side tests of the kernel body.
 template <class Tab, bool SaveSeries, class System, class T>
-BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System& sys, const RunPlan<T>& plan,
-                                                                   const arrays::DeviceInputs<T>& in,
-                                                                   const arrays::DeviceOutputs<T>& out,
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System& sys, const RunSettings<T>& plan,
+                                                                   const kernels::DeviceInputs<T>& in,
+                                                                   const kernels::DeviceOutputs<T>& out,
                                                                    std::size_t r) {
   if constexpr (!StepperFor<Tab, System, T>::available) {
     (void)sys, (void)plan, (void)in, (void)out, (void)r;  // never launched (see StepperFor)
@@ -94,8 +94,8 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
 /// One thread per run; threads past the chunk's end return at once. Runs of one warp that finish
 /// early idle until the warp's slowest run is done: slower, never wrong (no shared state).
 template <class Tab, bool SaveSeries, class System, class T>
-__global__ void integrate_chunk(System sys, RunPlan<T> plan, arrays::DeviceInputs<T> in,
-                                arrays::DeviceOutputs<T> out) {
+__global__ void integrate_chunk(System sys, RunSettings<T> plan, kernels::DeviceInputs<T> in,
+                                kernels::DeviceOutputs<T> out) {
   const std::size_t r = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= in.stride) return;
   integrate_chunk_run<Tab, SaveSeries>(sys, plan, in, out, r);

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/annotations.hpp"
 
 namespace batchode::kernels {
 

@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/annotations.hpp"
 #include "batchode/kernels/dual.hpp"
 
 namespace batchode::kernels {

@@ -13,7 +13,7 @@
 
 #include <cstddef>
 
-#include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/annotations.hpp"
 
 namespace batchode::kernels {
 

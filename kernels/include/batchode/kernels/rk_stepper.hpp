@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/annotations.hpp"
 
 namespace batchode {
 

@@ -7,12 +7,12 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/annotations.hpp"
 #include "batchode/kernels/jacobian.hpp"
 #include "batchode/kernels/lu.hpp"
 #include "batchode/kernels/rk_stepper.hpp"
-#include "batchode/solver/rosenbrock_tableaux.hpp"
-#include "batchode/solver/status.hpp"
+#include "batchode/kernels/rosenbrock_tableaux.hpp"
+#include "batchode/kernels/status.hpp"
 
 namespace batchode {
 

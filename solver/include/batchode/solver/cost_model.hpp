@@ -18,7 +18,7 @@
 #include <optional>
 #include <string>
 
-#include "batchode/solver/method.hpp"
+#include "batchode/kernels/method.hpp"
 
 namespace batchode {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "batchode/arrays/checked_size.hpp"
+#include "batchode/checks/checked_size.hpp"
 #include "batchode/solver/options.hpp"
 
 namespace batchode {
@@ -81,13 +81,13 @@ class GridBuilder {
     } else {
       std::vector<std::size_t> sizes;
       for (const Axis& a : axes_) sizes.push_back(a.values.size());
-      runs = arrays::checked_product(sizes.begin(), sizes.end(),
+      runs = checks::checked_product(sizes.begin(), sizes.end(),
                                      "combinatorial grid: the run count (the product of the axes' sizes)");
     }
     Batch<T> batch;
     batch.n_runs = runs;
-    batch.y0.resize(arrays::checked_mul(runs, state_.size(), "grid initial values (n_runs x n_states)"));
-    batch.params.resize(arrays::checked_mul(runs, params_.size(), "grid parameters (n_runs x n_params)"));
+    batch.y0.resize(checks::checked_mul(runs, state_.size(), "grid initial values (n_runs x n_states)"));
+    batch.params.resize(checks::checked_mul(runs, params_.size(), "grid parameters (n_runs x n_params)"));
     for (std::size_t r = 0; r < runs; ++r) {
       std::copy(state_.begin(), state_.end(), batch.y0.begin() + static_cast<std::ptrdiff_t>(r * state_.size()));
       std::copy(params_.begin(), params_.end(),

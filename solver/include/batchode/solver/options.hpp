@@ -8,23 +8,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "batchode/solver/method.hpp"
+#include "batchode/arrays/outputs.hpp"
+#include "batchode/checks/invalid_input.hpp"
+#include "batchode/kernels/method.hpp"
 #include "batchode/timing/verbosity.hpp"
 
 namespace batchode {
-
-/// Bad input to a solve: what() names the field, the run or the sizes at fault.
-class InvalidInput : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
-
-/// The InvalidInput for a NaN or infinity in a batch: `what` is "initial value" or "parameter",
-/// `index` the position within run `run`'s row. One wording for every place inputs are checked.
-inline InvalidInput non_finite_input(const char* what, std::size_t run, std::size_t index, double value) {
-  return InvalidInput(std::string(what) + " of run " + std::to_string(run) + " (index " + std::to_string(index) +
-                      ") is " + std::to_string(value) + ": inputs must be finite");
-}
 
 /// Where a batch runs. `cpu` always works; `gpu` fails (throws) if no GPU path can run;
 /// `automatic` uses the GPU when one is usable and falls back to the CPU otherwise.
@@ -48,17 +37,9 @@ struct StepControl {
   double dt_max = std::numeric_limits<double>::infinity();
 };
 
-/// Which outputs a solve produces beyond the final state (always produced).
-struct OutputSelection {
-  bool status = true;    ///< per-run Status (always computed; kept in the result only when true)
-  bool counters = true;  ///< per-run RunCounters
-};
-
-/// GPU resource settings: the device-memory budget that sizes chunks.
-struct GpuOptions {
-  double memory_fraction = 0.8;  ///< of the device's free memory, when memory_bytes is 0
-  std::size_t memory_bytes = 0;  ///< explicit budget in bytes (overrides memory_fraction)
-  std::size_t chunks = 0;        ///< force this many chunks (0: as many as the budget needs)
+/// GPU resource settings: the device-memory budget that sizes chunks (memory_fraction, memory_bytes,
+/// chunks: arrays::MemoryBudget), the device and the block size.
+struct GpuOptions : arrays::MemoryBudget {
   int device = 0;                ///< device index
   int block_size = 128;          ///< threads per block
   bool allow_cpu_fallback = true;  ///< under Backend::automatic: fall back to CPU if the GPU fails

@@ -21,128 +21,14 @@
 #include <string>
 #include <vector>
 
-#include "batchode/arrays/checked_size.hpp"
+#include "batchode/arrays/result_memory.hpp"
+#include "batchode/arrays/result_view.hpp"
+#include "batchode/checks/checked_size.hpp"
 #include "batchode/solver/options.hpp"
-#include "batchode/solver/status.hpp"
+#include "batchode/solver/run_settings.hpp"
+#include "batchode/kernels/status.hpp"
 
 namespace batchode {
-
-/// Large blocks of host memory handed back by the results of one Solver and handed out again to its
-/// later results. A fresh block costs a page fault per page on first write (with transparent huge
-/// pages, 1.5 ms per 64 MiB over 16 threads on the H100 machine; 34 ms on one thread without them),
-/// and the GPU path writes a 2^22-run result while its kernels run, so those faults decided how fast
-/// the host kept up. A recycled block is already mapped. Thread-safe: results may die anywhere.
-class ResultMemoryPool {
- public:
-  ResultMemoryPool() = default;
-  ~ResultMemoryPool();
-  ResultMemoryPool(const ResultMemoryPool&) = delete;
-  ResultMemoryPool& operator=(const ResultMemoryPool&) = delete;
-
-  /// Blocks below this size come from the ordinary allocator and are never pooled.
-  static constexpr std::size_t min_block_bytes = std::size_t(4) << 20;
-  /// Free blocks kept for reuse at most; the oldest is returned to the system beyond that.
-  static constexpr std::size_t max_free_blocks = 8;
-
-  /// A block of at least `bytes` (>= min_block_bytes), on a 2 MiB boundary. Throws std::bad_alloc,
-  /// or InvalidInput when `bytes` rounded up to 2 MiB does not fit in size_t.
-  void* acquire(std::size_t bytes);
-  /// Takes back a block that acquire(bytes) gave out, with the same `bytes`. Never throws.
-  void release(void* block, std::size_t bytes) noexcept;
-  /// Free blocks held now (for tests).
-  std::size_t free_blocks() const;
-
-  /// From now on, blocks coming back are page-locked (registered with the GPU runtime) before they
-  /// are kept, so the GPU path downloads final states and statuses straight into the next results
-  /// instead of through staging (on two H200s sharing one host, that copy's memory traffic decided
-  /// the time). Only recycled blocks are locked: a one-off result never pays the registration
-  /// (2 ms per 64 MiB), and the locked memory stays bounded by the blocks of repeated solves. A
-  /// Solver calls this when it first uses a GPU.
-  void enable_pinning() noexcept;
-  /// Whether [p, p + bytes) lies in a page-locked block of this pool.
-  bool is_pinned(const void* p, std::size_t bytes) const;
-
-  /// The block size acquire(bytes) really allocates: `bytes` rounded up to 2 MiB. Throws
-  /// InvalidInput when that does not fit in size_t (never for a size acquire() gave out).
-  static std::size_t rounded(std::size_t bytes);
-  /// A fresh block from the system, marked for transparent huge pages; and its release.
-  static void* allocate_block(std::size_t rounded_bytes);
-  static void free_block(void* block) noexcept;
-
- private:
-  struct Free {
-    void* block;
-    std::size_t bytes;
-  };
-  struct Pinned {
-    const char* block;
-    std::size_t bytes;
-  };
-  void forget_pinned(const void* block) noexcept;  // under mutex_
-
-  mutable std::mutex mutex_;
-  std::vector<Free> free_;      // oldest first
-  std::vector<Pinned> pinned_;  // every locked block, free or in a result
-  bool pinning_ = false;
-};
-
-/// An allocator whose construct() default-initialises: a std::vector of numbers resized with it is not
-/// zero-filled first. The result's arrays are written in full by the backends, and zero-filling
-/// 10^7 runs' worth of outputs would cost more than the GPU's kernel. Large arrays are placed on
-/// 2 MiB boundaries, marked for transparent huge pages, and taken from (and given back to) the
-/// Solver's ResultMemoryPool when one is attached.
-template <class U>
-struct DefaultInitAllocator {
-  using value_type = U;
-  // A result moved or swapped keeps its pool with its memory.
-  using propagate_on_container_move_assignment = std::true_type;
-  using propagate_on_container_copy_assignment = std::true_type;
-  using propagate_on_container_swap = std::true_type;
-
-  DefaultInitAllocator() = default;
-  explicit DefaultInitAllocator(std::shared_ptr<ResultMemoryPool> memory) noexcept : pool(std::move(memory)) {}
-  template <class V>
-  DefaultInitAllocator(const DefaultInitAllocator<V>& other) noexcept : pool(other.pool) {}
-
-  U* allocate(std::size_t n) {
-    const std::size_t bytes = arrays::checked_mul(n, sizeof(U), "result array bytes (values x value size)");
-    if (bytes < ResultMemoryPool::min_block_bytes) return std::allocator<U>().allocate(n);
-    if (pool) return static_cast<U*>(pool->acquire(bytes));
-    return static_cast<U*>(ResultMemoryPool::allocate_block(ResultMemoryPool::rounded(bytes)));
-  }
-  void deallocate(U* p, std::size_t n) noexcept {
-    const std::size_t bytes = n * sizeof(U);
-    if (bytes < ResultMemoryPool::min_block_bytes) {
-      std::allocator<U>().deallocate(p, n);
-    } else if (pool) {
-      pool->release(p, bytes);
-    } else {
-      ResultMemoryPool::free_block(p);
-    }
-  }
-  template <class V>
-  void construct(V* p) noexcept(std::is_nothrow_default_constructible_v<V>) {
-    ::new (static_cast<void*>(p)) V;
-  }
-  template <class V, class... Args>
-  void construct(V* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) V(std::forward<Args>(args)...);
-  }
-  template <class V>
-  bool operator==(const DefaultInitAllocator<V>& other) const noexcept {
-    return pool == other.pool;
-  }
-  template <class V>
-  bool operator!=(const DefaultInitAllocator<V>& other) const noexcept {
-    return pool != other.pool;
-  }
-
-  std::shared_ptr<ResultMemoryPool> pool;  ///< null: blocks come from and go back to the system
-};
-
-/// The arrays of a result: std::vector without the zero fill.
-template <class U>
-using ResultArray = std::vector<U, DefaultInitAllocator<U>>;
 
 /// Where (part of) a batch ran, and the real reason it ran there.
 struct ExecutionRecord {
@@ -173,14 +59,15 @@ class SolveResult {
         counters_(DefaultInitAllocator<RunCounters>(memory)) {
     // Every size before any allocation: an overflow is refused before memory is touched.
     const std::size_t final_values =
-        arrays::checked_mul(n_runs, n_states, "result final states (n_runs x n_states)");
+        checks::checked_mul(n_runs, n_states, "result final states (n_runs x n_states)");
     const std::size_t series_values =
-        arrays::checked_product({n_runs, n_saves, n_states}, "result series (n_runs x n_saves x n_states)");
+        checks::checked_product({n_runs, n_saves, n_states}, "result series (n_runs x n_saves x n_states)");
     final_state_.resize(final_values);
     series_.resize(series_values);
     times_.resize(n_saves);
-    for (std::size_t k = 0; k < n_saves; ++k) {
-      times_[k] = static_cast<T>(options.t0 + static_cast<double>(k) * options.save_every.value_or(0.0));
+    if (n_saves > 0) {
+      const RunSettings<T> settings = make_run_settings<T>(options);
+      for (std::size_t k = 0; k < n_saves; ++k) times_[k] = save_time(settings, static_cast<std::uint32_t>(k));
     }
     if (options.outputs.status) status_.resize(n_runs);
     if (options.outputs.counters) counters_.resize(n_runs);
@@ -248,6 +135,11 @@ class SolveResult {
   Status* status_data() noexcept { return status_.empty() ? nullptr : status_.data(); }
   /// nullptr when counters were not selected.
   RunCounters* counters_data() noexcept { return counters_.empty() ? nullptr : counters_.data(); }
+  /// The writable view the backends fill.
+  ResultView<T> view() noexcept {
+    return ResultView<T>{final_state_data(), series_.empty() ? nullptr : series_.data(), status_data(),
+                         counters_data(),    n_runs_,  n_states_, n_saves_, memory()};
+  }
   void add_execution(ExecutionRecord record) { execution_.push_back(std::move(record)); }
 
  private:

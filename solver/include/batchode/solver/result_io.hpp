@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "batchode/arrays/checked_size.hpp"
+#include "batchode/checks/checked_size.hpp"
 #include "batchode/solver/result.hpp"
 
 namespace batchode {
@@ -63,8 +63,8 @@ void write_npy_array(const std::string& path, const T* data, const std::vector<s
   std::string dims;
   for (std::size_t d : shape) dims += std::to_string(d) + ",";
   if (shape.size() > 1) dims.pop_back();
-  const std::size_t values = arrays::checked_product(shape.begin(), shape.end(), "NPY array values");
-  const std::size_t bytes = arrays::checked_mul(values, sizeof(T), "NPY array bytes");
+  const std::size_t values = checks::checked_product(shape.begin(), shape.end(), "NPY array values");
+  const std::size_t bytes = checks::checked_mul(values, sizeof(T), "NPY array bytes");
   std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
   const std::size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "batchode/solver/method.hpp"
+#include "batchode/kernels/method.hpp"
 #include "batchode/solver/options.hpp"
 
 namespace batchode::sched {

@@ -32,23 +32,24 @@
 #include <vector>
 
 #include "batchode/arrays/chunk_plan.hpp"
-#include "batchode/arrays/finite.hpp"
+#include "batchode/checks/finite.hpp"
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/runtime.hpp"
 #include "batchode/solver/cost_model.hpp"
-#include "batchode/solver/cpu_backend.hpp"
+#include "batchode/backends/cpu/cpu_backend.hpp"
 #include "batchode/solver/grid.hpp"
 #include "batchode/solver/options.hpp"
 #include "batchode/solver/result.hpp"
+#include "batchode/solver/run_settings.hpp"
 #include "batchode/solver/scheduler.hpp"
-#include "batchode/solver/system.hpp"
+#include "batchode/kernels/system.hpp"
 #include "batchode/solver/telemetry.hpp"
 #include "batchode/timing/events.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
 
 #if BATCHODE_GPU_COMPILER && BATCHODE_HAS_GPU_RUNTIME
-#include "batchode/kernels/gpu_runner.hpp"
+#include "batchode/backends/gpu/gpu_runner.hpp"
 #define BATCHODE_GPU_PATH 1
 #else
 #define BATCHODE_GPU_PATH 0
@@ -102,7 +103,7 @@ inline void register_events_for_solve(TimeLogger& logger) noexcept {
 /// hundreds of MB, which one thread reads in tens of milliseconds).
 template <class T>
 std::size_t first_non_finite(const T* values, std::size_t n) {
-  auto scan = [values](std::size_t begin, std::size_t end) { return arrays::first_non_finite_in(values, begin, end); };
+  auto scan = [values](std::size_t begin, std::size_t end) { return checks::first_non_finite_in(values, begin, end); };
   const unsigned threads = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
   if (n < (std::size_t(1) << 22) || threads == 1) return scan(0, n);
   std::vector<std::size_t> found(threads, n);
@@ -138,7 +139,7 @@ class Solver {
   static_assert(std::is_floating_point_v<T>, "batchode solves in float or double");
   static_assert(is_ode_system_v<System, T>,
                 "System needs static n_states (> 0), n_params and a const call operator "
-                "(T t, const T* y, const T* p, T* dydt): see batchode/solver/system.hpp");
+                "(T t, const T* y, const T* p, T* dydt): see batchode/kernels/system.hpp");
 
  public:
   static constexpr std::size_t n_states = System::n_states;
@@ -173,7 +174,7 @@ class Solver {
                          std::to_string(n_states));
     }
     const std::size_t runs = y0.size() / n_states;
-    const std::size_t param_values = arrays::checked_mul(runs, n_params, "parameters (n_runs x n_params)");
+    const std::size_t param_values = checks::checked_mul(runs, n_params, "parameters (n_runs x n_params)");
     if (params.size() != param_values) {
       throw InvalidInput("parameters: expected n_runs x n_params = " + std::to_string(runs) + " x " +
                          std::to_string(n_params) + " = " + std::to_string(param_values) + " values, got " +
@@ -191,8 +192,8 @@ class Solver {
     if (y0 == nullptr) throw InvalidInput("initial values: null pointer");
     if (n_params > 0 && params == nullptr) throw InvalidInput("parameters: null pointer but n_params > 0");
     // A batch whose arrays' sizes do not fit in size_t is refused naming them (not wrapped).
-    (void)arrays::checked_mul(runs, n_states, "initial values (n_runs x n_states)");
-    (void)arrays::checked_mul(runs, n_params, "parameters (n_runs x n_params)");
+    (void)checks::checked_mul(runs, n_states, "initial values (n_runs x n_states)");
+    (void)checks::checked_mul(runs, n_params, "parameters (n_runs x n_params)");
     detail::VerbosityScope verbosity(*logger_, options_.verbosity);
     ScopedTimer timer(*logger_, events::solver_solve_execution);
     timer.add_metadata("runs", static_cast<std::int64_t>(runs));
@@ -206,7 +207,7 @@ class Solver {
       // The result is allocated in full before any work: refuse a batch whose outputs cannot fit.
       const std::size_t run_bytes =
           arrays::run_footprint(n_states, n_params, saves, sizeof(T), options_.outputs).result_bytes_per_run;
-      arrays::check_host_memory(arrays::checked_mul(runs, run_bytes, "result bytes (n_runs x bytes per run)"),
+      arrays::check_host_memory(checks::checked_mul(runs, run_bytes, "result bytes (n_runs x bytes per run)"),
                                 arrays::available_host_memory());
     }
     std::optional<SolveResult<T>> allocated;
@@ -245,7 +246,8 @@ class Solver {
       ScopedTimer timer(logger, events::kernel_run_execution);
       timer.add_metadata("backend", "cpu");
       timer.add_metadata("runs", static_cast<std::int64_t>(count));
-      cpu::integrate_batch(system_, y0, params, first, count, options, result, logger, *cpu_workers_);
+      cpu::integrate_batch(system_, y0, params, first, count, options.method, make_run_settings<T>(options),
+                           options.cpu_threads, result.view(), logger, *cpu_workers_);
     }
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
@@ -337,12 +339,14 @@ class Solver {
     SolveResult<T> scratch(n, n_states, count_saves(options), options);
     const auto start = std::chrono::steady_clock::now();
     if (backend == "cpu") {
-      cpu::integrate_batch(system_, y.data(), p.empty() ? nullptr : p.data(), 0, n, options, scratch, quiet,
+      cpu::integrate_batch(system_, y.data(), p.empty() ? nullptr : p.data(), 0, n, options.method,
+                           make_run_settings<T>(options), options.cpu_threads, scratch.view(), quiet,
                            *cpu_workers_);
     } else {
       SolveOptions o = options;
       o.gpu.device = std::stoi(backend.substr(4));
-      gpu_runner->run(system_, o, y.data(), p.empty() ? nullptr : p.data(), n, scratch, quiet, 0);
+      gpu_runner->run(system_, make_gpu_run_request(o), make_run_settings<T>(o), y.data(),
+                      p.empty() ? nullptr : p.data(), n, scratch.view(), quiet, 0);
     }
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
@@ -469,7 +473,8 @@ class Solver {
     o.outputs.counters = true;
     TimeLogger quiet(nullptr, Verbosity::none);
     SolveResult<T> scratch(n, n_states, count_saves(o), o);
-    cpu::integrate_batch(system_, y.data(), p.empty() ? nullptr : p.data(), 0, n, o, scratch, quiet, *cpu_workers_);
+    cpu::integrate_batch(system_, y.data(), p.empty() ? nullptr : p.data(), 0, n, o.method, make_run_settings<T>(o),
+                         o.cpu_threads, scratch.view(), quiet, *cpu_workers_);
     double steps = 0;
     for (const RunCounters& c : scratch.counters()) steps += c.accepted_steps + c.rejected_steps;
     return std::max(1.0, steps / static_cast<double>(n));
@@ -561,7 +566,8 @@ class Solver {
         SolveOptions o = options_;
         o.gpu.device = device;
         GpuRunner<System, T>& gpu = runner(device);
-        gpu.run(system_, o, y0, params, part.runs, result, *logger_, part.first_run);
+        gpu.run(system_, make_gpu_run_request(o), make_run_settings<T>(o), y0, params, part.runs, result.view(),
+                *logger_, part.first_run);
         out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         out.grew_buffers = gpu.last_run_grew();
       } catch (const GpuError& e) {

@@ -21,7 +21,7 @@
 #include <boost/numeric/odeint.hpp>
 
 #include "batchode/kernels/jacobian.hpp"
-#include "batchode/solver/rosenbrock_tableaux.hpp"
+#include "batchode/kernels/rosenbrock_tableaux.hpp"
 
 namespace batchode::cpu {
 

@@ -15,7 +15,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/annotations.hpp"
 
 namespace batchode {
 

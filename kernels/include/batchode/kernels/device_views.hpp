@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace batchode::arrays {
+namespace batchode::kernels {
 
 /// A chunk's inputs on the device. `params` is nullptr when the system has no parameters.
 template <class T>
@@ -48,4 +48,4 @@ static_assert(std::is_trivially_copyable_v<DeviceInputs<double>> &&
 static_assert(std::is_trivially_copyable_v<DeviceOutputs<double>> &&
               std::is_standard_layout_v<DeviceOutputs<double>>);
 
-}  // namespace batchode::arrays
+}  // namespace batchode::kernels

@@ -1,5 +1,5 @@
 // arrays/: the runtime calls behind buffers.hpp (allocation, streams, events, async copies).
-#include "batchode/arrays/buffers.hpp"
+#include "batchode/gpu/buffers.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "batchode/arrays/checked_size.hpp"
+#include "batchode/checks/checked_size.hpp"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -39,7 +39,7 @@ namespace {
 namespace detail {
 
 std::size_t checked_bytes(std::size_t count, std::size_t value_bytes) {
-  return arrays::checked_mul(count, value_bytes, "buffer bytes (values x bytes per value)");
+  return checks::checked_mul(count, value_bytes, "buffer bytes (values x bytes per value)");
 }
 
 void* device_allocate(std::size_t bytes) {
@@ -64,7 +64,7 @@ void* pinned_allocate(std::size_t bytes) {
   // they register quickly and waste little.
   const std::size_t alignment = bytes >= (std::size_t(4) << 20) ? std::size_t(2) << 20 : std::size_t(4) << 10;
   const std::size_t rounded =
-      arrays::checked_add(std::max<std::size_t>(bytes, 1), alignment - 1, "pinned buffer bytes rounded up") /
+      checks::checked_add(std::max<std::size_t>(bytes, 1), alignment - 1, "pinned buffer bytes rounded up") /
       alignment * alignment;
   void* pointer = std::aligned_alloc(alignment, rounded);
   if (pointer == nullptr) {

@@ -11,46 +11,11 @@
 #include <type_traits>
 #include <utility>
 
-#include "batchode/gpu/runtime.hpp"
-#include "batchode/solver/options.hpp"
-#include "batchode/solver/status.hpp"
+#include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/run_settings.hpp"
+#include "batchode/kernels/status.hpp"
 
 namespace batchode {
-
-/// The per-solve constants of every run, in the run's precision (passed by value to kernels).
-template <class T>
-struct RunPlan {
-  T t0{}, t_end{};
-  T dt{};          ///< fixed step, or first adaptive step (<= 0: Hairer's estimate)
-  T save_every{};  ///< spacing of saved points (used when n_saves > 0)
-  std::uint32_t n_saves = 0;
-  T rtol{}, atol{};
-  T safety{}, min_factor{}, max_factor{}, ki{}, kp{}, dt_min{}, dt_max{};
-  std::uint64_t max_steps = 0;
-};
-
-/// Builds the plan of a validated SolveOptions for precision T.
-template <class T>
-RunPlan<T> make_run_plan(const SolveOptions& o) {
-  RunPlan<T> plan;
-  plan.t0 = static_cast<T>(o.t0);
-  plan.t_end = static_cast<T>(o.t_end);
-  plan.dt = o.dt ? static_cast<T>(*o.dt) : T(0);
-  plan.save_every = o.save_every ? static_cast<T>(*o.save_every) : T(0);
-  plan.n_saves = static_cast<std::uint32_t>(count_saves(o));
-  plan.rtol = static_cast<T>(o.rtol);
-  plan.atol = static_cast<T>(o.atol);
-  const StepControl& c = o.step_control;
-  plan.safety = static_cast<T>(c.safety);
-  plan.min_factor = static_cast<T>(c.min_factor);
-  plan.max_factor = static_cast<T>(c.max_factor);
-  plan.ki = static_cast<T>(c.ki);
-  plan.kp = static_cast<T>(c.kp);
-  plan.dt_min = static_cast<T>(c.dt_min);
-  plan.dt_max = std::isfinite(c.dt_max) ? static_cast<T>(c.dt_max) : std::numeric_limits<T>::max();
-  plan.max_steps = o.max_steps;
-  return plan;
-}
 
 namespace detail {
 
@@ -89,7 +54,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T error_norm_squared(const State& y, c
 BATCHODE_HD_TEMPLATE
 template <std::size_t N, int Order, class System, class State, class T>
 BATCHODE_HOST_DEVICE T initial_step(const System& sys, T t0, const State& y0, const State& f0, const T* p,
-                                    const RunPlan<T>& plan) {
+                                    const RunSettings<T>& plan) {
   T d0 = 0, d1 = 0;
 BATCHODE_UNROLL
   for (std::size_t i = 0; i < N; ++i) {
@@ -158,13 +123,13 @@ struct evaluations_from_steps<
 
 /// The stop after time t: the next save time (when a series is kept) or t_end.
 template <class Sink, class T>
-BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T next_stop(const RunPlan<T>& plan, std::uint32_t next_save,
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T next_stop(const RunSettings<T>& plan, std::uint32_t next_save,
                                                       bool& is_save) {
   is_save = false;
   if constexpr (Sink::active) {
     if (next_save < plan.n_saves) {
       is_save = true;
-      return min_of(plan.t0 + T(next_save) * plan.save_every, plan.t_end);
+      return min_of(save_time(plan, next_save), plan.t_end);
     }
   }
   return plan.t_end;
@@ -193,7 +158,7 @@ inline constexpr T landing_slack = T(0.01);
 BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
-                                            const T* p, const RunPlan<T>& plan, Sink& sink, RunCounters& counters,
+                                            const T* p, const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
                                             std::uint32_t& next_save) {
   using State = typename Stepper::state_type;
   constexpr std::size_t N = System::n_states;
@@ -261,7 +226,7 @@ BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& sys,
                                                typename Stepper::state_type& y, const T* p,
-                                               const RunPlan<T>& plan, Sink& sink, RunCounters& counters,
+                                               const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
                                                std::uint32_t& next_save) {
   using State = typename Stepper::state_type;
   constexpr std::size_t N = System::n_states;
@@ -361,7 +326,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
 BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
-                                          const T* p, const RunPlan<T>& plan, Sink& sink, RunCounters& counters) {
+                                          const T* p, const RunSettings<T>& plan, Sink& sink, RunCounters& counters) {
   std::uint32_t next_save = 0;
   [[maybe_unused]] const RunCounters at_start = counters;
   if constexpr (Sink::active) {

@@ -1,4 +1,4 @@
-// solver/: the CPU path: every run of a batch slice integrated by integrate_run with Boost.Odeint's
+// backends/cpu/: the CPU path: every run of a batch slice integrated by integrate_run with Boost.Odeint's
 // steppers (explicit methods, rosenbrock4) or the host+device Rosenbrock stepper of kernels/ (rodas4,
 // ros3p: the very code the GPU runs), spread over all cores. Runs are independent, so workers share nothing mutable but an
 // atomic block counter; each writes only its own runs' rows of the result.
@@ -17,12 +17,12 @@
 #include "batchode/kernels/jacobian.hpp"
 #include "batchode/kernels/rosenbrock_stepper.hpp"
 #include "batchode/arrays/host_workers.hpp"
-#include "batchode/solver/odeint_steppers.hpp"
-#include "batchode/solver/rosenbrock4_stepper.hpp"
-#include "batchode/solver/options.hpp"
-#include "batchode/solver/result.hpp"
-#include "batchode/solver/run_integrator.hpp"
-#include "batchode/solver/tableaux.hpp"
+#include "batchode/backends/cpu/odeint_steppers.hpp"
+#include "batchode/backends/cpu/rosenbrock4_stepper.hpp"
+#include "batchode/arrays/result_view.hpp"
+#include "batchode/checks/invalid_input.hpp"
+#include "batchode/kernels/run_integrator.hpp"
+#include "batchode/kernels/tableaux.hpp"
 #include "batchode/timing/events.hpp"
 #include "batchode/timing/time_logger.hpp"
 
@@ -79,18 +79,18 @@ inline unsigned worker_count(unsigned requested, std::size_t runs) {
   return static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(1, runs)));
 }
 
-/// Integrates runs [first, first + count) of a validated batch into `result`, recording one
+/// Integrates runs [first, first + count) of a validated batch with `method` into the same rows of
+/// `result`, on `threads` workers (0: all hardware threads), recording one
 /// `cpu_integration` event per worker in `logger` (from the calling thread, after the join). The
 /// workers are `pool`'s threads (a Solver keeps one: starting 16 threads per solve cost 0.5 ms on the
 /// H100 machine's host, more than 100 runs of Lorenz take); one worker runs on the calling thread.
 template <class System, class T>
 void integrate_batch(const System& sys, const T* y0, const T* params, std::size_t first, std::size_t count,
-                     const SolveOptions& options, SolveResult<T>& result, TimeLogger& logger,
-                     arrays::HostWorkers& pool) {
+                     Method method, const RunSettings<T>& plan, unsigned threads, const ResultView<T>& result,
+                     TimeLogger& logger, arrays::HostWorkers& pool) {
   constexpr std::size_t N = System::n_states;
   constexpr std::size_t P = System::n_params;
-  const RunPlan<T> plan = make_run_plan<T>(options);
-  const unsigned workers = worker_count(options.cpu_threads, count);
+  const unsigned workers = worker_count(threads, count);
   // Blocks small enough to balance runs of very different cost, large enough to keep the counter cold.
   const std::size_t block = std::clamp<std::size_t>(count / (workers * 16), 1, 256);
 
@@ -99,11 +99,11 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
   std::vector<std::size_t> worker_runs(workers, 0);
   std::vector<std::exception_ptr> errors(workers);
 
-  tableau::dispatch(options.method, [&](auto tag) {
+  tableau::dispatch(method, [&](auto tag) {
     using Tab = typename decltype(tag)::type;
     using Select = CpuStepperFor<Tab, System, T>;
     if constexpr (!Select::available) {
-      throw InvalidInput("method " + to_string(options.method) +
+      throw InvalidInput("method " + to_string(method) +
                          " needs the Jacobian: give the system a call operator templated on the number type "
                          "(for automatic differentiation; with an analytic `jacobian` member still needed for df/dt)");
     } else {
@@ -112,7 +112,7 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
         try {
           // The worker's own copy: the shared plan is reached through the lambda's captures, and the
           // compiler then has to reload its fields after every store to a state.
-          const RunPlan<T> run_plan = plan;
+          const RunSettings<T> run_plan = plan;
           typename Select::type stepper;
           for (;;) {
             const std::size_t begin = next.fetch_add(block, std::memory_order_relaxed);
@@ -126,15 +126,15 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
               RunCounters counters{};
               Status status;
               if (plan.n_saves > 0) {
-                SeriesSink<T> sink{result.series_data() + r * plan.n_saves * N, N};
+                SeriesSink<T> sink{result.series + r * plan.n_saves * N, N};
                 status = integrate_run(stepper, sys, y, p, run_plan, sink, counters);
               } else {
                 NoSeries sink;
                 status = integrate_run(stepper, sys, y, p, run_plan, sink, counters);
               }
-              for (std::size_t s = 0; s < N; ++s) result.final_state_data()[r * N + s] = y[s];
-              if (Status* out = result.status_data()) out[r] = status;
-              if (RunCounters* out = result.counters_data()) out[r] = counters;
+              for (std::size_t s = 0; s < N; ++s) result.final_state[r * N + s] = y[s];
+              if (Status* out = result.status) out[r] = status;
+              if (RunCounters* out = result.counters) out[r] = counters;
             }
             worker_runs[w] += end - begin;
           }

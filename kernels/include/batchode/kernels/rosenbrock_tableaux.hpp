@@ -10,8 +10,8 @@
 
 #include <type_traits>
 
-#include "batchode/gpu/runtime.hpp"
-#include "batchode/solver/method.hpp"
+#include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/method.hpp"
 
 namespace batchode::tableau {
 

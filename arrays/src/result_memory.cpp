@@ -3,9 +3,9 @@
 #include <cstdlib>
 #include <new>
 
-#include "batchode/arrays/buffers.hpp"
-#include "batchode/arrays/checked_size.hpp"
-#include "batchode/solver/result.hpp"
+#include "batchode/gpu/buffers.hpp"
+#include "batchode/checks/checked_size.hpp"
+#include "batchode/arrays/result_memory.hpp"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -18,7 +18,7 @@ constexpr std::size_t huge_page = std::size_t(2) << 20;
 }
 
 std::size_t ResultMemoryPool::rounded(std::size_t bytes) {
-  const std::size_t padded = arrays::checked_add(bytes, huge_page - 1, "result block bytes rounded to 2 MiB");
+  const std::size_t padded = checks::checked_add(bytes, huge_page - 1, "result block bytes rounded to 2 MiB");
   return padded / huge_page * huge_page;
 }
 

@@ -15,7 +15,7 @@
 #include <boost/fusion/include/make_vector.hpp>
 #include <boost/numeric/odeint.hpp>
 
-#include "batchode/solver/tableaux.hpp"
+#include "batchode/kernels/tableaux.hpp"
 
 // odeint's generic error stepper defines its error sum only up to 6 stages; Tsit5 has 7. This is the
 // missing specialisation, written exactly like odeint's own for 1..6 stages.

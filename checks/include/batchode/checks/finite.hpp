@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <limits>
 
-namespace batchode::arrays {
+namespace batchode::checks {
 
 namespace detail {
 template <class T>
@@ -54,4 +54,4 @@ std::size_t copy_checking_finite(T* dst, const T* src, std::size_t n) {
   return first_bad;
 }
 
-}  // namespace batchode::arrays
+}  // namespace batchode::checks

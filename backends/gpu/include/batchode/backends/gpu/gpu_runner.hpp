@@ -1,4 +1,4 @@
-// kernels/: the GPU path of a solve. Plans chunks to fit the device-memory budget, then for each
+// backends/gpu/: the GPU path of a solve. Plans chunks to fit the device-memory budget, then for each
 // chunk: stage inputs (copied into pinned memory, checked finite on the way), upload, launch the
 // batch kernel, download the active outputs, and scatter them into the result. Chunks alternate
 // between two streams with their own buffer slots, so chunk k+1's upload and chunk k-1's download
@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "batchode/arrays/buffers.hpp"
+#include "batchode/gpu/buffers.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/arrays/host_workers.hpp"
 #include "batchode/arrays/input_array_manager.hpp"
@@ -24,11 +24,14 @@
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/runtime.hpp"
 #include "batchode/kernels/batch_kernel.hpp"
-#include "batchode/solver/options.hpp"
-#include "batchode/solver/progress.hpp"
-#include "batchode/solver/result.hpp"
-#include "batchode/solver/run_integrator.hpp"
-#include "batchode/solver/tableaux.hpp"
+#include "batchode/arrays/outputs.hpp"
+#include "batchode/backends/gpu/gpu_run_request.hpp"
+#include "batchode/arrays/result_memory.hpp"
+#include "batchode/arrays/result_view.hpp"
+#include "batchode/checks/invalid_input.hpp"
+#include "batchode/kernels/run_integrator.hpp"
+#include "batchode/kernels/tableaux.hpp"
+#include "batchode/timing/progress.hpp"
 #include "batchode/timing/events.hpp"
 #include "batchode/timing/kernel_timer.hpp"
 #include "batchode/timing/scoped_timer.hpp"
@@ -51,21 +54,22 @@ class GpuRunner {
   bool last_run_grew() const noexcept { return last_run_grew_; }
 
   /// Integrates runs [first_run, first_run + runs) of the batch (y0, params: the whole batch,
-  /// run-major) into the same rows of `result`, on device options.gpu.device (set for the calling
+  /// run-major) into the same rows of `result`, on device request.device (set for the calling
   /// thread). Throws GpuError (naming the call and the chunk) on a runtime failure, InvalidInput
   /// when the memory budget cannot hold one run.
-  void run(const System& sys, const SolveOptions& options, const T* y0, const T* params, std::size_t runs,
-           SolveResult<T>& result, TimeLogger& log, std::size_t first_run = 0) {
-    BATCHODE_CHECK(hipSetDevice(options.gpu.device));
-    const std::size_t saves = result.n_saves();
+  void run(const System& sys, const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0,
+           const T* params, std::size_t runs, const ResultView<T>& result, TimeLogger& log,
+           std::size_t first_run = 0) {
+    BATCHODE_CHECK(hipSetDevice(request.device));
+    const std::size_t saves = result.n_saves;
     {
       ScopedTimer timer(log, events::chunk_planning);
       std::size_t free_bytes = 0, total_bytes = 0;
-      gpu::memory_info(options.gpu.device, free_bytes, total_bytes);
+      gpu::memory_info(request.device, free_bytes, total_bytes);
       // Buffers this runner already holds are reused, so they count as free for the new plan.
       free_bytes += inputs_.device_bytes() + outputs_.device_bytes();
-      const arrays::RunFootprint footprint = arrays::run_footprint(N, P, saves, sizeof(T), options.outputs);
-      GpuOptions gpu = options.gpu;
+      const arrays::RunFootprint footprint = arrays::run_footprint(N, P, saves, sizeof(T), request.outputs);
+      arrays::MemoryBudget gpu = request.budget;
       plan_ = arrays::plan_chunks(runs, footprint, free_bytes, gpu);
       // A batch that fits in one chunk still goes in several when it is large, so the transfers and
       // host copies of one chunk overlap the kernels of the others.
@@ -79,20 +83,19 @@ class GpuRunner {
       timer.add_metadata("device_bytes", static_cast<std::int64_t>(plan_.device_bytes));
     }
     const bool inputs_grew = inputs_.prepare(plan_, N, P);
-    const bool outputs_grew = outputs_.prepare(plan_, N, saves, options.outputs.status, options.outputs.counters);
+    const bool outputs_grew = outputs_.prepare(plan_, N, saves, request.outputs.status, request.outputs.counters);
     last_run_grew_ = inputs_grew || outputs_grew;
     while (streams_.size() < plan_.slots) streams_.emplace_back();
 
-    const RunPlan<T> run_plan = make_run_plan<T>(options);
     ScopedTimer timer(log, events::kernel_run_execution);
     timer.add_metadata("backend", "gpu");
     timer.add_metadata("runs", static_cast<std::int64_t>(runs));
     timer.add_metadata("chunks", static_cast<std::int64_t>(plan_.n_chunks));
-    const double phase_sum_ms = tableau::dispatch(options.method, [&](auto tag) {
+    const double phase_sum_ms = tableau::dispatch(request.method, [&](auto tag) {
       using Tab = typename decltype(tag)::type;
       return saves > 0
-                 ? this->template run_chunks<Tab, true>(sys, options, run_plan, y0, params, result, log, first_run)
-                 : this->template run_chunks<Tab, false>(sys, options, run_plan, y0, params, result, log, first_run);
+                 ? this->template run_chunks<Tab, true>(sys, request, run_plan, y0, params, result, log, first_run)
+                 : this->template run_chunks<Tab, false>(sys, request, run_plan, y0, params, result, log, first_run);
     });
     // Transfers and kernels overlap when this sum exceeds the run's wall time.
     if (log.enabled()) timer.add_metadata("gpu_phase_sum_ms", phase_sum_ms);
@@ -100,8 +103,8 @@ class GpuRunner {
 
  private:
   template <class Tab, bool Save>
-  double run_chunks(const System& sys, const SolveOptions& options, const RunPlan<T>& run_plan, const T* y0,
-                    const T* params, SolveResult<T>& result, TimeLogger& log, std::size_t first_run) {
+  double run_chunks(const System& sys, const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0,
+                    const T* params, const ResultView<T>& result, TimeLogger& log, std::size_t first_run) {
     load_once<Tab, Save>(reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, Save, System, T>), log);
 
     const bool timed = log.enabled();
@@ -112,12 +115,12 @@ class GpuRunner {
     const DrainOnThrow drain{streams_};
     // Final states and statuses go straight into the result when its memory is page-locked (a
     // recycled block of the Solver's pool): no staging, no host copy.
-    const ResultMemoryPool* memory = result.memory();
+    const ResultMemoryPool* memory = result.memory;
     const std::size_t rows = plan_.n_runs;
-    const bool direct_state = memory != nullptr && memory->is_pinned(result.final_state_data() + first_run * N,
+    const bool direct_state = memory != nullptr && memory->is_pinned(result.final_state + first_run * N,
                                                                       rows * N * sizeof(T));
-    const bool direct_status = memory != nullptr && result.status_data() != nullptr &&
-                               memory->is_pinned(result.status_data() + first_run, rows * sizeof(Status));
+    const bool direct_status = memory != nullptr && result.status != nullptr &&
+                               memory->is_pinned(result.status + first_run, rows * sizeof(Status));
 
     auto finish = [&](std::size_t slot) {
       const std::size_t c = in_slot[slot];
@@ -174,7 +177,7 @@ class GpuRunner {
           transfer(events::h2d_transfer_parameters, [&] { return inputs_.upload_parameters(slot, count, stream); });
         }
 
-        const unsigned block = static_cast<unsigned>(options.gpu.block_size);
+        const unsigned block = static_cast<unsigned>(request.block_size);
         const unsigned grid = static_cast<unsigned>((count + block - 1) / block);
         KernelTimer kt(events::kernel_launch);
         if (timed) {
@@ -194,17 +197,17 @@ class GpuRunner {
                          kt.deferred());
         }
 
-        T* state_dst = direct_state ? result.final_state_data() + first * N : nullptr;
+        T* state_dst = direct_state ? result.final_state + first * N : nullptr;
         transfer(events::d2h_transfer_state, [&] { return outputs_.download_state(slot, count, stream, state_dst); });
         if constexpr (Save) {
           transfer(events::d2h_transfer_state, [&] { return outputs_.download_series(slot, count, stream); });
         }
-        if (options.outputs.status) {
-          Status* status_dst = direct_status ? result.status_data() + first : nullptr;
+        if (request.outputs.status) {
+          Status* status_dst = direct_status ? result.status + first : nullptr;
           transfer(events::d2h_transfer_status_codes,
                    [&] { return outputs_.download_status(slot, count, stream, status_dst); });
         }
-        if (options.outputs.counters) {
+        if (request.outputs.counters) {
           transfer(events::d2h_transfer_iteration_counters,
                    [&] { return outputs_.download_counters(slot, count, stream); });
         }

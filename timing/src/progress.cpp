@@ -1,4 +1,4 @@
-#include "batchode/solver/progress.hpp"
+#include "batchode/timing/progress.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-// arrays/: checked size arithmetic, the one helper for every place a count is multiplied or added
+// checks/: checked size arithmetic, the one helper for every place a count is multiplied or added
 // (grid run counts, batch and result array sizes, series sizes, per-run footprints, chunk plans,
 // buffer bytes, the host-memory estimate). A size that does not fit in size_t would wrap silently
 // (a 2^64 + 4 run grid becoming 4 runs, a host-memory estimate becoming 0); these functions throw
@@ -13,9 +13,9 @@
 #include <limits>
 #include <string>
 
-#include "batchode/solver/options.hpp"  // InvalidInput
+#include "batchode/checks/invalid_input.hpp"
 
-namespace batchode::arrays {
+namespace batchode::checks {
 
 inline constexpr std::size_t max_size_t = std::numeric_limits<std::size_t>::max();
 
@@ -78,4 +78,4 @@ inline std::size_t saturating_mul(std::size_t a, std::size_t b) noexcept {
   return (a != 0 && b > max_size_t / a) ? max_size_t : a * b;
 }
 
-}  // namespace batchode::arrays
+}  // namespace batchode::checks

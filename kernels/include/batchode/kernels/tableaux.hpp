@@ -10,9 +10,9 @@
 // solution, e(i) = b(i) - bhat(i) weights of the error estimate (zero for fixed-step methods).
 #pragma once
 
-#include "batchode/gpu/runtime.hpp"
-#include "batchode/solver/method.hpp"
-#include "batchode/solver/rosenbrock_tableaux.hpp"
+#include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/method.hpp"
+#include "batchode/kernels/rosenbrock_tableaux.hpp"
 
 namespace batchode::tableau {
 

@@ -1,0 +1,27 @@
+// arrays/: which per-run arrays a solve produces, and the device-memory budget that sizes its chunks.
+// Plain data: SolveOptions holds them (solver/options.hpp); the array managers and the chunk planner
+// read them without knowing the rest of the options.
+#pragma once
+
+#include <cstddef>
+
+namespace batchode {
+
+/// Which outputs a solve produces beyond the final state (always produced).
+struct OutputSelection {
+  bool status = true;    ///< per-run Status (always computed; kept in the result only when true)
+  bool counters = true;  ///< per-run RunCounters
+};
+
+}  // namespace batchode
+
+namespace batchode::arrays {
+
+/// The device-memory budget of a GPU solve (GpuOptions' budget fields).
+struct MemoryBudget {
+  double memory_fraction = 0.8;  ///< of the device's free memory, when memory_bytes is 0
+  std::size_t memory_bytes = 0;  ///< explicit budget in bytes (overrides memory_fraction)
+  std::size_t chunks = 0;        ///< force this many chunks (0: as many as the budget needs)
+};
+
+}  // namespace batchode::arrays

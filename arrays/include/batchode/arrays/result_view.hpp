@@ -1,0 +1,25 @@
+// arrays/: what a backend sees of the result it fills: the run-major host arrays of a whole batch
+// and their shape. The backends write rows of it; solver/result.hpp owns the memory (SolveResult::view).
+#pragma once
+
+#include <cstddef>
+
+#include "batchode/kernels/status.hpp"
+
+namespace batchode {
+
+class ResultMemoryPool;
+
+/// Writable view of a batch's result arrays (layouts: solver/result.hpp). Inactive outputs are nullptr.
+template <class T>
+struct ResultView {
+  T* final_state = nullptr;          ///< n_runs x n_states
+  T* series = nullptr;               ///< n_runs x n_saves x n_states; nullptr when n_saves == 0
+  Status* status = nullptr;          ///< n_runs; nullptr when statuses were not selected
+  RunCounters* counters = nullptr;   ///< n_runs; nullptr when counters were not selected
+  std::size_t n_runs = 0, n_states = 0, n_saves = 0;
+  /// The pool the arrays came from (null when none): the GPU path asks it which rows are pinned.
+  const ResultMemoryPool* memory = nullptr;
+};
+
+}  // namespace batchode

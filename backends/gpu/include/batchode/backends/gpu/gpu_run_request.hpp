@@ -1,0 +1,19 @@
+// backends/gpu/: what the GPU path needs of a solve besides its RunSettings. Plain data, no runtime:
+// solver/ builds it in every translation unit, GPU-compiled or not.
+#pragma once
+
+#include "batchode/arrays/outputs.hpp"
+#include "batchode/kernels/method.hpp"
+
+namespace batchode {
+
+/// What the GPU path needs of a solve's options besides its RunSettings.
+struct GpuRunRequest {
+  Method method = Method::dopri5;
+  int device = 0;
+  int block_size = 128;
+  arrays::MemoryBudget budget;
+  OutputSelection outputs;
+};
+
+}  // namespace batchode
