@@ -1,12 +1,12 @@
 // solver/: ExecutionTelemetry's arithmetic and printing.
 #include "batchode/solver/telemetry.hpp"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <ostream>
-
-#include <fmt/format.h>
 
 #include "batchode/timing/json_writer.hpp"
 

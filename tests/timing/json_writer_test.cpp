@@ -2,13 +2,12 @@
 // The exact text is pinned: both reports are searched as strings by tests and scripts.
 #include <gtest/gtest.h>
 
+#include <batchode/timing/json_writer.hpp>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
-
-#include <batchode/timing/json_writer.hpp>
 
 #include "json_reader.hpp"
 
@@ -50,7 +49,15 @@ TEST(JsonWriter, PlacesCommasAndNestsContainers) {
       .boolean(true)
       .key("none")
       .null();
-  w.key("list").begin_array().value(1).value(2.5).begin_object().end_object().begin_array().end_array().end_array();
+  w.key("list")
+      .begin_array()
+      .value(1)
+      .value(2.5)
+      .begin_object()
+      .end_object()
+      .begin_array()
+      .end_array()
+      .end_array();
   w.key("empty").begin_object().end_object();
   w.end_object();
   EXPECT_EQ(w.str(),

@@ -4,16 +4,15 @@
 // The solver's execution_part and kernel_run_execution are the case that motivated these tests.
 #include <gtest/gtest.h>
 
+#include <batchode/timing/events.hpp>
+#include <batchode/timing/scoped_timer.hpp>
+#include <batchode/timing/time_logger.hpp>
 #include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <batchode/timing/events.hpp>
-#include <batchode/timing/scoped_timer.hpp>
-#include <batchode/timing/time_logger.hpp>
 
 #include "json_reader.hpp"
 
@@ -35,7 +34,8 @@ struct NestingTest : ::testing::Test {
     return found.at(0);
   }
   // The JSON occurrence with this label (the first one).
-  static const json_reader::Value& json_occurrence(const json_reader::Value& document, const std::string& label) {
+  static const json_reader::Value& json_occurrence(const json_reader::Value& document,
+                                                   const std::string& label) {
     for (const json_reader::Value& o : document["occurrences"].array) {
       if (o["label"].string == label) return o;
     }
@@ -61,14 +61,18 @@ TEST_F(NestingTest, AnEventStartedInsideAnotherIsItsChildEverywhere) {
   EXPECT_EQ(run.depth, 2u);
 
   const json_reader::Value document = json_reader::parse(log.to_json());
-  EXPECT_EQ(json_occurrence(document, events::execution_part)["parent"].number, static_cast<double>(solve.id));
-  EXPECT_EQ(json_occurrence(document, events::kernel_run_execution)["parent"].number, static_cast<double>(part.id));
+  EXPECT_EQ(json_occurrence(document, events::execution_part)["parent"].number,
+            static_cast<double>(solve.id));
+  EXPECT_EQ(json_occurrence(document, events::kernel_run_execution)["parent"].number,
+            static_cast<double>(part.id));
   EXPECT_EQ(json_occurrence(document, events::kernel_run_execution)["depth"].number, 2.0);
 
   // In the table a child is the next row, indented one level (two spaces) more than its parent.
-  const std::regex tree("\n  solver_solve_execution +1 .*\n    execution_part +1 .*\n      kernel_run_execution +1 ");
+  const std::regex tree(
+      "\n  solver_solve_execution +1 .*\n    execution_part +1 .*\n      kernel_run_execution +1 ");
   EXPECT_TRUE(std::regex_search(log.summary(), tree)) << log.summary();
-  EXPECT_TRUE(std::regex_search(out.str(), tree)) << "the summary printed when the solve ended: " << out.str();
+  EXPECT_TRUE(std::regex_search(out.str(), tree))
+      << "the summary printed when the solve ended: " << out.str();
 }
 
 // The solver's co-execution: one thread per part, each carrying the solve's context. A part event

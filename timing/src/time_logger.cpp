@@ -27,10 +27,12 @@ std::ostream& TimeLogger::out() const { return out_ != nullptr ? *out_ : std::ce
 
 // --- registration ------------------------------------------------------------------------------
 
-void TimeLogger::register_event(std::string_view label, std::string_view category, std::string_view description) {
+void TimeLogger::register_event(std::string_view label, std::string_view category,
+                                std::string_view description) {
   if (label.empty()) throw std::invalid_argument("TimeLogger::register_event: the label is empty");
   if (category.empty()) {
-    throw std::invalid_argument(fmt::format("TimeLogger::register_event('{}'): the category is empty", label));
+    throw std::invalid_argument(
+        fmt::format("TimeLogger::register_event('{}'): the category is empty", label));
   }
   const std::lock_guard<std::mutex> lock(mutex_);
   if (const auto found = event_by_label_.find(label); found != event_by_label_.end()) {
@@ -61,8 +63,8 @@ std::vector<EventInfo> TimeLogger::registered_events() const {
 std::size_t TimeLogger::event_index(std::string_view label, const char* operation) const {
   const auto found = event_by_label_.find(label);
   if (found == event_by_label_.end()) {
-    throw TimingError(
-        fmt::format("TimeLogger::{}: event '{}' is not registered (call register_event() first)", operation, label));
+    throw TimingError(fmt::format(
+        "TimeLogger::{}: event '{}' is not registered (call register_event() first)", operation, label));
   }
   return found->second;
 }

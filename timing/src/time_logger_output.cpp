@@ -75,7 +75,7 @@ std::string TimeLogger::render(const std::vector<std::size_t>& subset, std::stri
     std::vector<std::size_t> children;
     detail::EventTally tally;
   };
-  std::vector<Node> nodes(1);  // nodes[0]: the invisible root
+  std::vector<Node> nodes(1);                                           // nodes[0]: the invisible root
   std::map<std::pair<std::size_t, std::size_t>, std::size_t> child_of;  // (node, event) -> node
   std::vector<std::size_t> node_of(records_.size(), 0);
   std::vector<char> included(records_.size(), 0);
@@ -105,8 +105,8 @@ std::string TimeLogger::render(const std::vector<std::size_t>& subset, std::stri
   for (std::size_t n = 1; n < nodes.size(); ++n) {
     width = std::max(width, 2 * nodes[n].depth + events_[nodes[n].event].label.size());
   }
-  text += fmt::format("  {:<{}}  {:>6}  {:>11}  {:>10}  {:>10}  {:>10}  {:>11}  {}\n", "event", width, "count",
-                      "total ms", "mean ms", "min ms", "max ms", "gpu ms", "throughput");
+  text += fmt::format("  {:<{}}  {:>6}  {:>11}  {:>10}  {:>10}  {:>10}  {:>11}  {}\n", "event", width,
+                      "count", "total ms", "mean ms", "min ms", "max ms", "gpu ms", "throughput");
   // Depth-first, children in order of first appearance.
   std::vector<std::size_t> pending(nodes[0].children.rbegin(), nodes[0].children.rend());
   while (!pending.empty()) {
@@ -115,11 +115,11 @@ std::string TimeLogger::render(const std::vector<std::size_t>& subset, std::stri
     const detail::EventTally& t = node.tally;
     const bool repeated = t.count > 1;  // mean/min/max say nothing new for a single occurrence
     const std::string name = std::string(2 * node.depth, ' ') + events_[node.event].label;
-    std::string row = fmt::format("  {:<{}}  {:>6}  {:>11}  {:>10}  {:>10}  {:>10}  {:>11}  {}", name, width, t.count,
-                                  format_ms(t.total), repeated ? format_ms(t.mean()) : "",
-                                  repeated ? format_ms(t.min) : "", repeated ? format_ms(t.max) : "",
-                                  t.gpu_count > 0 ? format_ms(t.gpu_total) : "-",
-                                  t.nbytes_count > 0 ? format_rate(t.bytes_per_second()) : "");
+    std::string row =
+        fmt::format("  {:<{}}  {:>6}  {:>11}  {:>10}  {:>10}  {:>10}  {:>11}  {}", name, width, t.count,
+                    format_ms(t.total), repeated ? format_ms(t.mean()) : "", repeated ? format_ms(t.min) : "",
+                    repeated ? format_ms(t.max) : "", t.gpu_count > 0 ? format_ms(t.gpu_total) : "-",
+                    t.nbytes_count > 0 ? format_rate(t.bytes_per_second()) : "");
     row.erase(row.find_last_not_of(' ') + 1);
     text += row + '\n';
     pending.insert(pending.end(), node.children.rbegin(), node.children.rend());

@@ -55,7 +55,8 @@ std::vector<Occurrence> TimeLogger::occurrences(std::string_view label) const {
   const std::size_t event = label.empty() ? no_parent : event_index(label, "occurrences");
   std::vector<Occurrence> found;
   for (std::size_t i = 0; i < records_.size(); ++i) {
-    if (!records_[i].running && (label.empty() || records_[i].event == event)) found.push_back(make_occurrence(i, false));
+    if (!records_[i].running && (label.empty() || records_[i].event == event))
+      found.push_back(make_occurrence(i, false));
   }
   return found;
 }
@@ -63,7 +64,8 @@ std::vector<Occurrence> TimeLogger::occurrences(std::string_view label) const {
 Occurrence TimeLogger::occurrence(std::size_t id) const {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (id >= records_.size() || records_[id].running) {
-    throw std::out_of_range(fmt::format("TimeLogger::occurrence({}): no finished occurrence has this id", id));
+    throw std::out_of_range(
+        fmt::format("TimeLogger::occurrence({}): no finished occurrence has this id", id));
   }
   return make_occurrence(id, false);
 }

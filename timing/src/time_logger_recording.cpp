@@ -83,9 +83,10 @@ void TimeLogger::stop_checked(std::string_view label, Metadata metadata, GpuTime
     const bool running_here = std::any_of(thread.open.begin(), thread.open.end(),
                                           [&](std::size_t index) { return records_[index].event == event; });
     if (running_here) {
-      throw TimingError(fmt::format(
-          "TimeLogger::stop_event('{}'): event '{}', started inside it, is still running on this thread; stop it first",
-          label, events_[records_[thread.open.back()].event].label));
+      throw TimingError(
+          fmt::format("TimeLogger::stop_event('{}'): event '{}', started inside it, is still running on this "
+                      "thread; stop it first",
+                      label, events_[records_[thread.open.back()].event].label));
     }
     throw TimingError(
         fmt::format("TimeLogger::stop_event('{}'): the event is not running on this thread (never started, "
@@ -101,15 +102,16 @@ void TimeLogger::stop_checked(std::string_view label, Metadata metadata, GpuTime
 
 void TimeLogger::record_checked(std::string_view label, double wall_ms, Metadata metadata, GpuTime gpu_time) {
   if (!std::isfinite(wall_ms) || wall_ms < 0) {
-    throw std::invalid_argument(
-        fmt::format("TimeLogger::record_event('{}'): wall_ms must be finite and >= 0, got {}", label, wall_ms));
+    throw std::invalid_argument(fmt::format(
+        "TimeLogger::record_event('{}'): wall_ms must be finite and >= 0, got {}", label, wall_ms));
   }
   const auto now = Clock::now();
   const std::lock_guard<std::mutex> lock(mutex_);
   if (!enabled()) return;
   const std::size_t event = event_index(label, "record_event");
   Record record = new_record(event, this_thread_state());
-  record.start = now - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(wall_ms));
+  record.start =
+      now - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(wall_ms));
   record.wall_ms = wall_ms;
   record.running = false;
   record.metadata = std::move(metadata);

@@ -36,10 +36,14 @@ std::optional<Verbosity> environment_verbosity(std::string* problem) {
 
 std::string_view to_string(Verbosity verbosity) noexcept {
   switch (verbosity) {
-    case Verbosity::none: return "none";
-    case Verbosity::normal: return "normal";
-    case Verbosity::verbose: return "verbose";
-    case Verbosity::debug: return "debug";
+    case Verbosity::none:
+      return "none";
+    case Verbosity::normal:
+      return "normal";
+    case Verbosity::verbose:
+      return "verbose";
+    case Verbosity::debug:
+      return "debug";
   }
   return "unknown";
 }

@@ -21,7 +21,7 @@ class TimeLogger::CallContext {
 
  private:
   friend class TimeLogger;
-  std::uint64_t logger_ = 0;      // the TimeLogger's id_; 0: carries nothing
+  std::uint64_t logger_ = 0;  // the TimeLogger's id_; 0: carries nothing
   std::optional<Verbosity> verbosity_;
   std::uint64_t parent_serial_ = 0;  // 0: no open event
   std::size_t parent_hint_ = 0;      // where that event was in records_ (reset() may move it)

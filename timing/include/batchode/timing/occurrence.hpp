@@ -21,7 +21,7 @@ struct EventInfo {
 
 /// One finished occurrence of an event.
 struct Occurrence {
-  std::size_t id = 0;                 ///< unique since the last reset(); parents have smaller ids
+  std::size_t id = 0;  ///< unique since the last reset(); parents have smaller ids
   std::string label;
   std::string category;
   std::optional<std::size_t> parent;  ///< id of the enclosing occurrence: on the same thread, or the
@@ -44,8 +44,8 @@ struct EventStats {
   double min_ms = 0;    ///< 0 when count == 0
   double max_ms = 0;
   double mean_ms = 0;
-  std::size_t gpu_count = 0;  ///< occurrences whose GPU time is known
-  double total_gpu_ms = 0;    ///< sum over those
+  std::size_t gpu_count = 0;      ///< occurrences whose GPU time is known
+  double total_gpu_ms = 0;        ///< sum over those
   std::int64_t total_nbytes = 0;  ///< sum of the "nbytes" metadata
   /// total_nbytes / time of the occurrences carrying nbytes (their GPU time when all of them have
   /// one, else their wall time); 0 when no occurrence carries nbytes.

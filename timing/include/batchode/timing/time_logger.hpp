@@ -107,8 +107,10 @@ class TimeLogger {
     if (enabled()) stop_impl(label, std::move(metadata), std::move(gpu_time));
   }
   /// Adds a finished occurrence measured elsewhere (a worker thread, say), nested in the calling
-  /// thread's innermost open event. Throws TimingError when `label` is not registered and
-  /// std::invalid_argument when wall_ms is negative or not finite.
+  /// thread's innermost open event. It contains nothing: events that ran during its wall_ms stay
+  /// where they were, so an event meant to wrap others must be started before them instead.
+  /// Throws TimingError when `label` is not registered and std::invalid_argument when wall_ms is
+  /// negative or not finite.
   void record_event(std::string_view label, double wall_ms, Metadata metadata = {}, GpuTime gpu_time = {}) {
     if (enabled()) record_impl(label, wall_ms, std::move(metadata), std::move(gpu_time));
   }
