@@ -1,39 +1,20 @@
 // solver/: ExecutionTelemetry's arithmetic and printing.
 #include "batchode/solver/telemetry.hpp"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <ostream>
-#include <sstream>
 
-#include <fmt/format.h>
+#include "batchode/timing/json_writer.hpp"
 
 namespace batchode {
 namespace {
 
 double steady_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<int>(c));
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(std::optional<double> v) {
-  if (!v || !std::isfinite(*v)) return "null";
-  return fmt::format("{}", *v);
 }
 
 bool has_error(const ExecutionEvent& e) { return e.predicted_ms && e.actual_ms && *e.actual_ms > 0; }
@@ -137,28 +118,46 @@ void ExecutionTelemetry::print_debug_summary(std::ostream& out) const {
 
 std::string ExecutionTelemetry::to_json() const {
   const ExecutionSummary s = summary();
-  std::ostringstream o;
-  o << "{\"solves\":" << s.solves << ",\"events\":[";
-  for (std::size_t i = 0; i < events_.size(); ++i) {
-    const ExecutionEvent& e = events_[i];
-    o << (i ? "," : "") << "{\"solve\":" << e.solve << ",\"timestamp_ms\":" << json_number(e.timestamp_ms)
-      << ",\"backend\":" << json_string(e.backend) << ",\"reason\":" << json_string(e.reason)
-      << ",\"first_run\":" << e.first_run << ",\"runs\":" << e.runs << ",\"predicted_ms\":" << json_number(e.predicted_ms)
-      << ",\"actual_ms\":" << json_number(e.actual_ms) << "}";
+  JsonWriter json;
+  json.begin_object().field("solves", s.solves);
+  json.key("events").begin_array();
+  for (const ExecutionEvent& e : events_) {
+    json.begin_object()
+        .field("solve", e.solve)
+        .field("timestamp_ms", e.timestamp_ms)
+        .field("backend", e.backend)
+        .field("reason", e.reason)
+        .field("first_run", e.first_run)
+        .field("runs", e.runs)
+        .field("predicted_ms", e.predicted_ms)
+        .field("actual_ms", e.actual_ms)
+        .end_object();
   }
-  o << "],\"backends\":[";
-  for (std::size_t i = 0; i < s.backends.size(); ++i) {
-    const BackendStatistics& b = s.backends[i];
-    o << (i ? "," : "") << "{\"backend\":" << json_string(b.backend) << ",\"parts\":" << b.parts
-      << ",\"runs\":" << b.runs << ",\"total_ms\":" << json_number(b.total_ms)
-      << ",\"runs_percent\":" << json_number(b.runs_percent) << ",\"time_percent\":" << json_number(b.time_percent)
-      << ",\"predicted_parts\":" << b.predicted_parts
-      << ",\"mean_abs_error_percent\":" << json_number(b.mean_abs_error_percent) << "}";
+  json.end_array();
+  json.key("backends").begin_array();
+  for (const BackendStatistics& b : s.backends) {
+    json.begin_object()
+        .field("backend", b.backend)
+        .field("parts", b.parts)
+        .field("runs", b.runs)
+        .field("total_ms", b.total_ms)
+        .field("runs_percent", b.runs_percent)
+        .field("time_percent", b.time_percent)
+        .field("predicted_parts", b.predicted_parts)
+        .field("mean_abs_error_percent", b.mean_abs_error_percent)
+        .end_object();
   }
-  o << "],\"summary\":{\"parts\":" << s.parts << ",\"runs\":" << s.runs << ",\"total_ms\":" << json_number(s.total_ms)
-    << ",\"predicted_parts\":" << s.predicted_parts
-    << ",\"mean_abs_error_percent\":" << json_number(s.mean_abs_error_percent) << "}}";
-  return o.str();
+  json.end_array();
+  json.key("summary")
+      .begin_object()
+      .field("parts", s.parts)
+      .field("runs", s.runs)
+      .field("total_ms", s.total_ms)
+      .field("predicted_parts", s.predicted_parts)
+      .field("mean_abs_error_percent", s.mean_abs_error_percent)
+      .end_object();
+  json.end_object();
+  return json.str();
 }
 
 }  // namespace batchode

@@ -112,6 +112,8 @@ TEST(KernelTimerGpu, DeferredHandlesSurviveRestartsAndResolveInTheLogger) {
   }
   // The second kernel is still spinning: polling must not block or invent a value.
   EXPECT_FALSE(handles[1].peek().has_value());
+  EXPECT_TRUE(timer.is_stopped());
+  EXPECT_FALSE(timer.elapsed().has_value()) << "stopped on the host, not yet on the device";
   EXPECT_EQ(log.stats("kernel_launch").gpu_count, 0u);
 
   BATCHODE_CHECK(hipStreamSynchronize(stream.handle));  // the solver synchronises anyway...
@@ -124,6 +126,8 @@ TEST(KernelTimerGpu, DeferredHandlesSurviveRestartsAndResolveInTheLogger) {
   EXPECT_NEAR(second, lengths_ms[1], 0.5 * lengths_ms[1]);
   EXPECT_GT(second, 2 * first);  // the restart did not overwrite the first pair
   EXPECT_NEAR(timer.elapsed_ms(), second, 1e-6);
+  ASSERT_TRUE(timer.elapsed().has_value());
+  EXPECT_NEAR(*timer.elapsed(), second, 1e-6);
   const auto stats = log.stats("kernel_launch");
   EXPECT_EQ(stats.gpu_count, 2u);
   EXPECT_NEAR(stats.total_gpu_ms, first + second, 1e-3);
@@ -140,6 +144,7 @@ TEST(KernelTimerGpu, MixingModesAndEarlyReadsAreTimingErrors) {
   EXPECT_THROW(timer.stop_cpu(), batchode::TimingError);
   EXPECT_THROW((void)timer.elapsed_ms(), batchode::TimingError);
   EXPECT_THROW((void)timer.deferred(), batchode::TimingError);
+  EXPECT_FALSE(timer.elapsed().has_value());  // asking is never an error
   EXPECT_THROW(timer.start(stream.handle), batchode::TimingError);
   timer.stop(stream.handle);
   EXPECT_GE(timer.elapsed_ms(), 0.0);

@@ -65,6 +65,41 @@ TEST(KernelTimerCpu, MeasuresHostTimeAndRestarts) {
   EXPECT_THROW((void)timer.elapsed_ms(), TimingError);  // NOLINT(bugprone-use-after-move): moved-from is idle
 }
 
+// is_started/is_stopped/elapsed() only ask: they never throw, and elapsed() is empty whenever
+// elapsed_ms() would be a TimingError.
+TEST(KernelTimerCpu, AsksWhatItHoldsWithoutThrowing) {
+  KernelTimer timer("k");
+  EXPECT_FALSE(timer.is_started());
+  EXPECT_FALSE(timer.is_stopped());
+  EXPECT_FALSE(timer.elapsed().has_value()) << "a new timer has measured nothing";
+
+  timer.start_cpu();
+  EXPECT_TRUE(timer.is_started());
+  EXPECT_FALSE(timer.is_stopped());
+  EXPECT_FALSE(timer.elapsed().has_value()) << "a running measurement has no result yet";
+  busy_wait_ms(1.0);
+  timer.stop_cpu();
+  EXPECT_TRUE(timer.is_started());
+  EXPECT_TRUE(timer.is_stopped());
+  ASSERT_TRUE(timer.elapsed().has_value());
+  EXPECT_GE(*timer.elapsed(), 1.0);
+  EXPECT_EQ(*timer.elapsed(), timer.elapsed_ms());
+
+  timer.start_cpu();  // a restart: the old result is gone, the new one not there yet
+  EXPECT_FALSE(timer.is_stopped());
+  EXPECT_FALSE(timer.elapsed().has_value());
+  EXPECT_THROW(timer.start_cpu(), TimingError);  // misuse changes nothing
+  EXPECT_TRUE(timer.is_started());
+  timer.stop_cpu();
+  EXPECT_TRUE(timer.elapsed().has_value());
+
+  KernelTimer moved(std::move(timer));
+  EXPECT_TRUE(moved.is_stopped());
+  EXPECT_EQ(moved.elapsed(), moved.elapsed_ms());
+  // NOLINTNEXTLINE(bugprone-use-after-move): a moved-from timer is idle
+  EXPECT_FALSE(timer.is_started() || timer.is_stopped() || timer.elapsed().has_value());
+}
+
 TEST(KernelTimerCpu, MisuseIsATimingError) {
   KernelTimer timer("k");
   EXPECT_TIMING_ERROR(timer.stop_cpu(), "without a running start_cpu()");
@@ -97,6 +132,16 @@ TEST(KernelTimerCpu, GpuMethodsSayTheBuildHasNoGpuBackend) {
   EXPECT_TIMING_ERROR(timer.start(nullptr), "batchode was built without one (BATCHODE_GPU=off)");
   EXPECT_TIMING_ERROR(timer.stop(nullptr), "batchode was built without one (BATCHODE_GPU=off)");
   EXPECT_FALSE(timer.running());
+  // Without a GPU nothing was started: the questions have plain answers, no error.
+  EXPECT_FALSE(timer.is_started());
+  EXPECT_FALSE(timer.is_stopped());
+  EXPECT_FALSE(timer.elapsed().has_value());
+  // A CPU measurement is untouched by a GPU call that failed.
+  timer.start_cpu();
+  timer.stop_cpu();
+  EXPECT_TIMING_ERROR(timer.start(nullptr), "built without one");
+  EXPECT_TRUE(timer.is_stopped());
+  EXPECT_TRUE(timer.elapsed().has_value());
 }
 #endif
 

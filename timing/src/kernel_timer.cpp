@@ -133,9 +133,24 @@ void KernelTimer::stop_cpu() {
   state_ = State::cpu_stopped;
 }
 
+double KernelTimer::cpu_ms() const noexcept {
+  return std::chrono::duration<double, std::milli>(cpu_stop_ - cpu_start_).count();
+}
+
+std::optional<double> KernelTimer::elapsed() const {
+  switch (state_) {
+    case State::cpu_stopped: return cpu_ms();
+    case State::gpu_stopped: return events_->poll_ms();  // empty while the stop event is pending
+    case State::idle:
+    case State::gpu_running:
+    case State::cpu_running: break;
+  }
+  return std::nullopt;
+}
+
 double KernelTimer::elapsed_ms() const {
   switch (state_) {
-    case State::cpu_stopped: return std::chrono::duration<double, std::milli>(cpu_stop_ - cpu_start_).count();
+    case State::cpu_stopped: return cpu_ms();
     case State::gpu_stopped: return events_->wait_ms();
     case State::idle: misuse("elapsed_ms() before any measurement");
     case State::gpu_running:

@@ -64,7 +64,8 @@ class ExecutionTelemetry {
   /// Human-readable summary: per backend runs, time, percentages, prediction error, and the reasons
   /// by name with their counts. Prints "no executions recorded" when empty.
   void print_debug_summary(std::ostream& out) const;
-  /// {"solves":..,"events":[...],"backends":[...],"summary":{...}}
+  /// {"solves":..,"events":[...],"backends":[...],"summary":{...}}, compact, written by the shared
+  /// JsonWriter (timing/json_writer.hpp): absent and non-finite numbers are null.
   std::string to_json() const;
   void clear();
 

@@ -39,51 +39,11 @@
 
 #include "batchode/timing/gpu_time.hpp"
 #include "batchode/timing/metadata.hpp"
+#include "batchode/timing/occurrence.hpp"
 #include "batchode/timing/timing_error.hpp"
 #include "batchode/timing/verbosity.hpp"
 
 namespace batchode {
-
-/// A registered event: its label, open-ended category ("runtime", "compile", "codegen"...) and
-/// a one-line description.
-struct EventInfo {
-  std::string label;
-  std::string category;
-  std::string description;
-};
-
-/// One finished occurrence of an event.
-struct Occurrence {
-  std::size_t id = 0;                 ///< unique since the last reset(); parents have smaller ids
-  std::string label;
-  std::string category;
-  std::optional<std::size_t> parent;  ///< id of the enclosing occurrence: on the same thread, or the
-                                      ///< event a CallContext carried to this thread
-  std::size_t depth = 0;              ///< 0 for a top-level event
-  std::size_t thread = 0;             ///< small per-logger thread number, 0 = first thread seen
-  double start_ms = 0;                ///< since the logger was built (record_event: stop minus wall_ms)
-  double wall_ms = 0;                 ///< host (steady_clock) duration
-  std::optional<double> gpu_ms;       ///< device duration, when known (pending ones are polled)
-  bool gpu_pending = false;           ///< a deferred GPU time that has not completed yet
-  Metadata metadata;
-};
-
-/// Aggregate over every finished occurrence of one event since the last reset().
-struct EventStats {
-  std::string label;
-  std::string category;
-  std::size_t count = 0;
-  double total_ms = 0;  ///< wall time
-  double min_ms = 0;    ///< 0 when count == 0
-  double max_ms = 0;
-  double mean_ms = 0;
-  std::size_t gpu_count = 0;  ///< occurrences whose GPU time is known
-  double total_gpu_ms = 0;    ///< sum over those
-  std::int64_t total_nbytes = 0;  ///< sum of the "nbytes" metadata
-  /// total_nbytes / time of the occurrences carrying nbytes (their GPU time when all of them have
-  /// one, else their wall time); 0 when no occurrence carries nbytes.
-  double bytes_per_second = 0;
-};
 
 /// Records named, nested, repeated events from any number of host threads (one mutex; measured
 /// cost in benchmarks/timing_overhead.cpp) and prints what the verbosity asks for to one stream.
@@ -147,8 +107,10 @@ class TimeLogger {
     if (enabled()) stop_impl(label, std::move(metadata), std::move(gpu_time));
   }
   /// Adds a finished occurrence measured elsewhere (a worker thread, say), nested in the calling
-  /// thread's innermost open event. Throws TimingError when `label` is not registered and
-  /// std::invalid_argument when wall_ms is negative or not finite.
+  /// thread's innermost open event. It contains nothing: events that ran during its wall_ms stay
+  /// where they were, so an event meant to wrap others must be started before them instead.
+  /// Throws TimingError when `label` is not registered and std::invalid_argument when wall_ms is
+  /// negative or not finite.
   void record_event(std::string_view label, double wall_ms, Metadata metadata = {}, GpuTime gpu_time = {}) {
     if (enabled()) record_impl(label, wall_ms, std::move(metadata), std::move(gpu_time));
   }
@@ -214,6 +176,8 @@ class TimeLogger {
   };
 
   Verbosity scoped_verbosity() const noexcept;
+  // The level of the calling thread's innermost CallScope on this logger that sets one.
+  std::optional<Verbosity> call_scope_level() const noexcept;
   bool in_call_scope() const noexcept;  // the calling thread is in a CallScope on this logger
   // A timing problem inside a CallScope: the first one is printed, all are dropped.
   void report_dropped(const char* problem) noexcept;
@@ -228,6 +192,10 @@ class TimeLogger {
   // Used by ScopedTimer's destructor: closes `label` and anything left open inside it; never throws.
   void stop_event_noexcept(std::string_view label, Metadata metadata, GpuTime gpu_time) noexcept;
   friend class ScopedTimer;
+  // Runs one recording call under the misuse policy: its exception propagates outside a CallScope
+  // and is reported once and dropped inside one. Defined in time_logger_recording.cpp, its only user.
+  template <typename Recording>
+  void under_misuse_policy(Recording&& recording);
   // The recording calls proper; the *_impl wrappers decide whether their misuse throws.
   void start_checked(std::string_view label);
   void stop_checked(std::string_view label, Metadata metadata, GpuTime gpu_time);
@@ -235,9 +203,15 @@ class TimeLogger {
 
   std::size_t event_index(std::string_view label, const char* operation) const;  // throws TimingError
   ThreadState& this_thread_state();
+  // A new record of `event`, nested in the innermost open event of `thread` (or what it inherited).
+  Record new_record(std::size_t event, const ThreadState& thread);
   void finish(std::size_t record, Clock::time_point now, ThreadState& thread);
   void after_stop(std::size_t record, const char* verb);  // prints
   Occurrence make_occurrence(std::size_t record, bool wait_gpu) const;
+  // True when a finished ancestor of `record` has the same category: its time already holds this one.
+  bool counted_by_ancestor(std::size_t record) const;
+  // Adds the wall time of `record` to its category's total unless an ancestor already counts it.
+  void add_category_time(std::size_t record, std::map<std::string, double>& totals) const;
   std::string render(const std::vector<std::size_t>& records, std::string_view title) const;
   std::ostream& out() const;
 
@@ -256,55 +230,12 @@ class TimeLogger {
   std::unordered_map<std::thread::id, ThreadState> threads_;
 };
 
-/// What a call hands to the threads it starts: its level (when it sets one) and its innermost open
-/// event. Taken by TimeLogger::context() on the call's thread, installed by a CallScope on another;
-/// a copyable value that does nothing by itself. A default-constructed one carries nothing.
-class TimeLogger::CallContext {
- public:
-  CallContext() = default;
-
- private:
-  friend class TimeLogger;
-  std::uint64_t logger_ = 0;      // the TimeLogger's id_; 0: carries nothing
-  std::optional<Verbosity> verbosity_;
-  std::uint64_t parent_serial_ = 0;  // 0: no open event
-  std::size_t parent_hint_ = 0;      // where that event was in records_ (reset() may move it)
-};
-
-/// Marks the calling thread as working for one library call (a solve) on `logger` until the scope
-/// ends, without changing what other threads see:
-///  - the thread records and prints at `verbosity` (when given) instead of the logger's level;
-///  - built from a context: at that call's level, and the thread's outermost events nest under the
-///    event that was innermost where the context was taken (a parent across threads), so a call's
-///    worker threads add to its one tree and its one summary instead of printing their own;
-///  - timing misuse (an unregistered label, a stop of what is not running) is printed once and
-///    dropped instead of thrown: timing is instrumentation and must not fail the call.
-/// Scopes nest; each restores what it replaced. Build it on a thread with no event open (a new
-/// one) when it carries a context, and destroy it on the thread that built it.
-class TimeLogger::CallScope {
- public:
-  CallScope(TimeLogger& logger, std::optional<Verbosity> verbosity);
-  /// A context taken from another logger carries nothing here.
-  CallScope(TimeLogger& logger, const CallContext& context);
-  ~CallScope();
-  CallScope(const CallScope&) = delete;
-  CallScope& operator=(const CallScope&) = delete;
-
- private:
-  friend class TimeLogger;
-  void push() noexcept;
-
-  TimeLogger& logger_;
-  std::optional<Verbosity> verbosity_;
-  const CallScope* previous_ = nullptr;  // the thread's enclosing scope, of any logger
-  bool carries_parent_ = false;
-  std::uint64_t saved_serial_ = 0;  // the inherited parent this scope replaced (0: none)
-  std::size_t saved_hint_ = 0;
-};
-
 /// The process-wide logger that batchode's solvers use. Built on first use with every event of
 /// register_solver_events() registered, at Verbosity::normal unless BATCHODE_VERBOSITY says
 /// otherwise, printing to std::cerr. Never destroyed, so it can be used during static destruction.
 TimeLogger& default_timelogger();
 
 }  // namespace batchode
+
+// After TimeLogger, which they are members of; every user of TimeLogger gets them from here.
+#include "batchode/timing/call_scope.hpp"  // IWYU pragma: export
