@@ -107,7 +107,7 @@ void round_trip(std::size_t n_runs, std::size_t chunks, bool status, bool counte
     EXPECT_EQ(outputs.download_counters(slot, count, stream.get()),
               counters ? 3 * count * sizeof(std::uint32_t) : 0u);
     stream.synchronize();  // also keeps the pageable `codes`/`counts` alive until copied
-    outputs.scatter(slot, first, count, result);
+    outputs.scatter(slot, first, count, result.view());
   }
 
   // Initial values and final state are run-major on the device, the series runs-fastest

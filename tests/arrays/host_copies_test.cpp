@@ -29,7 +29,7 @@ TYPED_TEST(FiniteCheck, CopyFindsTheFirstBadValueAnywhereAndCopiesEverything) {
   std::vector<T> src(n);
   std::iota(src.begin(), src.end(), T(-2000));
   std::vector<T> dst(n, T(7));
-  EXPECT_EQ(checks::copy_checking_finite(dst.data(), src.data(), n), n);
+  EXPECT_EQ(copy_checking_finite(dst.data(), src.data(), n), n);
   EXPECT_EQ(dst, src);
   const T bad_values[] = {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
                           -std::numeric_limits<T>::infinity()};
@@ -39,7 +39,7 @@ TYPED_TEST(FiniteCheck, CopyFindsTheFirstBadValueAnywhereAndCopiesEverything) {
       s[at] = bad;
       if (at < n - 1) s[n - 1] = bad;  // a second bad value later: the first one is reported
       std::fill(dst.begin(), dst.end(), T(7));
-      EXPECT_EQ(checks::copy_checking_finite(dst.data(), s.data(), n), at) << "bad value at " << at;
+      EXPECT_EQ(copy_checking_finite(dst.data(), s.data(), n), at) << "bad value at " << at;
       for (std::size_t i = 0; i < n; ++i) {
         if (std::isfinite(s[i])) {
           ASSERT_EQ(dst[i], s[i]) << i;
@@ -47,9 +47,9 @@ TYPED_TEST(FiniteCheck, CopyFindsTheFirstBadValueAnywhereAndCopiesEverything) {
           ASSERT_FALSE(std::isfinite(dst[i])) << i;
         }
       }
-      EXPECT_EQ(checks::first_non_finite_in(s.data(), 0, n), at);
+      EXPECT_EQ(batchode::checks::first_non_finite_in(s.data(), 0, n), at);
       if (at + 1 < n - 1) {
-        EXPECT_EQ(checks::first_non_finite_in(s.data(), at + 1, n - 1), n - 1) << "a range between the two bad values";
+        EXPECT_EQ(batchode::checks::first_non_finite_in(s.data(), at + 1, n - 1), n - 1) << "a range between the two bad values";
       }
     }
   }
@@ -57,7 +57,7 @@ TYPED_TEST(FiniteCheck, CopyFindsTheFirstBadValueAnywhereAndCopiesEverything) {
   src[10] = std::numeric_limits<T>::max();
   src[11] = -std::numeric_limits<T>::max();
   src[12] = std::numeric_limits<T>::denorm_min();
-  EXPECT_EQ(checks::copy_checking_finite(dst.data(), src.data(), n), n);
+  EXPECT_EQ(copy_checking_finite(dst.data(), src.data(), n), n);
 }
 
 TEST(HostWorkers, PartsCoverTheRangeOnceWithTheirIndices) {

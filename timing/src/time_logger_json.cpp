@@ -5,6 +5,8 @@
 
 #include "batchode/timing/json_writer.hpp"
 #include "batchode/timing/time_logger.hpp"
+
+#include "batchode/timing/metadata_keys.hpp"
 #include "event_tally.hpp"
 
 namespace batchode {
@@ -77,6 +79,9 @@ std::string TimeLogger::to_json() const {
       json.key(entry.key);
       write_value(json, entry.value);
     }
+    // The GPU time of an event with an event pair is also metadata (keys::gpu_time_ms), as the
+    // timing design names it, once it is known.
+    if (gpu[i] && record.metadata.find(keys::gpu_time_ms) == nullptr) json.field(keys::gpu_time_ms, *gpu[i]);
     json.end_object().end_object();
   }
   json.end_array().end_object();

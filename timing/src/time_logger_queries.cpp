@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "batchode/timing/time_logger.hpp"
+
+#include "batchode/timing/metadata_keys.hpp"
 #include "event_tally.hpp"
 
 namespace batchode {
@@ -47,6 +49,9 @@ Occurrence TimeLogger::make_occurrence(std::size_t index, bool wait_gpu) const {
   occurrence.gpu_ms = detail::reported_gpu_ms(record.gpu, wait_gpu);
   occurrence.gpu_pending = record.gpu.pending() && !occurrence.gpu_ms;
   occurrence.metadata = record.metadata;
+  if (occurrence.gpu_ms && occurrence.metadata.find(keys::gpu_time_ms) == nullptr) {
+    occurrence.metadata.set(keys::gpu_time_ms, *occurrence.gpu_ms);  // see metadata_keys.hpp
+  }
   return occurrence;
 }
 

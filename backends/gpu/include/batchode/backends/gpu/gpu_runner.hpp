@@ -34,6 +34,7 @@
 #include "batchode/timing/progress.hpp"
 #include "batchode/timing/events.hpp"
 #include "batchode/timing/kernel_timer.hpp"
+#include "batchode/timing/metadata_keys.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
 
@@ -78,7 +79,7 @@ class GpuRunner {
         gpu.chunks = overlap_chunks;
         plan_ = arrays::plan_chunks(runs, footprint, free_bytes, gpu);
       }
-      timer.add_metadata("chunks", static_cast<std::int64_t>(plan_.n_chunks));
+      timer.add_metadata(keys::num_chunks, static_cast<std::int64_t>(plan_.n_chunks));
       timer.add_metadata("chunk_runs", static_cast<std::int64_t>(plan_.chunk_runs));
       timer.add_metadata("device_bytes", static_cast<std::int64_t>(plan_.device_bytes));
     }
@@ -88,9 +89,9 @@ class GpuRunner {
     while (streams_.size() < plan_.slots) streams_.emplace_back();
 
     ScopedTimer timer(log, events::kernel_run_execution);
-    timer.add_metadata("backend", "gpu");
-    timer.add_metadata("runs", static_cast<std::int64_t>(runs));
-    timer.add_metadata("chunks", static_cast<std::int64_t>(plan_.n_chunks));
+    timer.add_metadata(keys::backend, fmt::format("gpu:{}", request.device));
+    timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(runs));
+    timer.add_metadata(keys::num_chunks, static_cast<std::int64_t>(plan_.n_chunks));
     const double phase_sum_ms = tableau::dispatch(request.method, [&](auto tag) {
       using Tab = typename decltype(tag)::type;
       return saves > 0
@@ -130,7 +131,7 @@ class GpuRunner {
         // With a series the host transposes it; otherwise every output is a plain copy.
         ScopedTimer t(log, Save ? events::host_transpose : events::host_staging);
         t.add_metadata("direction", "staging_to_result");
-        t.add_metadata("chunk_index", static_cast<std::int64_t>(c));
+        t.add_metadata(keys::chunk_index, static_cast<std::int64_t>(c));
         outputs_.scatter(slot, first_run + plan_.first(c), plan_.count(c), result, &workers_);
       }
       in_slot[slot] = no_chunk;
@@ -139,6 +140,7 @@ class GpuRunner {
       progress.update(chunks_done, runs_done);
     };
 
+    const std::int64_t chunked = plan_.n_chunks > 1 ? 1 : 0;
     for (std::size_t c = 0; c < plan_.n_chunks; ++c) {
       const std::size_t slot = c % plan_.slots;
       const gpu::stream_t stream = streams_[slot].get();
@@ -149,7 +151,7 @@ class GpuRunner {
         {
           ScopedTimer t(log, events::host_staging);
           t.add_metadata("direction", "inputs_to_staging");
-          t.add_metadata("chunk_index", static_cast<std::int64_t>(c));
+          t.add_metadata(keys::chunk_index, static_cast<std::int64_t>(c));
           const std::optional<arrays::NonFiniteInput> bad = inputs_.stage(slot, y0, params, first, count, &workers_);
           if (bad) {
             throw non_finite_input(bad->in_params ? "parameter" : "initial value", bad->run, bad->index, bad->value);
@@ -167,9 +169,10 @@ class GpuRunner {
           kt.stop(stream);
           phases.push_back(kt.deferred());
           log.stop_event(label,
-                         {{"nbytes", static_cast<std::int64_t>(bytes)},
-                          {"chunk_index", static_cast<std::int64_t>(c)},
-                          {"chunk_slice", slice}},
+                         {{keys::nbytes, static_cast<std::int64_t>(bytes)},
+                          {keys::chunk_index, static_cast<std::int64_t>(c)},
+                          {keys::chunk_slice, slice},
+                          {keys::is_chunked, chunked}},
                          kt.deferred());
         };
         transfer(events::h2d_transfer_initial_values, [&] { return inputs_.upload_initial_values(slot, count, stream); });
@@ -191,9 +194,9 @@ class GpuRunner {
           kt.stop(stream);
           phases.push_back(kt.deferred());
           log.stop_event(events::kernel_launch,
-                         {{"chunk_index", static_cast<std::int64_t>(c)},
-                          {"runs", static_cast<std::int64_t>(count)},
-                          {"chunk_slice", slice}},
+                         {{keys::chunk_index, static_cast<std::int64_t>(c)},
+                          {keys::numruns, static_cast<std::int64_t>(count)},
+                          {keys::chunk_slice, slice}},
                          kt.deferred());
         }
 
