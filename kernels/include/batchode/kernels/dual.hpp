@@ -5,7 +5,9 @@
 // A system differentiates unchanged when its call operator is a template over the number type and it
 // writes constants as T(...) or plain literals. Math functions are found by argument-dependent lookup:
 // write `using std::exp; exp(x)` (or call exp/log/... unqualified); `std::exp(x)` only takes built-in
-// types. Comparisons look at values only (the branch taken is differentiated).
+// types. A system also compiled by NVRTC or hipRTC, which have no std, writes
+// `using batchode::port::exp;` instead (kernels/portable.hpp). Comparisons look at values only (the
+// branch taken is differentiated).
 #pragma once
 
 #include "batchode/kernels/annotations.hpp"
