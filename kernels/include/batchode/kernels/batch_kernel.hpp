@@ -5,12 +5,10 @@
 // once per run; runs-fastest series, so each save's stores coalesce across a warp).
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-
-#include "batchode/kernels/device_views.hpp"
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/device_views.hpp"
 #include "batchode/kernels/jacobian.hpp"
+#include "batchode/kernels/portable.hpp"
 #include "batchode/kernels/rk_stepper.hpp"
 #include "batchode/kernels/rosenbrock_stepper.hpp"
 #include "batchode/kernels/run_integrator.hpp"
@@ -18,20 +16,20 @@
 namespace batchode::kernels {
 
 /// Writes saved points of thread r's run into the device series ([(k * N + s) * stride + r]).
-template <class T, std::size_t N>
+template <class T, port::size_t N>
 struct DeviceSeriesSink {
   static constexpr bool active = true;
   T* series;
-  std::size_t stride;
-  std::size_t run;
-  BATCHODE_HOST_DEVICE void save(std::uint32_t k, T, const T* y) {
+  port::size_t stride;
+  port::size_t run;
+  BATCHODE_HOST_DEVICE void save(port::uint32_t k, T, const T* y) {
     BATCHODE_UNROLL
-    for (std::size_t s = 0; s < N; ++s) series[(k * N + s) * stride + run] = y[s];
+    for (port::size_t s = 0; s < N; ++s) series[(k * N + s) * stride + run] = y[s];
   }
-  BATCHODE_HOST_DEVICE void mark_unsaved(std::uint32_t k) {
+  BATCHODE_HOST_DEVICE void mark_unsaved(port::uint32_t k) {
     const T nan = T(0) / T(0);
     BATCHODE_UNROLL
-    for (std::size_t s = 0; s < N; ++s) series[(k * N + s) * stride + run] = nan;
+    for (port::size_t s = 0; s < N; ++s) series[(k * N + s) * stride + run] = nan;
   }
 };
 
@@ -54,20 +52,20 @@ template <class Tab, bool SaveSeries, class System, class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System& sys, const RunSettings<T>& plan,
                                                                    const kernels::DeviceInputs<T>& in,
                                                                    const kernels::DeviceOutputs<T>& out,
-                                                                   std::size_t r) {
+                                                                   port::size_t r) {
   if constexpr (!StepperFor<Tab, System, T>::available) {
     (void)sys, (void)plan, (void)in, (void)out, (void)r;  // never launched (see StepperFor)
   } else {
-    constexpr std::size_t N = System::n_states;
-    constexpr std::size_t P = System::n_params;
-    const std::size_t stride = in.stride;
+    constexpr port::size_t N = System::n_states;
+    constexpr port::size_t P = System::n_params;
+    const port::size_t stride = in.stride;
     Vec<T, N> y;
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < N; ++i) y[i] = in.y0[r * N + i];
+    for (port::size_t i = 0; i < N; ++i) y[i] = in.y0[r * N + i];
     // Parameters are read once per run into registers.
     T p[P > 0 ? P : 1];
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < P; ++i) p[i] = in.params[r * P + i];
+    for (port::size_t i = 0; i < P; ++i) p[i] = in.params[r * P + i];
 
     typename StepperFor<Tab, System, T>::type stepper;
     RunCounters counters{};
@@ -80,8 +78,8 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
       status = integrate_run(stepper, sys, y, P > 0 ? p : nullptr, plan, sink, counters);
     }
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < N; ++i) out.final_state[r * N + i] = y[i];
-    if (out.status != nullptr) out.status[r] = static_cast<std::int32_t>(status);
+    for (port::size_t i = 0; i < N; ++i) out.final_state[r * N + i] = y[i];
+    if (out.status != nullptr) out.status[r] = static_cast<port::int32_t>(status);
     if (out.accepted != nullptr) {
       out.accepted[r] = counters.accepted_steps;
       out.rejected[r] = counters.rejected_steps;
@@ -96,7 +94,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
 template <class Tab, bool SaveSeries, class System, class T>
 __global__ void integrate_chunk(System sys, RunSettings<T> plan, kernels::DeviceInputs<T> in,
                                 kernels::DeviceOutputs<T> out) {
-  const std::size_t r = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const port::size_t r = static_cast<port::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= in.stride) return;
   integrate_chunk_run<Tab, SaveSeries>(sys, plan, in, out, r);
 }

@@ -15,37 +15,35 @@
 // array of a partial chunk is one contiguous block and moves with a single copy.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <type_traits>
+#include "batchode/kernels/portable.hpp"
 
 namespace batchode::kernels {
 
 /// A chunk's inputs on the device. `params` is nullptr when the system has no parameters.
 template <class T>
 struct DeviceInputs {
-  const T* y0;         ///< stride x n_states, [r * n_states + s]
-  const T* params;     ///< stride x n_params, [r * n_params + p]; nullptr when n_params == 0
-  std::size_t stride;  ///< runs in this chunk
+  const T* y0;          ///< stride x n_states, [r * n_states + s]
+  const T* params;      ///< stride x n_params, [r * n_params + p]; nullptr when n_params == 0
+  port::size_t stride;  ///< runs in this chunk
 };
 
 /// A chunk's outputs on the device. Inactive outputs are nullptr: the kernel must not write them.
 template <class T>
 struct DeviceOutputs {
-  T* final_state;                  ///< stride x n_states, [r * n_states + s]; always present
-  T* series;                       ///< n_saves x n_states x stride; nullptr when n_saves == 0
-  std::int32_t* status;            ///< [r], a batchode::Status value; nullptr when not selected
-  std::uint32_t* accepted;         ///< [r]; nullptr when counters are not selected
-  std::uint32_t* rejected;         ///< [r]; nullptr when counters are not selected
-  std::uint32_t* rhs_evaluations;  ///< [r]; nullptr when counters are not selected
-  std::size_t stride;              ///< runs in this chunk
-  std::uint32_t n_saves;           ///< saved points per run (0: no series)
+  T* final_state;                   ///< stride x n_states, [r * n_states + s]; always present
+  T* series;                        ///< n_saves x n_states x stride; nullptr when n_saves == 0
+  port::int32_t* status;            ///< [r], a batchode::Status value; nullptr when not selected
+  port::uint32_t* accepted;         ///< [r]; nullptr when counters are not selected
+  port::uint32_t* rejected;         ///< [r]; nullptr when counters are not selected
+  port::uint32_t* rhs_evaluations;  ///< [r]; nullptr when counters are not selected
+  port::size_t stride;              ///< runs in this chunk
+  port::uint32_t n_saves;           ///< saved points per run (0: no series)
 };
 
 // Kernel arguments are copied bytewise to the device: the views must stay plain data.
-static_assert(std::is_trivially_copyable_v<DeviceInputs<double>> &&
-              std::is_standard_layout_v<DeviceInputs<double>>);
-static_assert(std::is_trivially_copyable_v<DeviceOutputs<double>> &&
-              std::is_standard_layout_v<DeviceOutputs<double>>);
+static_assert(port::is_trivially_copyable_v<DeviceInputs<double>> &&
+              port::is_standard_layout_v<DeviceInputs<double>>);
+static_assert(port::is_trivially_copyable_v<DeviceOutputs<double>> &&
+              port::is_standard_layout_v<DeviceOutputs<double>>);
 
 }  // namespace batchode::kernels

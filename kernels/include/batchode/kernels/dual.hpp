@@ -5,13 +5,13 @@
 // A system differentiates unchanged when its call operator is a template over the number type and it
 // writes constants as T(...) or plain literals. Math functions are found by argument-dependent lookup:
 // write `using std::exp; exp(x)` (or call exp/log/... unqualified); `std::exp(x)` only takes built-in
-// types. Comparisons look at values only (the branch taken is differentiated).
+// types. A system also compiled by NVRTC or hipRTC, which have no std, writes
+// `using batchode::port::exp;` instead (kernels/portable.hpp). Comparisons look at values only (the
+// branch taken is differentiated).
 #pragma once
 
-#include <cmath>
-#include <type_traits>
-
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/portable.hpp"
 
 namespace batchode::kernels {
 
@@ -22,7 +22,7 @@ struct Dual {
 
   BATCHODE_HOST_DEVICE constexpr Dual() : v(0), d{} {}
   /// A constant (all derivatives zero): lets a system write T(1), T(8.0 / 3) or mix in literals.
-  template <class U, class = std::enable_if_t<std::is_arithmetic_v<U>>>
+  template <class U, class = port::enable_if_t<port::is_arithmetic_v<U>>>
   BATCHODE_HOST_DEVICE constexpr Dual(U x) : v(static_cast<T>(x)), d{} {}
 
   /// x with derivative 1 in direction k (a seeded independent variable).
@@ -104,26 +104,28 @@ struct Dual {
 
   // The common math functions (ADL: call them unqualified).
   BATCHODE_HOST_DEVICE friend Dual exp(const Dual& x) {
-    const T e = std::exp(x.v);
+    const T e = port::exp(x.v);
     return x.chain(e, e);
   }
-  BATCHODE_HOST_DEVICE friend Dual log(const Dual& x) { return x.chain(std::log(x.v), T(1) / x.v); }
+  BATCHODE_HOST_DEVICE friend Dual log(const Dual& x) { return x.chain(port::log(x.v), T(1) / x.v); }
   BATCHODE_HOST_DEVICE friend Dual sqrt(const Dual& x) {
-    const T s = std::sqrt(x.v);
+    const T s = port::sqrt(x.v);
     return x.chain(s, T(0.5) / s);
   }
-  BATCHODE_HOST_DEVICE friend Dual sin(const Dual& x) { return x.chain(std::sin(x.v), std::cos(x.v)); }
-  BATCHODE_HOST_DEVICE friend Dual cos(const Dual& x) { return x.chain(std::cos(x.v), -std::sin(x.v)); }
+  BATCHODE_HOST_DEVICE friend Dual sin(const Dual& x) { return x.chain(port::sin(x.v), port::cos(x.v)); }
+  BATCHODE_HOST_DEVICE friend Dual cos(const Dual& x) { return x.chain(port::cos(x.v), -port::sin(x.v)); }
   BATCHODE_HOST_DEVICE friend Dual tanh(const Dual& x) {
-    const T th = std::tanh(x.v);
+    const T th = port::tanh(x.v);
     return x.chain(th, T(1) - th * th);
   }
-  BATCHODE_HOST_DEVICE friend Dual fabs(const Dual& x) { return x.chain(std::fabs(x.v), x.v < T(0) ? T(-1) : T(1)); }
+  BATCHODE_HOST_DEVICE friend Dual fabs(const Dual& x) {
+    return x.chain(port::fabs(x.v), x.v < T(0) ? T(-1) : T(1));
+  }
   BATCHODE_HOST_DEVICE friend Dual abs(const Dual& x) { return fabs(x); }
   /// x^b for a constant exponent: b x^(b-1) (finite at x = 0 for b >= 1).
   BATCHODE_HOST_DEVICE friend Dual pow(const Dual& x, T b) {
-    const T p = std::pow(x.v, b);
-    return x.chain(p, b * std::pow(x.v, b - T(1)));
+    const T p = port::pow(x.v, b);
+    return x.chain(p, b * port::pow(x.v, b - T(1)));
   }
   /// x^y = exp(y log x) for a variable exponent (x > 0).
   BATCHODE_HOST_DEVICE friend Dual pow(const Dual& x, const Dual& y) {
@@ -131,8 +133,8 @@ struct Dual {
     return exp(y * log(x));
   }
   BATCHODE_HOST_DEVICE friend Dual pow(T a, const Dual& y) {
-    const T p = std::pow(a, y.v);
-    return y.chain(p, p * std::log(a));
+    const T p = port::pow(a, y.v);
+    return y.chain(p, p * port::log(a));
   }
 
  private:

@@ -5,31 +5,29 @@
 // f_t always comes from AD in t. Host and device.
 #pragma once
 
-#include <cstddef>
-#include <type_traits>
-#include <utility>
-
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/portable.hpp"
 #include "batchode/kernels/dual.hpp"
 
 namespace batchode::kernels {
 
 namespace detail {
 template <class S, class T, class = void>
-struct has_jacobian : std::false_type {};
+struct has_jacobian : port::false_type {};
 template <class S, class T>
 struct has_jacobian<S, T,
-                    std::void_t<decltype(std::declval<const S&>().jacobian(
-                        std::declval<T>(), std::declval<const T*>(), std::declval<const T*>(), std::declval<T*>()))>>
-    : std::true_type {};
+                    port::void_t<decltype(port::declval<const S&>().jacobian(port::declval<T>(), port::declval<const T*>(),
+                                                                             port::declval<const T*>(),
+                                                                             port::declval<T*>()))>>
+    : port::true_type {};
 
 template <class S, class D, class = void>
-struct callable_with : std::false_type {};
+struct callable_with : port::false_type {};
 template <class S, class D>
 struct callable_with<S, D,
-                     std::void_t<decltype(std::declval<const S&>()(std::declval<D>(), std::declval<const D*>(),
-                                                                  std::declval<const D*>(), std::declval<D*>()))>>
-    : std::true_type {};
+                     port::void_t<decltype(port::declval<const S&>()(port::declval<D>(), port::declval<const D*>(),
+                                                                     port::declval<const D*>(), port::declval<D*>()))>>
+    : port::true_type {};
 }  // namespace detail
 
 /// True when System provides an analytic `jacobian(t, y, p, J)` in precision T.
@@ -51,7 +49,7 @@ inline constexpr bool can_linearize_v = detail::callable_with<System, LinearizeD
 /// directions (the N states and t), which costs about (N + 2) evaluations of f but gives all three.
 /// With one: f by a plain call, J by `jacobian`, f_t by a call with one dual direction.
 BATCHODE_HD_TEMPLATE
-template <std::size_t N, std::size_t P, class System, class T>
+template <port::size_t N, port::size_t P, class System, class T>
 BATCHODE_HOST_DEVICE void linearize(const System& sys, T t, const T* y, const T* p, T* f, T* J, T* f_t) {
   if constexpr (has_jacobian_v<System, T>) {
     sys(t, y, p, f);
@@ -59,26 +57,26 @@ BATCHODE_HOST_DEVICE void linearize(const System& sys, T t, const T* y, const T*
     using D = LinearizeDual<System, T>;
     D yd[N], pd[P > 0 ? P : 1], fd[N];
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < N; ++i) yd[i] = D(y[i]);
+    for (port::size_t i = 0; i < N; ++i) yd[i] = D(y[i]);
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < P; ++i) pd[i] = D(p[i]);
+    for (port::size_t i = 0; i < P; ++i) pd[i] = D(p[i]);
     sys(D::variable(t, 0), yd, P > 0 ? pd : nullptr, fd);
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < N; ++i) f_t[i] = fd[i].d[0];
+    for (port::size_t i = 0; i < N; ++i) f_t[i] = fd[i].d[0];
   } else {
     constexpr int M = static_cast<int>(N) + 1;
     using D = LinearizeDual<System, T>;
     D yd[N], pd[P > 0 ? P : 1], fd[N];
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < N; ++i) yd[i] = D::variable(y[i], static_cast<int>(i));
+    for (port::size_t i = 0; i < N; ++i) yd[i] = D::variable(y[i], static_cast<int>(i));
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < P; ++i) pd[i] = D(p[i]);
+    for (port::size_t i = 0; i < P; ++i) pd[i] = D(p[i]);
     sys(D::variable(t, M - 1), yd, P > 0 ? pd : nullptr, fd);
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < N; ++i) {
+    for (port::size_t i = 0; i < N; ++i) {
       f[i] = fd[i].v;
       BATCHODE_UNROLL
-      for (std::size_t j = 0; j < N; ++j) J[i * N + j] = fd[i].d[j];
+      for (port::size_t j = 0; j < N; ++j) J[i * N + j] = fd[i].d[j];
       f_t[i] = fd[i].d[M - 1];
     }
   }

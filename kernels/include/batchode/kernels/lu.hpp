@@ -11,9 +11,8 @@
 // dozen states this still works; beyond that a block per run (shared-memory LU) is the better design.
 #pragma once
 
-#include <cstddef>
-
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/portable.hpp"
 
 namespace batchode::kernels {
 
@@ -21,15 +20,15 @@ namespace batchode::kernels {
 /// the pivot row of each column in piv. Returns false when a pivot is exactly zero (A singular); a
 /// NaN pivot is not reported here and propagates to the solution.
 BATCHODE_HD_TEMPLATE
-template <std::size_t N, class T>
+template <port::size_t N, class T>
 BATCHODE_HOST_DEVICE bool lu_factor(T* A, int* piv) {
   bool regular = true;
   BATCHODE_UNROLL
-  for (std::size_t k = 0; k < N; ++k) {
+  for (port::size_t k = 0; k < N; ++k) {
     T best = A[k * N + k] < T(0) ? -A[k * N + k] : A[k * N + k];
     int p = static_cast<int>(k);
     BATCHODE_UNROLL
-    for (std::size_t r = k + 1; r < N; ++r) {
+    for (port::size_t r = k + 1; r < N; ++r) {
       const T v = A[r * N + k] < T(0) ? -A[r * N + k] : A[r * N + k];
       if (v > best) {
         best = v;
@@ -38,10 +37,10 @@ BATCHODE_HOST_DEVICE bool lu_factor(T* A, int* piv) {
     }
     piv[k] = p;
     BATCHODE_UNROLL
-    for (std::size_t r = k + 1; r < N; ++r) {
+    for (port::size_t r = k + 1; r < N; ++r) {
       const bool swap = (p == static_cast<int>(r));
       BATCHODE_UNROLL
-      for (std::size_t j = 0; j < N; ++j) {
+      for (port::size_t j = 0; j < N; ++j) {
         const T a = A[k * N + j], b = A[r * N + j];
         A[k * N + j] = swap ? b : a;
         A[r * N + j] = swap ? a : b;
@@ -54,11 +53,11 @@ BATCHODE_HOST_DEVICE bool lu_factor(T* A, int* piv) {
     }
     const T inv = T(1) / pivot;
     BATCHODE_UNROLL
-    for (std::size_t r = k + 1; r < N; ++r) {
+    for (port::size_t r = k + 1; r < N; ++r) {
       const T l = A[r * N + k] * inv;
       A[r * N + k] = l;
       BATCHODE_UNROLL
-      for (std::size_t j = k + 1; j < N; ++j) A[r * N + j] -= l * A[k * N + j];
+      for (port::size_t j = k + 1; j < N; ++j) A[r * N + j] -= l * A[k * N + j];
     }
   }
   return regular;
@@ -66,26 +65,26 @@ BATCHODE_HOST_DEVICE bool lu_factor(T* A, int* piv) {
 
 /// Solves A x = b in place in b, with the factorisation of lu_factor.
 BATCHODE_HD_TEMPLATE
-template <std::size_t N, class T>
+template <port::size_t N, class T>
 BATCHODE_HOST_DEVICE void lu_solve(const T* LU, const int* piv, T* b) {
   BATCHODE_UNROLL
-  for (std::size_t k = 0; k < N; ++k) {
+  for (port::size_t k = 0; k < N; ++k) {
     BATCHODE_UNROLL
-    for (std::size_t r = k + 1; r < N; ++r) {
+    for (port::size_t r = k + 1; r < N; ++r) {
       const bool swap = (piv[k] == static_cast<int>(r));
       const T a = b[k], c = b[r];
       b[k] = swap ? c : a;
       b[r] = swap ? a : c;
     }
     BATCHODE_UNROLL
-    for (std::size_t r = k + 1; r < N; ++r) b[r] -= LU[r * N + k] * b[k];
+    for (port::size_t r = k + 1; r < N; ++r) b[r] -= LU[r * N + k] * b[k];
   }
   BATCHODE_UNROLL
-  for (std::size_t kk = 0; kk < N; ++kk) {
-    const std::size_t k = N - 1 - kk;
+  for (port::size_t kk = 0; kk < N; ++kk) {
+    const port::size_t k = N - 1 - kk;
     T s = b[k];
     BATCHODE_UNROLL
-    for (std::size_t j = k + 1; j < N; ++j) s -= LU[k * N + j] * b[j];
+    for (port::size_t j = k + 1; j < N; ++j) s -= LU[k * N + j] * b[j];
     b[k] = s / LU[k * N + k];
   }
 }

@@ -3,8 +3,12 @@
 // This file: the names of the integration methods and what each one promises.
 #pragma once
 
+#include "batchode/kernels/annotations.hpp"
+
+#if !BATCHODE_RTC
 #include <string>
 #include <string_view>
+#endif
 
 namespace batchode {
 
@@ -34,6 +38,7 @@ struct MethodInfo {
   bool fsal;  ///< first stage of a step is the last stage of the previous one
 };
 
+#if !BATCHODE_RTC  // host code (solver/src/options.cpp); runtime compilers have no std::string
 /// Properties of `m`. Throws std::invalid_argument for a value outside the enum.
 const MethodInfo& method_info(Method m);
 
@@ -42,6 +47,7 @@ std::string to_string(Method m);
 
 /// Parses a method name; throws std::invalid_argument listing the valid names.
 Method parse_method(std::string_view name);
+#endif
 
 /// Every explicit method, in enum order (for tests and command-line tools); stiff_methods has the rest.
 constexpr Method all_methods[] = {Method::euler,  Method::rk4,   Method::bogacki_shampine32,

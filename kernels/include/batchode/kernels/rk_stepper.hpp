@@ -4,27 +4,25 @@
 // This file: one explicit RK step of any tableau in solver/tableaux.hpp, with stages in registers.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/portable.hpp"
 
 namespace batchode {
 
 /// A fixed-size state vector usable on host and device (std::array's operator[] is not device code
 /// under every compiler we support).
-template <class T, std::size_t N>
+template <class T, port::size_t N>
 struct Vec {
   T v[N];
-  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T& operator[](std::size_t i) { return v[i]; }
-  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE const T& operator[](std::size_t i) const { return v[i]; }
-  static constexpr std::size_t size() { return N; }
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T& operator[](port::size_t i) { return v[i]; }
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE const T& operator[](port::size_t i) const { return v[i]; }
+  static constexpr port::size_t size() { return N; }
 };
 
 /// Explicit Runge-Kutta stepper over tableau Tab (solver/tableaux.hpp) for an N-state system in
 /// precision T. The stage derivatives k[s][i] are indexed only with compile-time constants after
 /// unrolling, so they live in registers; zero coefficients generate no code.
-template <class Tab, class T, std::size_t N>
+template <class Tab, class T, port::size_t N>
 class RkStepper {
  public:
   using state_type = Vec<T, N>;
@@ -53,7 +51,7 @@ class RkStepper {
     for (int s = 1; s < stages; ++s) {
       T arg[N];
       BATCHODE_UNROLL
-      for (std::size_t i = 0; i < N; ++i) {
+      for (port::size_t i = 0; i < N; ++i) {
         T sum = y[i];
         BATCHODE_UNROLL
         for (int j = 0; j < s; ++j) {
@@ -64,7 +62,7 @@ class RkStepper {
       sys(t + T(Tab::c(s)) * h, arg, p, k_[s]);
     }
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < N; ++i) {
+    for (port::size_t i = 0; i < N; ++i) {
       if constexpr (integer_weights()) {
         // Weights that are integer multiples m_s of the first nonzero one b_r (RK4: 1, 2, 2, 1 times
         // 1/6): y + (h b_r) sum_s m_s k_s, as RK4 is written by hand. As many operations, but the
@@ -88,7 +86,7 @@ class RkStepper {
     }
     if constexpr (adaptive) {
       BATCHODE_UNROLL
-      for (std::size_t i = 0; i < N; ++i) {
+      for (port::size_t i = 0; i < N; ++i) {
         T sum = 0;
         BATCHODE_UNROLL
         for (int s = 0; s < stages; ++s) {
@@ -108,7 +106,7 @@ class RkStepper {
   BATCHODE_HOST_DEVICE void accept(const System& sys, T t_new, const state_type& y_new, const T* p) {
     if constexpr (Tab::fsal) {
       BATCHODE_UNROLL
-      for (std::size_t i = 0; i < N; ++i) k_[0][i] = k_[stages - 1][i];
+      for (port::size_t i = 0; i < N; ++i) k_[0][i] = k_[stages - 1][i];
     } else {
       sys(t_new, &y_new[0], p, k_[0]);
     }
@@ -119,8 +117,9 @@ class RkStepper {
   /// integrate_run computes it from the run's step counters: a count kept per step is one more
   /// value carried through the hot loop, and costs registers (8 of 40 for RK4 Lorenz in float on
   /// sm_90), hence occupancy.
-  BATCHODE_HOST_DEVICE static constexpr std::uint32_t rhs_evaluations(std::uint32_t accepted, std::uint32_t rejected) {
-    return 1u + static_cast<std::uint32_t>(stages - 1) * (accepted + rejected) + (Tab::fsal ? 0u : accepted);
+  BATCHODE_HOST_DEVICE static constexpr port::uint32_t rhs_evaluations(port::uint32_t accepted,
+                                                                       port::uint32_t rejected) {
+    return 1u + static_cast<port::uint32_t>(stages - 1) * (accepted + rejected) + (Tab::fsal ? 0u : accepted);
   }
 
  private:

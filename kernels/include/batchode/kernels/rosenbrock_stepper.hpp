@@ -3,11 +3,8 @@
 // factorised by kernels/lu.hpp, one LU solve per stage. The CPU path runs this same class.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <type_traits>
-
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/portable.hpp"
 #include "batchode/kernels/jacobian.hpp"
 #include "batchode/kernels/lu.hpp"
 #include "batchode/kernels/rk_stepper.hpp"
@@ -21,7 +18,7 @@ namespace detail {
 template <int Begin, int End, class F>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void static_for(F&& f) {
   if constexpr (Begin < End) {
-    f(std::integral_constant<int, Begin>{});
+    f(port::integral_constant<int, Begin>{});
     static_for<Begin + 1, End>(f);
   }
 }
@@ -31,7 +28,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void static_for(F&& f) {
 /// J and f_t are computed once per accepted point (a rejected attempt reuses them); f(t, y) comes
 /// with them for free under AD. An exactly singular W ends the run: failure() turns to
 /// Status::singular_matrix and integrate_run returns it.
-template <class Tab, class T, std::size_t N>
+template <class Tab, class T, port::size_t N>
 class RosenbrockStepper {
  public:
   using state_type = Vec<T, N>;
@@ -82,7 +79,7 @@ class RosenbrockStepper {
         return singular(y, y_new, err);
       }
       BATCHODE_UNROLL
-      for (std::size_t i = 0; i < N; ++i) err[i] = y_new[i] - y_whole[i];
+      for (port::size_t i = 0; i < N; ++i) err[i] = y_new[i] - y_whole[i];
     } else {
       if (!solve_step<true>(sys, t, y, p, h, f0_, J_, ft_, y_new, err)) singular(y, y_new, err);
     }
@@ -94,14 +91,14 @@ class RosenbrockStepper {
     linearized_ = false;
   }
 
-  BATCHODE_HOST_DEVICE std::uint32_t rhs_evaluations() const { return evaluations_; }
+  BATCHODE_HOST_DEVICE port::uint32_t rhs_evaluations() const { return evaluations_; }
 
  private:
   /// Ends the run at (t, y): the attempt returns y unchanged with a zero estimate.
   BATCHODE_HOST_DEVICE void singular(const state_type& y, state_type& y_new, state_type& err) {
     failure_ = Status::singular_matrix;
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < N; ++i) {
+    for (port::size_t i = 0; i < N; ++i) {
       y_new[i] = y[i];
       err[i] = T(0);
     }
@@ -117,9 +114,9 @@ class RosenbrockStepper {
     int piv[N];
     const T diag = T(1) / (T(Tab::gamma()) * h);
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < N; ++i) {
+    for (port::size_t i = 0; i < N; ++i) {
       BATCHODE_UNROLL
-      for (std::size_t j = 0; j < N; ++j) W[i * N + j] = (i == j ? diag : T(0)) - J[i * N + j];
+      for (port::size_t j = 0; j < N; ++j) W[i * N + j] = (i == j ? diag : T(0)) - J[i * N + j];
     }
     if (!kernels::lu_factor<N>(W, piv)) return false;
     const T inv_h = T(1) / h;
@@ -131,11 +128,11 @@ class RosenbrockStepper {
       T rhs[N];
       if constexpr (s == 0) {
         BATCHODE_UNROLL
-        for (std::size_t i = 0; i < N; ++i) rhs[i] = f[i];
+        for (port::size_t i = 0; i < N; ++i) rhs[i] = f[i];
       } else {
         T arg[N];
         BATCHODE_UNROLL
-        for (std::size_t i = 0; i < N; ++i) {
+        for (port::size_t i = 0; i < N; ++i) {
           T sum = y[i];
           detail::static_for<0, s>([&](auto prev) {
             constexpr int j = decltype(prev)::value;
@@ -146,7 +143,7 @@ class RosenbrockStepper {
         sys(t + T(Tab::c(s)) * h, arg, p, rhs);
       }
       BATCHODE_UNROLL
-      for (std::size_t i = 0; i < N; ++i) {
+      for (port::size_t i = 0; i < N; ++i) {
         T sum = rhs[i];
         if constexpr (Tab::d(s) != 0.0) sum += (h * T(Tab::d(s))) * ft[i];
         detail::static_for<0, s>([&](auto prev) {
@@ -159,7 +156,7 @@ class RosenbrockStepper {
     });
     evaluations_ += stages - 1;
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < N; ++i) {
+    for (port::size_t i = 0; i < N; ++i) {
       T sum = y[i];
       detail::static_for<0, stages>([&](auto stage) {
         constexpr int s = decltype(stage)::value;
@@ -182,7 +179,7 @@ class RosenbrockStepper {
   T J_[N * N];
   T ft_[N];
   T k_[Tab::stages][N];
-  std::uint32_t evaluations_ = 0;
+  port::uint32_t evaluations_ = 0;
   Status failure_ = Status::success;
   bool linearized_ = false;
 };

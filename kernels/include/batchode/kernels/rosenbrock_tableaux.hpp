@@ -8,9 +8,8 @@
 //   y_new = y + sum_s b_s k_s,   err = sum_s e_s k_s   (e = b - bhat).
 #pragma once
 
-#include <type_traits>
-
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/portable.hpp"
 #include "batchode/kernels/method.hpp"
 
 namespace batchode::tableau {
@@ -123,17 +122,18 @@ struct OdeintRosenbrock4 {
 
 namespace detail {
 template <class Tab, class = void>
-struct is_rosenbrock : std::false_type {};
+struct is_rosenbrock : port::false_type {};
 template <class Tab>
-struct is_rosenbrock<Tab, std::void_t<decltype(Tab::rosenbrock)>> : std::bool_constant<Tab::rosenbrock> {};
+struct is_rosenbrock<Tab, port::void_t<decltype(Tab::rosenbrock)>> : port::bool_constant<Tab::rosenbrock> {};
 template <class Tab, class = void>
-struct by_doubling : std::false_type {};
+struct by_doubling : port::false_type {};
 template <class Tab>
-struct by_doubling<Tab, std::void_t<decltype(Tab::estimate_by_doubling)>> : std::bool_constant<Tab::estimate_by_doubling> {};
+struct by_doubling<Tab, port::void_t<decltype(Tab::estimate_by_doubling)>>
+    : port::bool_constant<Tab::estimate_by_doubling> {};
 template <class Tab, class = void>
-struct host_only : std::false_type {};
+struct host_only : port::false_type {};
 template <class Tab>
-struct host_only<Tab, std::void_t<decltype(Tab::host_only)>> : std::bool_constant<Tab::host_only> {};
+struct host_only<Tab, port::void_t<decltype(Tab::host_only)>> : port::bool_constant<Tab::host_only> {};
 }  // namespace detail
 
 /// True for the Rosenbrock tables above (run by kernels/rosenbrock_stepper.hpp); false for explicit RK.

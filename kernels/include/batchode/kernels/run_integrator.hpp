@@ -4,14 +4,8 @@
 // (solver/odeint_steppers.hpp). One loop for both is what makes the two paths agree run by run.
 #pragma once
 
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <limits>
-#include <type_traits>
-#include <utility>
-
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/portable.hpp"
 #include "batchode/kernels/run_settings.hpp"
 #include "batchode/kernels/status.hpp"
 
@@ -21,7 +15,7 @@ namespace detail {
 
 template <class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool is_finite(T x) {
-  return std::fabs(x) <= std::numeric_limits<T>::max();  // false for NaN and +-inf
+  return port::fabs(x) <= port::numeric_limits<T>::max();  // false for NaN and +-inf
 }
 template <class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T min_of(T a, T b) { return a < b ? a : b; }
@@ -32,17 +26,17 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T max_of(T a, T b) { return a > b ? a 
 /// sc_i = atol + rtol * max(|y_i|, |y_new_i|). A step is accepted when it is <= 1. Kept squared so no
 /// square root sits on the step-size chain.
 BATCHODE_HD_TEMPLATE
-template <std::size_t N, class State, class T>
+template <port::size_t N, class State, class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T error_norm_squared(const State& y, const State& y_new,
                                                                const State& err, T rtol, T atol) {
   // The sum starts at the first term, not at 0 + the first term: the same value (a square is never
   // -0), one addition fewer.
-  const T scale0 = atol + rtol * max_of(std::fabs(y[0]), std::fabs(y_new[0]));
+  const T scale0 = atol + rtol * max_of(port::fabs(y[0]), port::fabs(y_new[0]));
   const T r0 = err[0] / scale0;
   T sum = r0 * r0;
   BATCHODE_UNROLL
-  for (std::size_t i = 1; i < N; ++i) {
-    const T scale = atol + rtol * max_of(std::fabs(y[i]), std::fabs(y_new[i]));
+  for (port::size_t i = 1; i < N; ++i) {
+    const T scale = atol + rtol * max_of(port::fabs(y[i]), port::fabs(y_new[i]));
     const T r = err[i] / scale;
     sum += r * r;
   }
@@ -52,35 +46,35 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T error_norm_squared(const State& y, c
 /// Hairer, Norsett & Wanner's first-step estimate (Solving ODEs I, II.4). f0 = f(t0, y0).
 /// Costs one right-hand-side evaluation.
 BATCHODE_HD_TEMPLATE
-template <std::size_t N, int Order, class System, class State, class T>
+template <port::size_t N, int Order, class System, class State, class T>
 BATCHODE_HOST_DEVICE T initial_step(const System& sys, T t0, const State& y0, const State& f0, const T* p,
                                     const RunSettings<T>& plan) {
   T d0 = 0, d1 = 0;
 BATCHODE_UNROLL
-  for (std::size_t i = 0; i < N; ++i) {
-    const T sc = plan.atol + plan.rtol * std::fabs(y0[i]);
+  for (port::size_t i = 0; i < N; ++i) {
+    const T sc = plan.atol + plan.rtol * port::fabs(y0[i]);
     d0 += (y0[i] / sc) * (y0[i] / sc);
     d1 += (f0[i] / sc) * (f0[i] / sc);
   }
-  d0 = std::sqrt(d0 / T(N));
-  d1 = std::sqrt(d1 / T(N));
+  d0 = port::sqrt(d0 / T(N));
+  d1 = port::sqrt(d1 / T(N));
   const T span = plan.t_end - t0;
   T h0 = (d0 < T(1e-5) || d1 < T(1e-5)) ? T(1e-6) : T(0.01) * d0 / d1;
   h0 = min_of(h0, span);
   State y1{}, f1{};
 BATCHODE_UNROLL
-  for (std::size_t i = 0; i < N; ++i) y1[i] = y0[i] + h0 * f0[i];
+  for (port::size_t i = 0; i < N; ++i) y1[i] = y0[i] + h0 * f0[i];
   sys(t0 + h0, &y1[0], p, &f1[0]);
   T d2 = 0;
 BATCHODE_UNROLL
-  for (std::size_t i = 0; i < N; ++i) {
-    const T sc = plan.atol + plan.rtol * std::fabs(y0[i]);
+  for (port::size_t i = 0; i < N; ++i) {
+    const T sc = plan.atol + plan.rtol * port::fabs(y0[i]);
     d2 += ((f1[i] - f0[i]) / sc) * ((f1[i] - f0[i]) / sc);
   }
-  d2 = std::sqrt(d2 / T(N)) / h0;
+  d2 = port::sqrt(d2 / T(N)) / h0;
   const T dmax = max_of(d1, d2);
   const T h1 = dmax <= T(1e-15) ? max_of(T(1e-6), h0 * T(1e-3))
-                                : std::pow(T(0.01) / dmax, T(1) / T(Order + 1));
+                                : port::pow(T(0.01) / dmax, T(1) / T(Order + 1));
   T h = min_of(T(100) * h0, h1);
   h = min_of(h, plan.dt_max);
   if (!is_finite(h) || !(h > 0)) h = T(1e-6) * span;  // a NaN derivative: let the controller fail the run
@@ -93,8 +87,8 @@ BATCHODE_UNROLL
 struct NoSeries {
   static constexpr bool active = false;
   template <class T>
-  BATCHODE_HOST_DEVICE void save(std::uint32_t, T, const T*) {}
-  BATCHODE_HOST_DEVICE void mark_unsaved(std::uint32_t) {}
+  BATCHODE_HOST_DEVICE void save(port::uint32_t, T, const T*) {}
+  BATCHODE_HOST_DEVICE void mark_unsaved(port::uint32_t) {}
 };
 
 /// A stepper as integrate_run drives it (see kernels/rk_stepper.hpp and solver/odeint_steppers.hpp):
@@ -111,19 +105,21 @@ struct NoSeries {
 namespace detail {
 
 template <class Stepper, class = void>
-struct reports_failure : std::false_type {};
+struct reports_failure : port::false_type {};
 template <class Stepper>
-struct reports_failure<Stepper, std::void_t<decltype(std::declval<const Stepper&>().failure())>> : std::true_type {};
+struct reports_failure<Stepper, port::void_t<decltype(port::declval<const Stepper&>().failure())>>
+    : port::true_type {};
 
 template <class Stepper, class = void>
-struct evaluations_from_steps : std::false_type {};
+struct evaluations_from_steps : port::false_type {};
 template <class Stepper>
 struct evaluations_from_steps<
-    Stepper, std::void_t<decltype(Stepper::rhs_evaluations(std::uint32_t{}, std::uint32_t{}))>> : std::true_type {};
+    Stepper, port::void_t<decltype(Stepper::rhs_evaluations(port::uint32_t{}, port::uint32_t{}))>>
+    : port::true_type {};
 
 /// The stop after time t: the next save time (when a series is kept) or t_end.
 template <class Sink, class T>
-BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T next_stop(const RunSettings<T>& plan, std::uint32_t next_save,
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T next_stop(const RunSettings<T>& plan, port::uint32_t next_save,
                                                       bool& is_save) {
   is_save = false;
   if constexpr (Sink::active) {
@@ -135,11 +131,11 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T next_stop(const RunSettings<T>& plan
   return plan.t_end;
 }
 
-template <std::size_t N, class State>
+template <port::size_t N, class State>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool all_finite(const State& y) {
   bool finite = true;
   BATCHODE_UNROLL
-  for (std::size_t i = 0; i < N; ++i) finite = finite && is_finite(y[i]);
+  for (port::size_t i = 0; i < N; ++i) finite = finite && is_finite(y[i]);
   return finite;
 }
 
@@ -159,46 +155,46 @@ BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
                                             const T* p, const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
-                                            std::uint32_t& next_save) {
+                                            port::uint32_t& next_save) {
   using State = typename Stepper::state_type;
-  constexpr std::size_t N = System::n_states;
+  constexpr port::size_t N = System::n_states;
   const T h = plan.dt;
   T t = plan.t0;
-  std::uint64_t attempts = 0;
+  port::uint64_t attempts = 0;
   State y_new{}, err{};
   while (t < plan.t_end) {
     bool stop_is_save;
     const T t_stop = next_stop<Sink>(plan, next_save, stop_is_save);
     const T span = t_stop - t;
-    const std::uint64_t allowed = plan.max_steps - attempts;
+    const port::uint64_t allowed = plan.max_steps - attempts;
     // The step count in T first: span / h can exceed what 64 bits hold (dt = 1 to t_end = 1e300),
     // and converting such a value is undefined. More steps than allowed: take the allowed ones, stop.
-    const T steps_wanted = span <= h ? T(1) : std::ceil(span / h - landing_slack<T>);
+    const T steps_wanted = span <= h ? T(1) : port::ceil(span / h - landing_slack<T>);
     const bool within = steps_wanted <= T(allowed) && steps_wanted < T(18446744073709551616.0);  // 2^64
-    const std::uint64_t steps = within ? static_cast<std::uint64_t>(steps_wanted) : allowed + 1;
-    const std::uint64_t full = (steps <= allowed ? steps : allowed + 1) - 1;  // steps of exactly h
+    const port::uint64_t steps = within ? static_cast<port::uint64_t>(steps_wanted) : allowed + 1;
+    const port::uint64_t full = (steps <= allowed ? steps : allowed + 1) - 1;  // steps of exactly h
     const T t_segment = t;
     // 32-bit inner counter (cheaper on GPUs than 64-bit), in rounds for segments of 2^31+ steps.
-    for (std::uint64_t base = 0; base < full;) {
-      const std::uint32_t round = static_cast<std::uint32_t>(min_of<std::uint64_t>(full - base, 1u << 31));
+    for (port::uint64_t base = 0; base < full;) {
+      const port::uint32_t round = static_cast<port::uint32_t>(min_of<port::uint64_t>(full - base, 1u << 31));
       const T t_round = t_segment + T(base) * h;
       BATCHODE_UNROLL_4
-      for (std::uint32_t j = 0; j < round; ++j) {
+      for (port::uint32_t j = 0; j < round; ++j) {
         const T tj = t_round + T(j) * h;
         stepper.step(sys, tj, y, p, h, y_new, err);
         BATCHODE_UNROLL
-        for (std::size_t i = 0; i < N; ++i) y[i] = y_new[i];
+        for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
         stepper.accept(sys, tj + h, y, p);
       }
       base += round;
     }
     attempts += full;
-    counters.accepted_steps += static_cast<std::uint32_t>(full);
+    counters.accepted_steps += static_cast<port::uint32_t>(full);
     if (steps > allowed) return Status::max_steps_reached;
     const T t_last = t_segment + T(full) * h;
     stepper.step(sys, t_last, y, p, t_stop - t_last, y_new, err);
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < N; ++i) y[i] = y_new[i];
+    for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
     t = t_stop;
     stepper.accept(sys, t, y, p);
     ++attempts;
@@ -227,10 +223,10 @@ template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& sys,
                                                typename Stepper::state_type& y, const T* p,
                                                const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
-                                               std::uint32_t& next_save) {
+                                               port::uint32_t& next_save) {
   using State = typename Stepper::state_type;
-  constexpr std::size_t N = System::n_states;
-  constexpr T eps = std::numeric_limits<T>::epsilon();
+  constexpr port::size_t N = System::n_states;
+  constexpr T eps = port::numeric_limits<T>::epsilon();
   T t = plan.t0;
   T h = plan.dt;
   if (!(h > T(0))) {
@@ -244,13 +240,13 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
   constexpr T k = T(Stepper::error_order + 1);
   const T half_exp_i = plan.ki / (2 * k);
   const T half_exp_p = plan.kp / (2 * k);
-  T log_e2_prev = std::log(T(1e-8));  // Hairer's start value err_prev = 1e-4, squared
+  T log_e2_prev = port::log(T(1e-8));  // Hairer's start value err_prev = 1e-4, squared
 
   // t stays in [t0, t_end], where 16 eps |t| <= 16 eps max(|t0|, |t_end|): a step at least h_safe
   // passes the underflow test below whatever t is, so that test is made only for steps below it.
-  const T h_safe = max_of(plan.dt_min, T(16) * eps * max_of(std::fabs(plan.t0), std::fabs(plan.t_end)));
+  const T h_safe = max_of(plan.dt_min, T(16) * eps * max_of(port::fabs(plan.t0), port::fabs(plan.t_end)));
 
-  std::uint64_t attempts = 0;
+  port::uint64_t attempts = 0;
   State y_new{}, err{};
   while (t < plan.t_end) {
     bool stop_is_save;
@@ -262,7 +258,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     // A step shortened to land on a stop says little about the step size the solution allows: if it
     // is accepted, the size proposed before shortening is kept if larger (-inf: nothing kept). Decided
     // here, so that neither h nor remaining is live across the step and the controller's libm calls.
-    const T h_kept = (lands && h_try < h) ? h : -std::numeric_limits<T>::infinity();
+    const T h_kept = (lands && h_try < h) ? h : -port::numeric_limits<T>::infinity();
     stepper.step(sys, t, y, p, h_try, y_new, err);
     ++attempts;
     if constexpr (reports_failure<Stepper>::value) {
@@ -274,12 +270,12 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     if (!(e2 <= T(1))) {  // rejected; a NaN error lands here too
       ++counters.rejected_steps;
       const bool finite = is_finite(e2);
-      const T shrink = finite ? max_of(plan.min_factor, plan.safety * std::exp(-std::log(e2) / (2 * k)))
+      const T shrink = finite ? max_of(plan.min_factor, plan.safety * port::exp(-port::log(e2) / (2 * k)))
                               : plan.min_factor;
       h = h_try * shrink;
       // Below 16 ulps of t, t + h barely moves t. Relative to t, not to the next stop: a stiff run
       // starting at t = 0 towards t_end = 1e5 needs steps of 1e-6, far below 16 eps t_end in float.
-      const T floor = max_of(plan.dt_min, max_of(T(16) * eps * std::fabs(t), std::numeric_limits<T>::min()));
+      const T floor = max_of(plan.dt_min, max_of(T(16) * eps * port::fabs(t), port::numeric_limits<T>::min()));
       if (h < floor) return finite ? Status::step_size_underflow : Status::non_finite_state;
       continue;
     }
@@ -290,7 +286,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     // Lorenz dopri5 on one core: 727 -> 667 instructions per step with the other changes here.
     const T t_new = lands ? t_stop : t + h_try;
     BATCHODE_UNROLL
-    for (std::size_t i = 0; i < N; ++i) y[i] = y_new[i];
+    for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
     stepper.accept(sys, t_new, y, p);
     ++counters.accepted_steps;
     if (!all_finite<N>(y)) return Status::non_finite_state;
@@ -299,18 +295,18 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     }
 
     detail::forget_values(y);
-    const T log_e2 = std::log(max_of(e2, T(1e-8)));
+    const T log_e2 = port::log(max_of(e2, T(1e-8)));
     // e2 == 0: the largest growth (+inf clamps to max_factor). exp(...) * safety rather than
     // safety * exp(...): the same product, with safety loaded after the call, not kept across it.
-    T factor = e2 > T(0) ? std::exp(half_exp_p * log_e2_prev - half_exp_i * log_e2) * plan.safety
-                         : std::numeric_limits<T>::infinity();
+    T factor = e2 > T(0) ? port::exp(half_exp_p * log_e2_prev - half_exp_i * log_e2) * plan.safety
+                         : port::numeric_limits<T>::infinity();
     factor = min_of(plan.max_factor, max_of(plan.min_factor, factor));
     log_e2_prev = log_e2;
     const T h_new = min_of(h_try * factor, plan.dt_max);
     h = max_of(h_kept, h_new);
     t = t_new;
     // Accepted steps may shrink too: below the floor, t + h == t and time would stop advancing.
-    if (h < h_safe && t < plan.t_end && h < max_of(plan.dt_min, T(16) * eps * std::fabs(t))) {
+    if (h < h_safe && t < plan.t_end && h < max_of(plan.dt_min, T(16) * eps * port::fabs(t))) {
       return Status::step_size_underflow;
     }
   }
@@ -327,7 +323,7 @@ BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
                                           const T* p, const RunSettings<T>& plan, Sink& sink, RunCounters& counters) {
-  std::uint32_t next_save = 0;
+  port::uint32_t next_save = 0;
   [[maybe_unused]] const RunCounters at_start = counters;
   if constexpr (Sink::active) {
     if (plan.n_saves > 0) sink.save(next_save++, plan.t0, &y[0]);
@@ -340,7 +336,7 @@ BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, t
     status = detail::integrate_fixed(stepper, sys, y, p, plan, sink, counters, next_save);
   }
   if constexpr (Sink::active) {
-    for (std::uint32_t s = next_save; s < plan.n_saves; ++s) sink.mark_unsaved(s);
+    for (port::uint32_t s = next_save; s < plan.n_saves; ++s) sink.mark_unsaved(s);
   }
   if constexpr (detail::evaluations_from_steps<Stepper>::value) {
     counters.rhs_evaluations += Stepper::rhs_evaluations(counters.accepted_steps - at_start.accepted_steps,

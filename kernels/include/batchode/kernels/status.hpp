@@ -1,13 +1,16 @@
 // solver/: the per-run outcome codes. Every run of a batch has one; a failed run is never dropped.
 #pragma once
 
-#include <cstdint>
+#include "batchode/kernels/portable.hpp"
+
+#if !BATCHODE_RTC
 #include <string>
+#endif
 
 namespace batchode {
 
 /// Outcome of one run. Stored as int32 on the device and in results.
-enum class Status : std::int32_t {
+enum class Status : port::int32_t {
   success = 0,              ///< reached t_end
   max_steps_reached = 1,    ///< options.max_steps accepted+rejected steps taken before t_end
   step_size_underflow = 2,  ///< the controller asked for a step below dt_min (or rounding level)
@@ -19,14 +22,16 @@ enum class Status : std::int32_t {
   singular_matrix = 4,
 };
 
+#if !BATCHODE_RTC  // host code (solver/src/options.cpp); runtime compilers have no std::string
 /// "success", "max_steps_reached", ...
 std::string to_string(Status s);
+#endif
 
 /// Steps and right-hand-side evaluations of one run.
 struct RunCounters {
-  std::uint32_t accepted_steps = 0;
-  std::uint32_t rejected_steps = 0;
-  std::uint32_t rhs_evaluations = 0;
+  port::uint32_t accepted_steps = 0;
+  port::uint32_t rejected_steps = 0;
+  port::uint32_t rhs_evaluations = 0;
 };
 
 }  // namespace batchode

@@ -11,11 +11,8 @@
 // Jacobians) share one definition. n_params may be 0, in which case p is nullptr.
 #pragma once
 
-#include <cstddef>
-#include <type_traits>
-#include <utility>
-
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/portable.hpp"
 
 namespace batchode {
 
@@ -23,13 +20,13 @@ namespace batchode {
 // GoogleTest or Boost.Odeint, so the public headers use a trait instead of a concept.
 namespace detail {
 template <class S, class T, class = void>
-struct is_ode_system : std::false_type {};
+struct is_ode_system : port::false_type {};
 template <class S, class T>
 struct is_ode_system<S, T,
-                     std::void_t<decltype(std::declval<const S&>()(std::declval<T>(), std::declval<const T*>(),
-                                                                  std::declval<const T*>(), std::declval<T*>())),
-                                 decltype(std::size_t{S::n_states}), decltype(std::size_t{S::n_params})>>
-    : std::bool_constant<std::is_copy_constructible_v<S> && (S::n_states > 0)> {};
+                     port::void_t<decltype(port::declval<const S&>()(port::declval<T>(), port::declval<const T*>(),
+                                                                     port::declval<const T*>(), port::declval<T*>())),
+                                 decltype(port::size_t{S::n_states}), decltype(port::size_t{S::n_params})>>
+    : port::bool_constant<port::is_copy_constructible_v<S> && (S::n_states > 0)> {};
 }  // namespace detail
 
 /// True when S is an ODE system integrable in precision T: n_states > 0, n_params, and a const call
