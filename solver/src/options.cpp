@@ -8,25 +8,12 @@
 
 #include <fmt/format.h>
 
-#include "batchode/kernels/method.hpp"
+#include "batchode/kernels/method_registry.hpp"
 #include "batchode/kernels/status.hpp"
 
 namespace batchode {
 
 namespace {
-
-constexpr MethodInfo kMethods[] = {
-    {Method::euler, "euler", 1, 0, 1, false, false},
-    {Method::rk4, "rk4", 4, 0, 4, false, false},
-    {Method::bogacki_shampine32, "bogacki_shampine32", 3, 2, 4, true, true},
-    {Method::cash_karp54, "cash_karp54", 5, 4, 6, true, false},
-    {Method::dopri5, "dopri5", 5, 4, 7, true, true},
-    {Method::tsit5, "tsit5", 5, 4, 7, true, true},
-    {Method::fehlberg78, "fehlberg78", 8, 7, 13, true, false},
-    {Method::ros3p, "ros3p", 3, 3, 3, true, false},  // error by step doubling (tableaux)
-    {Method::rodas4, "rodas4", 4, 3, 6, true, false},
-    {Method::rosenbrock4, "rosenbrock4", 4, 3, 6, true, false},
-};
 
 void require_positive_finite(double value, const char* field) {
   if (!std::isfinite(value) || !(value > 0)) {
@@ -37,9 +24,7 @@ void require_positive_finite(double value, const char* field) {
 }  // namespace
 
 const MethodInfo& method_info(Method m) {
-  for (const MethodInfo& info : kMethods) {
-    if (info.method == m) return info;
-  }
+  if (is_known_method(m)) return method_registry[static_cast<int>(m)];
   throw InvalidInput(fmt::format("unknown method (enum value {})", static_cast<int>(m)));
 }
 
@@ -47,7 +32,7 @@ std::string to_string(Method m) { return method_info(m).name; }
 
 Method parse_method(std::string_view name) {
   std::string valid;
-  for (const MethodInfo& info : kMethods) {
+  for (const MethodInfo& info : method_registry) {
     if (name == info.name) return info.method;
     valid += (valid.empty() ? "" : ", ") + std::string(info.name);
   }

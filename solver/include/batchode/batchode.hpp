@@ -5,7 +5,7 @@
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/runtime.hpp"
 #include "batchode/solver/grid.hpp"
-#include "batchode/kernels/method.hpp"
+#include "batchode/kernels/method_registry.hpp"
 #include "batchode/solver/options.hpp"
 #include "batchode/solver/result.hpp"
 #include "batchode/solver/result_io.hpp"

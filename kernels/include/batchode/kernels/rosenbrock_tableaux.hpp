@@ -116,7 +116,8 @@ struct OdeintRosenbrock4 {
   static constexpr Method method = Method::rosenbrock4;
   static constexpr bool rosenbrock = false;  // no table for kernels/rosenbrock_stepper.hpp
   static constexpr bool host_only = true;
-  static constexpr int stages = 4, order = 4, error_order = 3;
+  static constexpr bool stiff = true;  // linearly implicit although it carries no table of ours
+  static constexpr int stages = 6, order = 4, error_order = 3;  // RODAS4's six stages (odeint's g1..g6)
   static constexpr bool adaptive = true, fsal = false;
 };
 
@@ -134,6 +135,10 @@ template <class Tab, class = void>
 struct host_only : port::false_type {};
 template <class Tab>
 struct host_only<Tab, port::void_t<decltype(Tab::host_only)>> : port::bool_constant<Tab::host_only> {};
+template <class Tab, class = void>
+struct declared_stiff : port::false_type {};
+template <class Tab>
+struct declared_stiff<Tab, port::void_t<decltype(Tab::stiff)>> : port::bool_constant<Tab::stiff> {};
 }  // namespace detail
 
 /// True for the Rosenbrock tables above (run by kernels/rosenbrock_stepper.hpp); false for explicit RK.
@@ -143,6 +148,11 @@ inline constexpr bool is_rosenbrock_v = detail::is_rosenbrock<Tab>::value;
 /// True for tables whose error is estimated by step doubling instead of their embedded pair (Ros3p).
 template <class Tab>
 inline constexpr bool estimates_by_doubling_v = detail::by_doubling<Tab>::value;
+
+/// True for every linearly implicit method (they need the Jacobian): the tables above and the
+/// CPU-only tag.
+template <class Tab>
+inline constexpr bool is_stiff_v = detail::is_rosenbrock<Tab>::value || detail::declared_stiff<Tab>::value;
 
 /// False for methods with no GPU kernel (OdeintRosenbrock4).
 template <class Tab>

@@ -213,24 +213,4 @@ struct Tag {
   using type = Tab;
 };
 
-/// Calls `f(Tag<Tableau>{})` with the tableau of `m`: the one switch from a run-time method to
-/// compile-time code (CPU steppers, GPU kernel instantiations). Stiff methods give the tables of
-/// rosenbrock_tableaux.hpp (is_rosenbrock_v) or a CPU-only tag (runs_on_gpu_v false).
-template <class F>
-decltype(auto) dispatch(Method m, F&& f) {
-  switch (m) {
-    case Method::euler: return f(Tag<Euler>{});
-    case Method::rk4: return f(Tag<Rk4>{});
-    case Method::bogacki_shampine32: return f(Tag<BogackiShampine32>{});
-    case Method::cash_karp54: return f(Tag<CashKarp54>{});
-    case Method::dopri5: return f(Tag<Dopri5>{});
-    case Method::tsit5: return f(Tag<Tsit5>{});
-    case Method::fehlberg78: return f(Tag<Fehlberg78>{});
-    case Method::ros3p: return f(Tag<Ros3p>{});
-    case Method::rodas4: return f(Tag<Rodas4>{});
-    case Method::rosenbrock4: return f(Tag<OdeintRosenbrock4>{});
-  }
-  return f(Tag<Dopri5>{});  // unreachable: options are validated before dispatch
-}
-
 }  // namespace batchode::tableau

@@ -22,7 +22,7 @@
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/kernels/run_integrator.hpp"
-#include "batchode/kernels/tableaux.hpp"
+#include "batchode/kernels/method_registry.hpp"
 #include "batchode/timing/events.hpp"
 #include "batchode/timing/time_logger.hpp"
 
@@ -67,7 +67,7 @@ std::string gpu_unavailable_for_method(Method method) {
   if (cpu_only(method)) {
     return "method " + to_string(method) + " has no GPU kernel (it is Boost.Odeint's stepper, CPU only)";
   }
-  if ((method == Method::rodas4 || method == Method::ros3p) && !kernels::can_linearize_v<System, T>) {
+  if (is_stiff(method) && !kernels::can_linearize_v<System, T>) {
     return "method " + to_string(method) + " needs a call operator templated on the number type (for the Jacobian)";
   }
   return "";

@@ -30,7 +30,7 @@
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/kernels/run_integrator.hpp"
-#include "batchode/kernels/tableaux.hpp"
+#include "batchode/kernels/method_registry.hpp"
 #include "batchode/timing/progress.hpp"
 #include "batchode/timing/events.hpp"
 #include "batchode/timing/kernel_timer.hpp"
