@@ -1,5 +1,5 @@
-// tests/package/: a consumer of the installed batchode: includes the umbrella header, solves a small
-// batch, and prints what the library was built with; run_package_test.cmake checks the output.
+// tests/package/: the consumer project's program: includes the umbrella header, solves a small batch,
+// and prints what the library was built with; run_consumer_test.cmake checks the output.
 #include <batchode/batchode.hpp>
 
 #include <cmath>
