@@ -113,6 +113,7 @@ void time_batchode(benchmark::State& state, const char* name, const System& syst
                    const std::vector<double>& params, unsigned threads) {
   const unsigned cores = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
   batchode::SolveOptions opt;
+  opt.outputs.counters = true;  // read below (counters are off by default)
   opt.method = batchode::Method::dopri5;
   opt.t_end = 1.0;
   opt.rtol = kRtol;

@@ -134,6 +134,7 @@ Batch make_batch(const std::vector<double>& rho) {
 
 batchode::SolveOptions batchode_options(const Config& cfg, double tol) {
   batchode::SolveOptions opt;
+  opt.outputs.counters = true;  // read below (counters are off by default)
   opt.method = batchode::Method::dopri5;
   opt.t_end = kTEnd;
   opt.rtol = tol;

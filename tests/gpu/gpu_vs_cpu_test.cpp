@@ -25,6 +25,7 @@ Batch<T> lorenz_sweep(std::size_t runs) {
 
 SolveOptions base_options(Method m, bool single) {
   SolveOptions o;
+  o.outputs.counters = true;  // expect_runs_agree compares fixed-step counters (off by default)
   o.method = m;
   o.t_end = 1.0;
   o.verbosity = Verbosity::none;

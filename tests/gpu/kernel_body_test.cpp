@@ -26,6 +26,7 @@ TYPED_TEST(KernelBody, MatchesCpuPathForEveryMethod) {
   const Batch<T> batch = grid.build(GridKind::verbatim);
   for (Method m : all_methods) {
     SolveOptions o;
+    o.outputs.counters = true;  // read below (counters are off by default)
     o.method = m;
     o.verbosity = Verbosity::none;
     o.backend = Backend::cpu;

@@ -55,6 +55,7 @@ Batch<double> lorenz_sweep(std::size_t runs) {
 
 SolveOptions options(Backend b) {
   SolveOptions o;
+  o.outputs.counters = true;  // read below (counters are off by default)
   o.t_end = 1.0;
   o.rtol = o.atol = 1e-8;
   o.backend = b;

@@ -21,6 +21,7 @@ TYPED_TEST(Analytic, DecayRateSweptEverySave) {
   const std::size_t runs = 64;
   std::vector<T> y0(runs, T(1)), k = batchode::linspace<T>(0.1, 5.0, runs);
   batchode::SolveOptions opt;
+  opt.outputs.counters = true;  // read below (counters are off by default)
   opt.t_end = 2.0;
   opt.save_every = 0.25;
   opt.rtol = std::is_same_v<T, float> ? 1e-5 : 1e-8;
@@ -54,6 +55,7 @@ TYPED_TEST(Analytic, OscillatorFrequencySweptFixedStep) {
   }
   const std::vector<T> w = batchode::linspace<T>(0.5, 3.0, runs);
   batchode::SolveOptions opt;
+  opt.outputs.counters = true;  // read below (counters are off by default)
   opt.method = batchode::Method::rk4;
   opt.dt = 1e-3;
   opt.t_end = 3.0;

@@ -17,6 +17,7 @@ using batchode::testing::Oscillator;
 
 batchode::SolveOptions cpu_options() {
   batchode::SolveOptions opt;
+  opt.outputs.counters = true;  // read below (counters are off by default)
   opt.backend = batchode::Backend::cpu;
   opt.verbosity = batchode::Verbosity::none;
   return opt;

@@ -113,6 +113,7 @@ TEST(ConvergenceSolveIvp, FixedStepMethodsHaveTheirOrder) {
   for (batchode::Method m : {batchode::Method::euler, batchode::Method::rk4}) {
     const bool euler = m == batchode::Method::euler;
     batchode::SolveOptions opt;
+    opt.outputs.counters = true;  // read below (counters are off by default)
     opt.method = m;
     opt.backend = batchode::Backend::cpu;
     opt.verbosity = batchode::Verbosity::none;

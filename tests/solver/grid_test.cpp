@@ -74,6 +74,7 @@ TYPED_TEST(Grid, CombinatorialIsTheProductWithTheFirstAxisSlowest) {
 
 batchode::SolveOptions cpu_options() {
   batchode::SolveOptions opt;
+  opt.outputs.counters = true;  // read below (counters are off by default)
   opt.backend = batchode::Backend::cpu;
   opt.verbosity = batchode::Verbosity::none;
   opt.t_end = 3.0;

@@ -44,6 +44,7 @@ struct Forced {
 
 SolveOptions quiet(Method m) {
   SolveOptions o;
+  o.outputs.counters = true;  // read below (counters are off by default)
   o.method = m;
   o.backend = Backend::cpu;
   o.verbosity = Verbosity::none;

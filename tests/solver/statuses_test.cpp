@@ -25,6 +25,7 @@ TYPED_TEST_SUITE(Statuses, Precisions);
 
 batchode::SolveOptions cpu_options() {
   batchode::SolveOptions opt;
+  opt.outputs.counters = true;  // read below (counters are off by default)
   opt.backend = batchode::Backend::cpu;
   opt.verbosity = batchode::Verbosity::none;
   return opt;

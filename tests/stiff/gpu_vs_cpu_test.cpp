@@ -26,6 +26,7 @@ TYPED_TEST(StiffGpuVsCpu, RobertsonK3Sweep) {
   batchode::testing::robertson_k3_sweep<T>(2000, y0, p);
   for (Method m : {Method::rodas4, Method::ros3p}) {
     SolveOptions o;
+    o.outputs.counters = true;  // read below (counters are off by default)
     o.method = m;
     o.t_end = 40;
     o.rtol = std::is_same_v<T, float> ? 1e-4 : 1e-6;

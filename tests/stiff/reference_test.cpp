@@ -19,6 +19,7 @@ constexpr double kGlobalFactor = 50;
 
 SolveOptions stiff_options(Method m, double t_end, double rtol, double atol) {
   SolveOptions o;
+  o.outputs.counters = true;  // read below (counters are off by default)
   o.method = m;
   o.t_end = t_end;
   o.rtol = rtol;

@@ -217,6 +217,7 @@ inline std::vector<Method> adaptive_methods() {
 /// Options of the sweep at tolerance tol.
 inline SolveOptions sweep_options(Method m, double t0, double t_end, double tol) {
   SolveOptions o;
+  o.outputs.counters = true;  // read below (counters are off by default)
   o.method = m;
   o.t0 = t0;
   o.t_end = t_end;

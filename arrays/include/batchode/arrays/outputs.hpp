@@ -10,7 +10,10 @@ namespace batchode {
 /// Which outputs a solve produces beyond the final state (always produced).
 struct OutputSelection {
   bool status = true;    ///< per-run Status (always computed; kept in the result only when true)
-  bool counters = true;  ///< per-run RunCounters
+  /// Per-run RunCounters (accepted and rejected steps, evaluations): opt-in, as CuBIE's iteration
+  /// counters. Off, a solve downloads only final states and statuses (the end-to-end cost of counters
+  /// at 2^22 float32 Lorenz runs on the H100 was 2x: benchmarks/RESULTS.md).
+  bool counters = false;
 };
 
 }  // namespace batchode
