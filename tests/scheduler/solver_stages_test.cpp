@@ -10,6 +10,7 @@
 #include <batchode/solver/system_key.hpp>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <typeinfo>
@@ -151,7 +152,7 @@ SolveOptions small_options() {
   o.t_end = 1.0;
   o.backend = Backend::cpu;
   o.cpu_threads = 1;
-  o.verbosity = Verbosity::none;
+  o.verbosity = std::nullopt;  // the logger's level: normal, so every event is recorded
   return o;
 }
 
