@@ -123,8 +123,8 @@ TEST_F(SchedulerGpu, AutomaticPicksTheFasterBackendForFewRunsAndTheGpuForMany) {
   ASSERT_GE(large.execution().size(), 1u);
   for (const ExecutionRecord& e : large.execution()) {
     std::printf("[numbers] 10^7 runs: %s runs %zu reason %s predicted %.1f ms actual %.1f ms (%s)\n",
-                to_string(e.backend).c_str(), e.runs, sched::to_string(e.reason), e.predicted_ms.value_or(-1), e.wall_ms,
-                e.detail.c_str());
+                to_string(e.backend).c_str(), e.runs, sched::to_string(e.reason), e.predicted_ms.value_or(-1),
+                e.wall_ms, e.detail.c_str());
   }
   EXPECT_TRUE(large.execution()[0].backend.is_gpu());
   EXPECT_EQ(large.execution()[0].reason, sched::Reason::cost_model);

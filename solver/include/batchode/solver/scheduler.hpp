@@ -238,7 +238,8 @@ inline Selection plan(const std::vector<BackendCapabilities>& backends, const St
     if (g->cost->predict_ms(req.runs) < best_gpu->cost->predict_ms(req.runs)) best_gpu = g;
   }
   const double gpu_ms = best_gpu->cost->predict_ms(req.runs);
-  std::string estimates = "predicted cpu " + detail::fmt_ms(cpu_ms) + ", " + to_string(best_gpu->id) + " " + detail::fmt_ms(gpu_ms);
+  std::string estimates =
+      "predicted cpu " + detail::fmt_ms(cpu_ms) + ", " + to_string(best_gpu->id) + " " + detail::fmt_ms(gpu_ms);
 
   std::vector<LinearCost> costs;
   std::vector<const BackendCapabilities*> members;
