@@ -79,8 +79,8 @@ int sweep(const Args& a) {
 
   const auto& where = result.execution().front();
   std::printf("lorenz_sweep: %zu runs, %s, %s precision, ran on %s (%s)\n", result.n_runs(),
-              batchode::to_string(a.method).c_str(), sizeof(T) == 4 ? "single" : "double", where.backend.c_str(),
-              where.reason.c_str());
+              batchode::to_string(a.method).c_str(), sizeof(T) == 4 ? "single" : "double",
+              batchode::to_string(where.backend).c_str(), batchode::sched::to_string(where.reason));
   std::printf("%10s %14s %14s %14s %8s\n", "rho", "x(1)", "y(1)", "z(1)", "status");
   for (std::size_t i : {std::size_t(0), result.n_runs() / 4, result.n_runs() / 2, result.n_runs() - 1}) {
     std::printf("%10.4f %14.7g %14.7g %14.7g %8s\n", 21.0 * double(i) / double(result.n_runs() - 1),

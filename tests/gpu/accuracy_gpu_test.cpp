@@ -33,7 +33,7 @@ TYPED_TEST(GpuAccuracy, EveryMethodMeetsItsToleranceAndMatchesTheCpu) {
         o.backend = Backend::gpu;
         const SolveResult<T> gpu = solve_ivp(Problem{}, batch, o);
         const std::string what = to_string(m) + " on " + Problem::name + " at tol " + std::to_string(tol);
-        ASSERT_EQ(gpu.execution().at(0).backend, "gpu:0") << what;
+        ASSERT_EQ(gpu.execution().at(0).backend, batchode::BackendId::gpu(0)) << what;
         const double e = scaled_error<Problem>(gpu, tol, tol);
         EXPECT_LE(e, Bounds::max_scaled_error(most_steps(gpu))) << what;
         EXPECT_GE(e, Bounds::min_scaled_error) << what;

@@ -53,7 +53,7 @@ TYPED_TEST(GpuVsCpu, LorenzEveryMethodEveryChunking) {
     for (std::size_t chunks : {0u, 7u, 3u}) {
       o.gpu.chunks = chunks;
       const SolveResult<T> gpu = solve_ivp(Lorenz{}, batch, o);
-      ASSERT_EQ(gpu.execution().at(0).backend, "gpu:0");
+      ASSERT_EQ(gpu.execution().at(0).backend, batchode::BackendId::gpu(0));
       batchode::testing::expect_runs_agree(gpu, cpu, batchode::testing::agreement_bound<T>(m, o.rtol, 1000),
                                            to_string(m) + " chunks=" + std::to_string(chunks));
     }

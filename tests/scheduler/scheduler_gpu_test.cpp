@@ -25,7 +25,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
-#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -86,11 +85,11 @@ double first_gpu_ms(const Batch<double>& batch, int reps) {
 }
 
 std::string cpu_key() {
-  return cost_key(typeid(Lorenz).name(), Method::dopri5, true,
+  return cost_key(system_cost_name<Lorenz>(), Method::dopri5, true,
                   "cpu x" + std::to_string(cpu::worker_count(0, 1u << 20)));
 }
 std::string gpu_key() {
-  return cost_key(typeid(Lorenz).name(), Method::dopri5, true, gpu::discover().devices.at(0).name);
+  return cost_key(system_cost_name<Lorenz>(), Method::dopri5, true, gpu::discover().devices.at(0).name);
 }
 
 TEST_F(SchedulerGpu, AutomaticPicksTheFasterBackendForFewRunsAndTheGpuForMany) {
@@ -104,9 +103,9 @@ TEST_F(SchedulerGpu, AutomaticPicksTheFasterBackendForFewRunsAndTheGpuForMany) {
   ASSERT_EQ(small.execution().size(), 1u);
   const ExecutionRecord& choice = small.execution()[0];
   std::printf("[numbers] 100 runs: automatic chose %s (reason %s), predicted %.3f ms, actual %.3f ms (%s)\n",
-              choice.backend.c_str(), choice.reason.c_str(), choice.predicted_ms.value_or(-1), choice.wall_ms,
-              choice.detail.c_str());
-  EXPECT_EQ(choice.reason, "cost_model");
+              to_string(choice.backend).c_str(), sched::to_string(choice.reason), choice.predicted_ms.value_or(-1),
+              choice.wall_ms, choice.detail.c_str());
+  EXPECT_EQ(choice.reason, sched::Reason::cost_model);
   EXPECT_LT(first_ms, 1000.0) << "calibration must stay well under a second";
 
   // What each backend really takes for this solve: the CPU warm, the GPU as this Solver's first use.
@@ -116,19 +115,20 @@ TEST_F(SchedulerGpu, AutomaticPicksTheFasterBackendForFewRunsAndTheGpuForMany) {
   Solver<Lorenz, double> gpu(Lorenz{}, options(Backend::gpu));
   gpu.solve(hundred);
   const double gpu_warm_ms = warm_ms(gpu, hundred, 7);
-  const std::string faster = cpu_ms <= gpu_first_ms ? "cpu" : "gpu:0";
+  const BackendId faster = cpu_ms <= gpu_first_ms ? BackendId::cpu() : BackendId::gpu(0);
   std::printf("[numbers] 100 runs measured: cpu %.3f ms, gpu first solve %.3f ms (warm %.3f ms): faster %s\n", cpu_ms,
-              gpu_first_ms, gpu_warm_ms, faster.c_str());
+              gpu_first_ms, gpu_warm_ms, to_string(faster).c_str());
   EXPECT_EQ(choice.backend, faster);
 
   const SolveResult<double> large = solver.solve(lorenz_sweep(10'000'000));
   ASSERT_GE(large.execution().size(), 1u);
   for (const ExecutionRecord& e : large.execution()) {
-    std::printf("[numbers] 10^7 runs: %s runs %zu reason %s predicted %.1f ms actual %.1f ms (%s)\n", e.backend.c_str(),
-                e.runs, e.reason.c_str(), e.predicted_ms.value_or(-1), e.wall_ms, e.detail.c_str());
+    std::printf("[numbers] 10^7 runs: %s runs %zu reason %s predicted %.1f ms actual %.1f ms (%s)\n",
+                to_string(e.backend).c_str(), e.runs, sched::to_string(e.reason), e.predicted_ms.value_or(-1),
+                e.wall_ms, e.detail.c_str());
   }
-  EXPECT_EQ(large.execution()[0].backend.rfind("gpu:", 0), 0u);
-  EXPECT_EQ(large.execution()[0].reason, "cost_model");
+  EXPECT_TRUE(large.execution()[0].backend.is_gpu());
+  EXPECT_EQ(large.execution()[0].reason, sched::Reason::cost_model);
   EXPECT_TRUE(large.all_succeeded());
   std::ostringstream summary;
   solver.telemetry().print_debug_summary(summary);
@@ -197,7 +197,7 @@ TEST_F(SchedulerGpu, PredictionsOfRealSolvesWithinFactorTwoAfterRefinement) {
         ASSERT_TRUE(e.predicted_ms.has_value());
         const double ratio = *e.predicted_ms / e.wall_ms;
         std::printf("[numbers] round %d: %zu runs on %s predicted %.3f ms actual %.3f ms (x%.2f)\n", round, e.runs,
-                    e.backend.c_str(), *e.predicted_ms, e.wall_ms, ratio);
+                    to_string(e.backend).c_str(), *e.predicted_ms, e.wall_ms, ratio);
         if (round == rounds - 1) {
           EXPECT_LT(ratio, 2.0) << e.runs << " runs on " << e.backend;
           EXPECT_GT(ratio, 0.5) << e.runs << " runs on " << e.backend;
@@ -215,12 +215,12 @@ TEST_F(SchedulerGpu, SplitAcrossGpuAndCpuEqualsSingleBackend) {
   const SolveResult<double> ref = solve_ivp(Lorenz{}, batch, o);
   o.backend = Backend::automatic;
   Solver<Lorenz, double> split(Lorenz{}, o);
-  split.force_parts({{"gpu:0", sched::Reason::user_preference, 0, 12'000, std::nullopt},
-                     {"cpu", sched::Reason::user_preference, 12'000, 8'001, std::nullopt}});
+  split.force_parts({{BackendId::gpu(0), sched::Reason::user_preference, 0, 12'000, std::nullopt},
+                     {BackendId::cpu(), sched::Reason::user_preference, 12'000, 8'001, std::nullopt}});
   const SolveResult<double> got = split.solve(batch);
   ASSERT_EQ(got.execution().size(), 2u);
-  EXPECT_EQ(got.execution()[0].backend, "gpu:0");
-  EXPECT_EQ(got.execution()[1].backend, "cpu");
+  EXPECT_EQ(got.execution()[0].backend, BackendId::gpu(0));
+  EXPECT_EQ(got.execution()[1].backend, BackendId::cpu());
   batchode::testing::expect_runs_agree(got, ref, batchode::testing::agreement_bound<double>(Method::dopri5, o.rtol, 0),
                                        "gpu:0 + cpu split");
 }
@@ -232,8 +232,8 @@ std::pair<double, double> one_and_two_gpus(const Batch<double>& batch, SolveOpti
   o.backend = Backend::automatic;
   Solver<Lorenz, double> two(Lorenz{}, o);
   const std::size_t half = batch.y0.size() / 3 / 2, runs = batch.y0.size() / 3;
-  two.force_parts({{"gpu:0", sched::Reason::user_preference, 0, half, std::nullopt},
-                   {"gpu:1", sched::Reason::user_preference, half, runs - half, std::nullopt}});
+  two.force_parts({{BackendId::gpu(0), sched::Reason::user_preference, 0, half, std::nullopt},
+                   {BackendId::gpu(1), sched::Reason::user_preference, half, runs - half, std::nullopt}});
   one.solve(batch);
   two.solve(batch);
   const double t1 = warm_ms(one, batch, 3);

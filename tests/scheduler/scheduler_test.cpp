@@ -26,15 +26,14 @@ using sched::Strategy;
 
 BackendCapabilities fake_cpu(double fixed_ms, double per_run_ms) {
   BackendCapabilities b;
-  b.id = "cpu";
+  b.id = BackendId::cpu();
   b.cost = LinearCost{fixed_ms, per_run_ms};
   return b;
 }
 
 BackendCapabilities fake_gpu(int index, double fixed_ms, double per_run_ms, std::size_t memory = 1u << 30) {
   BackendCapabilities b;
-  b.id = "gpu:" + std::to_string(index);
-  b.is_gpu = true;
+  b.id = BackendId::gpu(index);
   b.memory_bytes = memory;
   b.device_count = 2;
   b.cost = LinearCost{fixed_ms, per_run_ms};
@@ -75,18 +74,18 @@ TEST(SchedulerPlan, EachStrategy) {
   auto cp = sched::plan(cpu_and_gpu, Strategy::cpu_preferred(), request(10'000'000));
   EXPECT_EQ(cp.backend, "cpu");
   EXPECT_EQ(cp.reason, Reason::user_preference);
-  auto only = sched::plan(cpu_and_gpu, Strategy::backend_only("gpu:0"), request(10));
+  auto only = sched::plan(cpu_and_gpu, Strategy::backend_only(BackendId::gpu(0)), request(10));
   EXPECT_EQ(only.backend, "gpu:0");
   EXPECT_EQ(only.reason, Reason::user_preference);
-  EXPECT_THROW(sched::plan(cpu_and_gpu, Strategy::backend_only("gpu:3"), request(10)), std::invalid_argument);
+  EXPECT_THROW(sched::plan(cpu_and_gpu, Strategy::backend_only(BackendId::gpu(3)), request(10)), std::invalid_argument);
 
   SolveOptions o;
   o.backend = Backend::cpu;
-  EXPECT_EQ(sched::strategy_for(o).backend, "cpu");
+  EXPECT_EQ(sched::strategy_for(o).backend, BackendId::cpu());
   o.backend = Backend::gpu;
   o.gpu.device = 1;
   EXPECT_EQ(sched::strategy_for(o).kind, sched::StrategyKind::backend_only);
-  EXPECT_EQ(sched::strategy_for(o).backend, "gpu:1");
+  EXPECT_EQ(sched::strategy_for(o).backend, BackendId::gpu(1));
   o.backend = Backend::automatic;
   EXPECT_EQ(sched::strategy_for(o).kind, sched::StrategyKind::automatic);
 }
@@ -362,8 +361,8 @@ TEST(SolverScheduling, CpuOnlyBuildRecordsGpuUnavailableEverywhere) {
   const SolveResult<double> res = solver.solve(batch);
   const std::string err = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(res.execution().size(), 1u);
-  EXPECT_EQ(res.execution()[0].backend, "cpu");
-  EXPECT_EQ(res.execution()[0].reason, "gpu_unavailable");
+  EXPECT_EQ(res.execution()[0].backend, BackendId::cpu());
+  EXPECT_EQ(res.execution()[0].reason, Reason::gpu_unavailable);
   EXPECT_FALSE(res.execution()[0].predicted_ms.has_value()) << "no cost model without a GPU";
   EXPECT_NE(err.find("gpu_unavailable"), std::string::npos) << "debug summary names the reason: " << err;
   ASSERT_EQ(solver.telemetry().events().size(), 1u);
@@ -377,7 +376,7 @@ TEST(SolverScheduling, CpuOnlyBuildRecordsGpuUnavailableEverywhere) {
   o.backend = Backend::cpu;
   Solver<batchode::testing::Lorenz, double> forced(batchode::testing::Lorenz{}, o, logger);
   ::testing::internal::CaptureStderr();
-  EXPECT_EQ(forced.solve(batch).execution()[0].reason, "user_preference");
+  EXPECT_EQ(forced.solve(batch).execution()[0].reason, Reason::user_preference);
   ::testing::internal::GetCapturedStderr();
 }
 
@@ -392,16 +391,16 @@ TYPED_TEST_P(CoExecution, SplitIntoPartsEqualsOneSolve) {
   if (std::is_same_v<T, float>) o.rtol = o.atol = 1e-5;
   const SolveResult<T> whole = solve_ivp(batchode::testing::Lorenz{}, batch, o);
   Solver<batchode::testing::Lorenz, T> split(batchode::testing::Lorenz{}, o);
-  split.force_parts({{"cpu", Reason::user_preference, 0, 300, std::nullopt},
-                     {"cpu", Reason::user_preference, 300, 700, std::nullopt},
-                     {"cpu", Reason::user_preference, 1000, 1, std::nullopt}});
+  split.force_parts({{BackendId::cpu(), Reason::user_preference, 0, 300, std::nullopt},
+                     {BackendId::cpu(), Reason::user_preference, 300, 700, std::nullopt},
+                     {BackendId::cpu(), Reason::user_preference, 1000, 1, std::nullopt}});
   const SolveResult<T> parts = split.solve(batch);
   ASSERT_EQ(parts.execution().size(), 3u);
   EXPECT_EQ(parts.execution()[1].first_run, 300u);
   EXPECT_EQ(parts.execution()[1].runs, 700u);
   // Same CPU code on disjoint rows: bit-identical.
   batchode::testing::expect_runs_agree(parts, whole, 0.0, "3 concurrent CPU parts");
-  split.force_parts({{"cpu", Reason::user_preference, 0, 10, std::nullopt}});
+  split.force_parts({{BackendId::cpu(), Reason::user_preference, 0, 10, std::nullopt}});
   EXPECT_THROW(split.solve(batch), InvalidInput);
 }
 REGISTER_TYPED_TEST_SUITE_P(CoExecution, SplitIntoPartsEqualsOneSolve);

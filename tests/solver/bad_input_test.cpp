@@ -178,8 +178,8 @@ TEST(BadInput, GpuBackendWithoutGpuPath) {
   const auto res = batchode::solve_ivp(Lorenz{}, kY0, kParams, opt);
   EXPECT_TRUE(res.all_succeeded());
   ASSERT_EQ(res.execution().size(), 1u);
-  EXPECT_EQ(res.execution()[0].backend, "cpu");
-  EXPECT_EQ(res.execution()[0].reason, "gpu_unavailable");
+  EXPECT_EQ(res.execution()[0].backend, batchode::BackendId::cpu());
+  EXPECT_EQ(res.execution()[0].reason, batchode::sched::Reason::gpu_unavailable);
 }
 
 TEST(BadInput, GridBuilder) {

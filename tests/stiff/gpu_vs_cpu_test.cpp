@@ -37,7 +37,7 @@ TYPED_TEST(StiffGpuVsCpu, RobertsonK3Sweep) {
     ASSERT_TRUE(cpu.all_succeeded()) << to_string(m);
     o.backend = Backend::gpu;
     const SolveResult<T> gpu = solve_ivp(Robertson{}, y0, p, o);
-    ASSERT_EQ(gpu.execution().at(0).backend, "gpu:0");
+    ASSERT_EQ(gpu.execution().at(0).backend, BackendId::gpu(0));
     batchode::testing::expect_runs_agree(gpu, cpu, batchode::testing::agreement_bound<T>(m, o.rtol, 1000),
                                          to_string(m));
     std::size_t step_mismatch = 0;

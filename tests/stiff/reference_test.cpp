@@ -111,7 +111,7 @@ TEST(StiffMethods, RosenbrockFourHasNoGpuKernel) {
   EXPECT_THROW(solve_ivp(Robertson{}, kRobertsonY0, kRobertsonK, o), GpuUnavailable);
   o.backend = Backend::automatic;
   const auto r = solve_ivp(Robertson{}, kRobertsonY0, kRobertsonK, o);
-  EXPECT_EQ(r.execution().at(0).backend, "cpu");
+  EXPECT_EQ(r.execution().at(0).backend, BackendId::cpu());
   EXPECT_EQ(r.status(0), Status::success);
 }
 

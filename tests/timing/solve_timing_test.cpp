@@ -83,8 +83,8 @@ TEST_F(SolveTiming, SplitSolvePrintsOneSummaryWithItsPartsNested) {
   TimeLogger log(&out, Verbosity::normal);
   register_solver_events(log);
   Solver<Decay, double> solver(Decay{}, small_options(std::nullopt), log);
-  solver.force_parts({{"cpu", sched::Reason::user_preference, 0, 2, std::nullopt},
-                      {"cpu", sched::Reason::user_preference, 2, 2, std::nullopt}});
+  solver.force_parts({{BackendId::cpu(), sched::Reason::user_preference, 0, 2, std::nullopt},
+                      {BackendId::cpu(), sched::Reason::user_preference, 2, 2, std::nullopt}});
   const SolveResult<double> result = solver.solve(y0, k);
   ASSERT_EQ(result.execution().size(), 2u);
   const std::string text = out.str();

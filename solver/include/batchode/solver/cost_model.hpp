@@ -6,7 +6,7 @@
 // setup_ms what only a Solver's first solve on that backend pays (a GPU's device and pinned buffers,
 // streams, staging threads). Costs paid once per process (context creation, module load) are kept
 // out of both: calibration pays them before it times anything.
-// The coefficients are measured on this machine (a short calibration solve, see Solver::run()),
+// The coefficients are measured on this machine (a short calibration solve, see calibrator.hpp),
 // cached in a text file the user may delete (the next automatic solve then recalibrates), and
 // refined after every real solve by an exponential moving average of the term that dominated it.
 #pragma once
@@ -44,7 +44,8 @@ struct CostCoefficients {
   }
 };
 
-/// The cache key: "<system type>|<method>|<float|double>|<device name or cpu>".
+/// The cache key: "<system>|<method>|<float|double>|<device name or cpu>"; <system> is
+/// system_cost_name<System>() (system_key.hpp).
 std::string cost_key(const std::string& system, Method method, bool is_double, const std::string& device);
 
 /// Coefficients by key, backed by a cache file. Thread-safe: file access is serialised process-wide.

@@ -24,7 +24,9 @@
 #include "batchode/arrays/result_memory.hpp"
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/checks/checked_size.hpp"
+#include "batchode/solver/backend_id.hpp"
 #include "batchode/solver/options.hpp"
+#include "batchode/solver/reason.hpp"
 #include "batchode/solver/run_settings.hpp"
 #include "batchode/kernels/status.hpp"
 
@@ -32,8 +34,8 @@ namespace batchode {
 
 /// Where (part of) a batch ran, and the real reason it ran there.
 struct ExecutionRecord {
-  std::string backend;  ///< "cpu" or "gpu:<index>"
-  std::string reason;   ///< gpu_available, gpu_unavailable, cpu_fallback, user_preference, ...
+  BackendId backend;  ///< the CPU or GPU <index> (to_string: "cpu", "gpu:<index>")
+  sched::Reason reason = sched::Reason::gpu_available;  ///< to_string gives its name ("cost_model")
   std::size_t first_run = 0;
   std::size_t runs = 0;
   double wall_ms = 0;

@@ -1,7 +1,9 @@
 // solver/: the scheduler's decision logic: which backends may run a batch (their capabilities),
 // the strategy the user asked for, and the plan that splits a batch into parts, each with the real
 // reason it runs where it runs and its predicted duration. Pure logic with no runtime calls, so it
-// is tested with fake backends of known speeds; Solver::run() feeds it measured costs.
+// is tested with fake backends of known speeds; the Solver's planner (planner.hpp) feeds it the
+// capabilities it found and the costs the calibrator measured. Every backend decision of a solve is
+// made here, forced parts included.
 #pragma once
 
 #include <algorithm>
@@ -13,57 +15,38 @@
 #include <string>
 #include <vector>
 
+#include "batchode/checks/invalid_input.hpp"
 #include "batchode/kernels/method.hpp"
+#include "batchode/solver/backend_id.hpp"
 #include "batchode/solver/options.hpp"
+#include "batchode/solver/reason.hpp"
 
 namespace batchode::sched {
-
-/// Why a part of a batch runs where it runs. Recorded as its name (to_string) in ExecutionRecord.
-enum class Reason {
-  gpu_available,      ///< a GPU is usable and no cost model was consulted (or the strategy prefers it)
-  gpu_unavailable,    ///< no GPU usable: none found, GPU path not compiled, device index out of range
-  cpu_fallback,       ///< the GPU failed at run time and the part was run again on the CPU
-  cost_model,         ///< chosen because its predicted wall time was lowest (both estimates in detail)
-  memory_constraint,  ///< the GPUs' memory budgets cannot hold one run, so the CPU runs it
-  user_preference,    ///< the user forced this backend (Backend::cpu / Backend::gpu, backend_only)
-};
-
-inline const char* to_string(Reason r) noexcept {
-  switch (r) {
-    case Reason::gpu_available: return "gpu_available";
-    case Reason::gpu_unavailable: return "gpu_unavailable";
-    case Reason::cpu_fallback: return "cpu_fallback";
-    case Reason::cost_model: return "cost_model";
-    case Reason::memory_constraint: return "memory_constraint";
-    case Reason::user_preference: return "user_preference";
-  }
-  return "unknown";
-}
 
 /// How the planner chooses among the capable backends.
 enum class StrategyKind {
   automatic,      ///< lowest predicted time: CPU, one GPU, or a split over GPUs (+ CPU when it helps)
   gpu_preferred,  ///< the first capable GPU, else the CPU
   cpu_preferred,  ///< the CPU
-  backend_only,   ///< exactly the named backend ("cpu", "gpu:1")
+  backend_only,   ///< exactly the named backend (BackendId::cpu(), BackendId::gpu(1))
 };
 
 struct Strategy {
   StrategyKind kind = StrategyKind::automatic;
-  std::string backend;  ///< for backend_only
+  BackendId backend;  ///< for backend_only
 
   static Strategy automatic() { return {StrategyKind::automatic, {}}; }
   static Strategy gpu_preferred() { return {StrategyKind::gpu_preferred, {}}; }
   static Strategy cpu_preferred() { return {StrategyKind::cpu_preferred, {}}; }
-  static Strategy backend_only(std::string name) { return {StrategyKind::backend_only, std::move(name)}; }
+  static Strategy backend_only(BackendId id) { return {StrategyKind::backend_only, id}; }
 };
 
-/// SolveOptions::backend as a strategy: automatic -> automatic, cpu -> backend_only("cpu"),
-/// gpu -> backend_only("gpu:<options.gpu.device>").
+/// SolveOptions::backend as a strategy: automatic -> automatic, cpu -> backend_only(cpu),
+/// gpu -> backend_only(gpu:<options.gpu.device>).
 inline Strategy strategy_for(const SolveOptions& options) {
   switch (options.backend) {
-    case Backend::cpu: return Strategy::backend_only("cpu");
-    case Backend::gpu: return Strategy::backend_only("gpu:" + std::to_string(options.gpu.device));
+    case Backend::cpu: return Strategy::backend_only(BackendId::cpu());
+    case Backend::gpu: return Strategy::backend_only(BackendId::gpu(options.gpu.device));
     case Backend::automatic: break;
   }
   return Strategy::automatic();
@@ -90,8 +73,7 @@ inline double crossover_runs(const LinearCost& cpu, const LinearCost& gpu) {
 /// What a backend can do (the capability provider's answer). The CPU can always run; a GPU entry
 /// exists only for a device that was found and whose path is compiled.
 struct BackendCapabilities {
-  std::string id;  ///< "cpu" or "gpu:<index>"
-  bool is_gpu = false;
+  BackendId id;
   std::vector<Method> methods;  ///< empty: every method
   bool single = true;           ///< float
   bool double_precision = true;
@@ -107,7 +89,7 @@ struct BackendCapabilities {
 
 /// A contiguous slice of the batch assigned to one backend.
 struct Part {
-  std::string backend;
+  BackendId backend;
   Reason reason = Reason::gpu_available;
   std::size_t first_run = 0;
   std::size_t runs = 0;
@@ -132,6 +114,9 @@ struct Request {
   std::size_t device_bytes_per_run = 0;  ///< a GPU whose budget is below this cannot hold one run
   /// A co-executing CPU part is added only when it shortens the predicted time by this fraction.
   double cpu_share_min_gain = 0.1;
+  /// Why no GPU is listed, when the caller knows (no device found, GPU path not compiled): the
+  /// detail of a CPU chosen for want of a GPU. Empty: "no capable GPU".
+  std::string no_gpu_detail;
 };
 
 namespace detail {
@@ -190,15 +175,15 @@ inline std::string fmt_ms(double ms) {
 }  // namespace detail
 
 /// Decides where the batch runs. `backends` lists the capable ones (the CPU first by convention;
-/// one entry must have id "cpu"). Throws std::invalid_argument when backend_only names a backend
-/// that is not listed or when no CPU entry is given.
+/// one entry must be the CPU). Throws std::invalid_argument when backend_only names a backend that
+/// is not listed or when no CPU entry is given.
 inline Selection plan(const std::vector<BackendCapabilities>& backends, const Strategy& strategy, const Request& req) {
   const BackendCapabilities* cpu = nullptr;
   std::vector<const BackendCapabilities*> gpus;  // capable and with room for one run
   bool memory_excluded = false, any_gpu = false;
   for (const BackendCapabilities& b : backends) {
-    if (!b.is_gpu) {
-      if (b.id == "cpu") cpu = &b;
+    if (!b.id.is_gpu()) {
+      cpu = &b;
       continue;
     }
     if (!b.supports(req.method, req.is_double)) continue;
@@ -213,7 +198,7 @@ inline Selection plan(const std::vector<BackendCapabilities>& backends, const St
 
   auto single = [&](const BackendCapabilities& b, Reason reason, std::string detail) {
     Selection s;
-    s.backend = b.id;
+    s.backend = to_string(b.id);
     s.reason = reason;
     s.detail = std::move(detail);
     if (b.cost) s.predicted_ms = b.cost->predict_ms(req.runs);
@@ -224,7 +209,7 @@ inline Selection plan(const std::vector<BackendCapabilities>& backends, const St
     return single(*cpu, memory_excluded ? Reason::memory_constraint : Reason::gpu_unavailable,
                   memory_excluded ? "no GPU's memory budget holds one run (" + std::to_string(req.device_bytes_per_run) +
                                         " bytes)"
-                                  : (any_gpu ? "" : "no capable GPU"));
+                                  : (any_gpu ? "" : req.no_gpu_detail.empty() ? "no capable GPU" : req.no_gpu_detail));
   };
 
   switch (strategy.kind) {
@@ -232,7 +217,7 @@ inline Selection plan(const std::vector<BackendCapabilities>& backends, const St
       for (const BackendCapabilities& b : backends) {
         if (b.id == strategy.backend) return single(b, Reason::user_preference, "");
       }
-      throw std::invalid_argument("scheduler: backend '" + strategy.backend + "' is not available");
+      throw std::invalid_argument("scheduler: backend '" + to_string(strategy.backend) + "' is not available");
     }
     case StrategyKind::cpu_preferred: return single(*cpu, Reason::user_preference, "");
     case StrategyKind::gpu_preferred:
@@ -253,7 +238,8 @@ inline Selection plan(const std::vector<BackendCapabilities>& backends, const St
     if (g->cost->predict_ms(req.runs) < best_gpu->cost->predict_ms(req.runs)) best_gpu = g;
   }
   const double gpu_ms = best_gpu->cost->predict_ms(req.runs);
-  std::string estimates = "predicted cpu " + detail::fmt_ms(cpu_ms) + ", " + best_gpu->id + " " + detail::fmt_ms(gpu_ms);
+  std::string estimates =
+      "predicted cpu " + detail::fmt_ms(cpu_ms) + ", " + to_string(best_gpu->id) + " " + detail::fmt_ms(gpu_ms);
 
   std::vector<LinearCost> costs;
   std::vector<const BackendCapabilities*> members;
@@ -293,10 +279,29 @@ inline Selection plan(const std::vector<BackendCapabilities>& backends, const St
     if (share[i] == 0) continue;
     s.parts.push_back({members[i]->id, Reason::cost_model, first, share[i], members[i]->cost->predict_ms(share[i])});
     first += share[i];
-    s.backend += (s.backend.empty() ? "" : "+") + members[i]->id;
+    s.backend += (s.backend.empty() ? "" : "+") + to_string(members[i]->id);
   }
   s.predicted_ms = best;
   s.detail = estimates;
+  return s;
+}
+
+/// The selection of parts the user forced (Solver::force_parts): each recorded with reason
+/// user_preference. Throws InvalidInput when they do not cover [0, runs) in run order.
+inline Selection forced(const std::vector<Part>& parts, std::size_t runs) {
+  Selection s;
+  s.reason = Reason::user_preference;
+  std::size_t next = 0;
+  for (Part p : parts) {
+    if (p.first_run != next) throw InvalidInput("forced parts must cover the batch in run order");
+    next += p.runs;
+    p.reason = Reason::user_preference;
+    s.backend += (s.backend.empty() ? "" : "+") + to_string(p.backend);
+    s.parts.push_back(p);
+  }
+  if (next != runs) {
+    throw InvalidInput("forced parts cover " + std::to_string(next) + " runs, the batch has " + std::to_string(runs));
+  }
   return s;
 }
 

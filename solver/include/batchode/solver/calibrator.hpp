@@ -1,0 +1,244 @@
+// solver/: the measurements behind Backend::automatic. Per solve it probes the batch's steps per
+// run, gives the planner each backend's predicted cost from the cost model (cost_model.hpp),
+// calibrating a (system, method, precision, device) the model has not seen, and after the solve
+// folds each part's measured time back into the model. Calibration samples runs of the batch; a
+// sample holding a NaN or an infinity is refused as the whole batch's check would refuse it.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "batchode/arrays/chunk_plan.hpp"
+#include "batchode/backends/cpu/cpu_backend.hpp"
+#include "batchode/checks/finite.hpp"
+#include "batchode/solver/backend_id.hpp"
+#include "batchode/solver/cost_model.hpp"
+#include "batchode/solver/input_checks.hpp"
+#include "batchode/solver/result.hpp"
+#include "batchode/solver/run_settings.hpp"
+#include "batchode/solver/scheduler.hpp"
+#include "batchode/solver/solve_context.hpp"
+#include "batchode/solver/system_key.hpp"
+
+namespace batchode::detail {
+
+/// Copies `n` runs spread over the batch's `runs` (cycling when n > runs) into y and p. Throws the
+/// batch's InvalidInput when a copied value is not finite: samples run before the batch is checked.
+template <class T>
+void sample_runs(const T* y0, const T* params, std::size_t runs, std::size_t n, std::size_t n_states,
+                 std::size_t n_params, std::vector<T>& y, std::vector<T>& p, arrays::HostWorkers& workers) {
+  y.resize(n * n_states);
+  p.resize(n * n_params);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t r = n <= runs ? i * (runs / n) : i % runs;
+    std::copy(y0 + r * n_states, y0 + (r + 1) * n_states, y.begin() + static_cast<std::ptrdiff_t>(i * n_states));
+    if (n_params > 0) {
+      std::copy(params + r * n_params, params + (r + 1) * n_params,
+                p.begin() + static_cast<std::ptrdiff_t>(i * n_params));
+    }
+  }
+  if (checks::first_non_finite_in(y.data(), 0, y.size()) != y.size() ||
+      checks::first_non_finite_in(p.data(), 0, p.size()) != p.size()) {
+    check_finite_runs(y0, params, 0, runs, n_states, n_params, workers);  // throws: it names the first bad run
+  }
+}
+
+template <class System, class T>
+class Calibrator {
+  static constexpr std::size_t n_states = System::n_states;
+  static constexpr std::size_t n_params = System::n_params;
+
+ public:
+  using Context = SolveContext<System, T>;
+
+  CostModel& model() noexcept { return model_; }
+
+  /// Forgets the previous solve's keys and estimates.
+  void begin_solve() {
+    keys_.clear();
+    first_use_.clear();
+  }
+
+  /// Mean steps per run of a few runs spread over the batch, integrated on one CPU thread. Few,
+  /// because every automatic solve pays for them: 32 Lorenz runs took 0.2 ms, as long as a warm CPU
+  /// solve of a hundred runs.
+  double probe_steps(const Context& ctx, const T* y0, const T* params, std::size_t runs) {
+    const std::size_t n = std::min<std::size_t>(runs, 16);
+    std::vector<T> y, p;
+    sample_runs(y0, params, runs, n, n_states, n_params, y, p, ctx.workers);
+    SolveOptions o = ctx.options;
+    o.cpu_threads = 1;
+    o.outputs.counters = true;
+    TimeLogger quiet(nullptr, Verbosity::none);
+    SolveResult<T> scratch(n, n_states, count_saves(o), o);
+    cpu::integrate_batch(ctx.system, y.data(), p.empty() ? nullptr : p.data(), 0, n, o.method, make_run_settings<T>(o),
+                         o.cpu_threads, scratch.view(), quiet, ctx.workers);
+    double steps = 0;
+    for (const RunCounters& c : scratch.counters()) steps += c.accepted_steps + c.rejected_steps;
+    steps_estimate_ = std::max(1.0, steps / static_cast<double>(n));
+    return steps_estimate_;
+  }
+
+  /// The last probe's steps per run (what a part without counters is assumed to have taken).
+  double steps_estimate() const noexcept { return steps_estimate_; }
+
+  /// `backend`'s predicted cost for this batch (`device_name`: the GPU's name, or "cpu x<threads>"),
+  /// from the model or calibrated now and stored. `first_use`: this Solver has not run there yet, so
+  /// the prediction includes its setup.
+  sched::LinearCost cost(const Context& ctx, BackendId backend, const std::string& device_name, bool first_use,
+                         const T* y0, const T* params, std::size_t runs, double steps, std::size_t saves) {
+    const double bytes = static_cast<double>(
+        arrays::run_footprint(n_states, n_params, saves, sizeof(T), ctx.options.outputs).result_bytes_per_run);
+    const std::string key =
+        cost_key(system_cost_name<System>(), ctx.options.method, std::is_same_v<T, double>, device_name);
+    std::optional<CostCoefficients> c = model_.find(key);
+    if (!c || (saves > 0 && c->ns_per_byte < 0)) {
+      c = calibrate(ctx, backend, y0, params, runs, steps);
+      model_.store(key, *c);
+    }
+    keys_[backend] = key;
+    first_use_[backend] = first_use;
+    return sched::LinearCost{c->predict_ms(0, steps, bytes, first_use), c->per_run_ns(steps, bytes) * 1e-6};
+  }
+
+  /// Folds a part that ran `runs` runs of `steps` steps writing `bytes` bytes each in `wall_ms` into
+  /// its backend's coefficients, when this solve predicted it from the model.
+  void learn(BackendId backend, std::size_t runs, double steps, double bytes, double wall_ms, bool grew_buffers) {
+    const auto key = keys_.find(backend);
+    if (key == keys_.end()) return;
+    const bool first_use = first_use_[backend];
+    // A solve that grew a runner's buffers (but was not its first) paid allocations no later solve
+    // of that size pays: learning from it put predictions 3x too high (10^6 runs after 50000).
+    if (grew_buffers && !first_use) return;
+    model_.refine(key->second, runs, steps, bytes, wall_ms, first_use);
+  }
+
+ private:
+  using Runner = GpuRunnerOf<System, T>;
+
+  /// Wall time (ms) of `n` runs of (y, p) on `backend`, outputs as in `options`. A GPU runs them on
+  /// `gpu_runner`: calibration's own, so the buffers of this Solver's runners stay as they are.
+  double time_once(const Context& ctx, BackendId backend, Runner* gpu_runner, const std::vector<T>& y,
+                   const std::vector<T>& p, std::size_t n, const SolveOptions& options) {
+    TimeLogger quiet(nullptr, Verbosity::none);
+    SolveResult<T> scratch(n, n_states, count_saves(options), options);
+    const T* params = p.empty() ? nullptr : p.data();
+    const auto start = std::chrono::steady_clock::now();
+    if (!backend.is_gpu()) {
+      cpu::integrate_batch(ctx.system, y.data(), params, 0, n, options.method, make_run_settings<T>(options),
+                           options.cpu_threads, scratch.view(), quiet, ctx.workers);
+    } else {
+      SolveOptions o = options;
+      o.gpu.device = backend.device;
+      gpu_runner->run(ctx.system, make_gpu_run_request(o), make_run_settings<T>(o), y.data(), params, n, scratch.view(),
+                      quiet, 0);
+    }
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  /// The fastest of three timings: the first at a new size pays buffer growth (pinned allocations
+  /// take milliseconds), which a Solver's later solves of that size do not.
+  double time_warm(const Context& ctx, BackendId backend, Runner* gpu_runner, const std::vector<T>& y,
+                   const std::vector<T>& p, std::size_t n, const SolveOptions& options) {
+    double best = time_once(ctx, backend, gpu_runner, y, p, n, options);
+    for (int i = 0; i < 2; ++i) best = std::min(best, time_once(ctx, backend, gpu_runner, y, p, n, options));
+    return best;
+  }
+
+  /// Measures `backend`'s coefficients on runs sampled from the batch (cost: tens of milliseconds).
+  ///  - GPU one-time costs of the process (context, module load) are paid by a throw-away warm-up
+  ///    solve and appear in no coefficient.
+  ///  - setup_ms: a fresh runner's first solve (its construction included) minus the same size warm.
+  ///  - fixed_ms and the per-run slope: warm timings at a small size n1 (latency-bound) and a large
+  ///    one n2 (a GPU: >= 2^16 runs, enough to fill it, grown until the solve takes >= 5 ms or
+  ///    2^20 runs; the CPU: >= 64 runs per thread, grown until >= 10 ms or 2^16 runs).
+  ///  - ns_per_byte (only when the solve saves a series): the same n2 without saves.
+  ///  - ns_per_run_step: the slope divided by the probed steps per run.
+  CostCoefficients calibrate(const Context& ctx, BackendId backend, const T* y0, const T* params, std::size_t runs,
+                             double steps_per_run) {
+    const bool is_gpu = backend.is_gpu();
+    const std::size_t threads = cpu::worker_count(ctx.options.cpu_threads, std::size_t(1) << 20);
+    const std::size_t max_n = std::size_t(1) << (is_gpu ? 20 : 16);
+    const double enough_ms = is_gpu ? 5.0 : 10.0;
+    std::vector<T> y, p;
+    auto sample = [&](std::size_t n) { sample_runs(y0, params, runs, n, n_states, n_params, y, p, ctx.workers); };
+    SolveOptions o = ctx.options;
+    o.verbosity = Verbosity::none;
+    const std::size_t n1 = is_gpu ? 4096 : 4 * threads;
+    std::size_t n2 = is_gpu ? (std::size_t(1) << 16) : 64 * threads;
+    CostCoefficients c;
+    std::unique_ptr<Runner> gpu_runner;
+    if (is_gpu) {
+      {
+        Runner warm_up;
+        sample(256);
+        time_once(ctx, backend, &warm_up, y, p, 256, o);
+      }
+      gpu_runner = std::make_unique<Runner>();
+    }
+    double t2 = 0;
+    for (;;) {  // grow the large sample until its time dwarfs timer noise and the fixed cost
+      sample(n2);
+      t2 = time_warm(ctx, backend, gpu_runner.get(), y, p, n2, o);
+      if (t2 >= enough_ms || n2 >= max_n) break;
+      n2 *= 4;
+    }
+    sample(n1);
+    const double t1 = time_warm(ctx, backend, gpu_runner.get(), y, p, n1, o);
+    if (is_gpu) {
+      // After the fit, so process-wide first-time costs are behind us: the fastest of three fresh
+      // runners' first solves (construction included) minus the same solve warm. Measured on a
+      // small batch, where setup decides between CPU and GPU (on large ones the kernels dwarf it),
+      // and because setup grows with the batch (pinned staging): at 4096 runs it read 0.85-1.07 ms
+      // on the H100, where fresh Solvers of a few hundred runs measured 0.5 ms. The fastest of
+      // three, because the slower ones carry interference (page reclaim, thread start-up).
+      constexpr std::size_t n_setup = 256;
+      sample(n_setup);
+      const double warm_small = time_warm(ctx, backend, gpu_runner.get(), y, p, n_setup, o);
+      std::vector<double> first;
+      for (int i = 0; i < 3; ++i) {
+        std::unique_ptr<Runner> fresh;
+        const auto start = std::chrono::steady_clock::now();
+        fresh = std::make_unique<Runner>();
+        const double construct_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        first.push_back(construct_ms + time_once(ctx, backend, fresh.get(), y, p, n_setup, o));
+      }
+      const double first_ms = *std::min_element(first.begin(), first.end());
+      c.setup_ms = std::max(0.0, first_ms - warm_small);
+    }
+    const double slope = std::max(1e-9, (t2 - t1) / static_cast<double>(n2 - n1));
+    c.fixed_ms = std::max(1e-3, t1 - slope * static_cast<double>(n1));
+    c.ns_per_byte = -1;  // unknown until a solve with a saved series calibrates it
+    double variable = slope;
+    const std::size_t saves = count_saves(o);
+    if (saves > 0) {
+      SolveOptions plain = o;
+      plain.save_every.reset();
+      sample(n2);
+      const double t_plain = time_warm(ctx, backend, gpu_runner.get(), y, p, n2, plain);
+      const double extra = static_cast<double>(
+          arrays::run_footprint(n_states, n_params, saves, sizeof(T), o.outputs).result_bytes_per_run -
+          arrays::run_footprint(n_states, n_params, 0, sizeof(T), o.outputs).result_bytes_per_run);
+      c.ns_per_byte = std::max(0.0, (t2 - t_plain) * 1e6 / (static_cast<double>(n2) * extra));
+      variable = std::max(1e-9, slope - extra * c.ns_per_byte * 1e-6);
+    }
+    c.ns_per_run_step = variable * 1e6 / std::max(1.0, steps_per_run);
+    c.observations = 1;
+    return c;
+  }
+
+  CostModel model_;
+  std::map<BackendId, std::string> keys_;  // backend -> cost-model key used in this solve
+  std::map<BackendId, bool> first_use_;    // backend -> its prediction included setup_ms
+  double steps_estimate_ = 1.0;
+};
+
+}  // namespace batchode::detail

@@ -1,0 +1,115 @@
+// solver/: where a solve's parts run. It gathers what the scheduler needs (scheduler.hpp) and lets
+// it decide: forced parts as given; Backend::cpu and Backend::gpu as the user asked (GpuUnavailable
+// when no GPU can run Backend::gpu); Backend::automatic on the CPU when no GPU is usable (reason
+// gpu_unavailable, with a one-line notice), else by the costs the calibrator predicts for the CPU
+// and every visible GPU (a GPU this Solver has not run on yet is charged its buffer setup).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "batchode/arrays/chunk_plan.hpp"
+#include "batchode/backends/cpu/cpu_backend.hpp"
+#include "batchode/gpu/device.hpp"
+#include "batchode/gpu/runtime.hpp"
+#include "batchode/solver/backend_id.hpp"
+#include "batchode/solver/calibrator.hpp"
+#include "batchode/solver/gpu_path.hpp"
+#include "batchode/solver/options.hpp"
+#include "batchode/solver/scheduler.hpp"
+#include "batchode/solver/solve_context.hpp"
+
+namespace batchode::detail {
+
+/// Why no GPU can run a solve of System in T with these options, or empty when one can.
+template <class System, class T>
+std::string gpu_unavailable_reason(const SolveOptions& options) {
+  std::string method_reason = cpu::gpu_unavailable_for_method<System, T>(options.method);  // rosenbrock4
+  if (!method_reason.empty()) return method_reason;
+  const gpu::Discovery& found = gpu::discover();
+  if (!found.available) return found.reason;
+  if (!gpu_path_compiled) {
+    return std::string("this translation unit was not compiled by the GPU compiler (build backend '") +
+           gpu::compiled_backend() + "'; use batchode_target_gpu() on the target)";
+  }
+  if (options.gpu.device >= static_cast<int>(found.devices.size())) {
+    return "device " + std::to_string(options.gpu.device) + " requested but only " +
+           std::to_string(found.devices.size()) + " found";
+  }
+  return {};
+}
+
+/// The CPU's capabilities (it can run every method in both precisions).
+inline sched::BackendCapabilities cpu_capabilities(int device_count) {
+  sched::BackendCapabilities cpu;
+  cpu.id = BackendId::cpu();
+  cpu.device_count = device_count;
+  return cpu;
+}
+
+/// The decision for one solve of `runs` runs saving `saves` points each. Throws GpuUnavailable when
+/// Backend::gpu cannot run, InvalidInput when forced parts do not cover the batch (or a probed run
+/// holds a non-finite value).
+template <class System, class T>
+sched::Selection plan_parts(const SolveContext<System, T>& ctx, Calibrator<System, T>& calibrator,
+                            const std::vector<sched::Part>& forced_parts, const T* y0, const T* params,
+                            std::size_t runs, std::size_t saves) {
+  const SolveOptions& options = ctx.options;
+  if (!forced_parts.empty()) return sched::forced(forced_parts, runs);
+  const arrays::RunFootprint footprint =
+      arrays::run_footprint(System::n_states, System::n_params, saves, sizeof(T), options.outputs);
+  sched::Request req;
+  req.runs = runs;
+  req.method = options.method;
+  req.is_double = std::is_same_v<T, double>;
+  req.device_bytes_per_run = footprint.device_bytes_per_run;
+  // Backend::cpu asks nothing of the GPU runtime (discovery initialises it).
+  if (options.backend == Backend::cpu) return sched::plan({cpu_capabilities(0)}, sched::strategy_for(options), req);
+
+  const std::string unavailable = gpu_unavailable_reason<System, T>(options);
+  if (!unavailable.empty()) {
+    if (options.backend == Backend::gpu) throw GpuUnavailable("Backend::gpu requested, but " + unavailable);
+    ctx.notice("no usable GPU (" + unavailable + "); running on the CPU");
+    req.no_gpu_detail = unavailable;
+    return sched::plan({cpu_capabilities(0)}, sched::Strategy::automatic(), req);
+  }
+
+  const gpu::Discovery& found = gpu::discover();
+  const int device_count = static_cast<int>(found.devices.size());
+  if (options.backend == Backend::gpu) {
+    sched::BackendCapabilities g;
+    g.id = BackendId::gpu(options.gpu.device);
+    g.device_count = device_count;
+    return sched::plan({cpu_capabilities(device_count), g}, sched::strategy_for(options), req);
+  }
+
+  // Backend::automatic: every visible GPU whose memory the runtime can report, with its cost.
+  const double steps = calibrator.probe_steps(ctx, y0, params, runs);
+  auto cost_for = [&](BackendId id, const std::string& device_name) {
+    const bool first_use = id.is_gpu() && !ctx.gpus.has(id.device);
+    return calibrator.cost(ctx, id, device_name, first_use, y0, params, runs, steps, saves);
+  };
+  std::vector<sched::BackendCapabilities> caps{cpu_capabilities(device_count)};
+  caps[0].cost = cost_for(BackendId::cpu(), "cpu x" + std::to_string(cpu::worker_count(options.cpu_threads, 1u << 20)));
+  for (const gpu::DeviceInfo& d : found.devices) {
+    sched::BackendCapabilities g;
+    g.id = BackendId::gpu(d.index);
+    g.device_count = device_count;
+    std::size_t free_bytes = d.free_memory, total_bytes = d.total_memory;
+    try {
+      gpu::memory_info(d.index, free_bytes, total_bytes);
+    } catch (const GpuError&) {
+      continue;  // a device the runtime cannot query cannot run a part either
+    }
+    g.memory_bytes = options.gpu.memory_bytes > 0
+                         ? options.gpu.memory_bytes
+                         : static_cast<std::size_t>(options.gpu.memory_fraction * static_cast<double>(free_bytes));
+    if (g.memory_bytes >= footprint.device_bytes_per_run) g.cost = cost_for(g.id, d.name);
+    caps.push_back(g);
+  }
+  return sched::plan(caps, sched::Strategy::automatic(), req);
+}
+
+}  // namespace batchode::detail

@@ -1,0 +1,33 @@
+// solver/: what the stages of one solve (planner, calibrator, executor) share: the Solver's system,
+// options, timing, worker pool, result memory and GPU runners. References, built for one solve, so
+// the Solver that owns them stays movable.
+#pragma once
+
+#include <iostream>
+#include <string>
+
+#include "batchode/arrays/host_workers.hpp"
+#include "batchode/arrays/result_memory.hpp"
+#include "batchode/solver/gpu_runners.hpp"
+#include "batchode/solver/options.hpp"
+#include "batchode/timing/time_logger.hpp"
+
+namespace batchode::detail {
+
+template <class System, class T>
+struct SolveContext {
+  const System& system;
+  const SolveOptions& options;
+  TimeLogger& logger;
+  arrays::HostWorkers& workers;  ///< the CPU path's threads, also scanning inputs
+  ResultMemoryPool& result_memory;
+  GpuRunners<System, T>& gpus;
+
+  /// One line on stderr unless this solve is at Verbosity::none (its level on this thread: a part
+  /// thread carries its solve's). One write, so lines of concurrent solves do not mix.
+  void notice(const std::string& line) const {
+    if (logger.verbosity() != Verbosity::none) std::cerr << ("batchode: " + line + '\n');
+  }
+};
+
+}  // namespace batchode::detail
