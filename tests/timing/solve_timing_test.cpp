@@ -105,20 +105,31 @@ TEST_F(SolveTiming, SplitSolvePrintsOneSummaryWithItsPartsNested) {
   }
   const std::vector<Occurrence> runs = log.occurrences(events::kernel_run_execution);
   ASSERT_EQ(runs.size(), 2u);
+  // Each part is an execution_part under the solve, opened on the part's thread, and the part's
+  // kernel_run_execution nests under it (issue 19: it used to be printed as its sibling).
+  const std::vector<Occurrence> parts = log.occurrences(events::execution_part);
+  ASSERT_EQ(parts.size(), 2u);
+  for (const Occurrence& part : parts) {
+    EXPECT_EQ(part.parent, solve.id);
+    EXPECT_EQ(part.depth, solve.depth + 1);
+  }
   for (const Occurrence& run : runs) {
-    EXPECT_EQ(run.parent, solve.id);
-    EXPECT_EQ(run.depth, solve.depth + 1);
+    ASSERT_TRUE(run.parent.has_value());
+    EXPECT_EQ(log.occurrence(*run.parent).label, events::execution_part);
+    EXPECT_EQ(log.occurrence(*run.parent).thread, run.thread);
+    EXPECT_EQ(run.depth, solve.depth + 2);
     EXPECT_NE(run.thread, solve.thread) << "each part runs on a thread of its own";
   }
   EXPECT_NE(runs[0].thread, runs[1].thread);
   const std::vector<Occurrence> workers = log.occurrences(events::cpu_integration);
   ASSERT_EQ(workers.size(), 2u);
   for (const Occurrence& w : workers) {
-    EXPECT_EQ(w.depth, solve.depth + 2);
+    EXPECT_EQ(w.depth, solve.depth + 3);
     EXPECT_EQ(log.occurrence(*w.parent).label, events::kernel_run_execution);
   }
-  // The one summary shows both parts' runs as one row of the solve's tree.
-  const std::regex parts_row("\n  solver_solve_execution +1 .*\n(    .*\n)*    kernel_run_execution +2 ");
+  // The one summary shows both parts, and their runs under them, as rows of the solve's tree.
+  const std::regex parts_row(
+      "\n  solver_solve_execution +1 .*\n(    .*\n)*    execution_part +2 .*\n      kernel_run_execution +2 ");
   EXPECT_TRUE(std::regex_search(text, parts_row)) << text;
 }
 
@@ -189,3 +200,31 @@ TEST_F(SolveTiming, ValidEnvironmentOverridesTheSolveAndTheLogger) {
 }
 
 }  // namespace
+
+// Issue 19: the metadata keys of the timing design, pinned on the CPU path (the GPU path's
+// transfers and launches: tests/gpu/event_keys_gpu_test.cpp).
+TEST_F(SolveTiming, OuterEventsCarryTheDesignsMetadataKeys) {
+  std::ostringstream out;
+  TimeLogger log(&out, Verbosity::normal);
+  const SolveResult<double> r = solve_ivp(Decay{}, y0, k, small_options(std::nullopt), log);
+  ASSERT_EQ(r.n_runs(), 4u);
+  for (const char* label : {events::solve_ivp_execution, events::solver_solve_execution, events::kernel_run_execution,
+                            events::execution_part}) {
+    SCOPED_TRACE(label);
+    const std::vector<Occurrence> found = log.occurrences(label);
+    ASSERT_EQ(found.size(), 1u);
+    const Metadata& m = found[0].metadata;
+    ASSERT_NE(m.find(keys::num_chunks), nullptr);
+    EXPECT_EQ(m.find(keys::num_chunks)->as_int(), 1);
+    if (std::string(label) != events::execution_part) {
+      ASSERT_NE(m.find(keys::total_runs), nullptr);
+      EXPECT_EQ(m.find(keys::total_runs)->as_int(), 4);
+    }
+  }
+  const Metadata& run = log.occurrences(events::kernel_run_execution)[0].metadata;
+  ASSERT_NE(run.find(keys::backend), nullptr);
+  EXPECT_EQ(run.find(keys::backend)->as_string(), "cpu");
+  const Metadata& part = log.occurrences(events::execution_part)[0].metadata;
+  EXPECT_EQ(part.find(keys::backend)->as_string(), "cpu");
+  EXPECT_EQ(part.find("runs")->as_int(), 4);
+}

@@ -29,6 +29,7 @@
 #include "batchode/solver/solve_context.hpp"
 #include "batchode/solver/telemetry.hpp"
 #include "batchode/timing/events.hpp"
+#include "batchode/timing/metadata_keys.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 
 namespace batchode::detail {
@@ -87,6 +88,7 @@ class Executor {
     std::string detail;
     std::exception_ptr error;
     bool grew_buffers = false;  // a GPU part that allocated: its time is not a steady-state sample
+    std::size_t chunks = 1;
   };
 
   static double ms_since(std::chrono::steady_clock::time_point start) {
@@ -99,9 +101,11 @@ class Executor {
                        bool check_values) {
     const auto start = std::chrono::steady_clock::now();
     if (check_values) check_finite_runs(y0, params, first, count, n_states, n_params, ctx_.workers);
+    // The same keys as the GPU runner's kernel_run_execution (timing/metadata_keys.hpp).
     ScopedTimer timer(ctx_.logger, events::kernel_run_execution);
-    timer.add_metadata("backend", "cpu");
-    timer.add_metadata("runs", static_cast<std::int64_t>(count));
+    timer.add_metadata(keys::backend, "cpu");
+    timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(count));
+    timer.add_metadata(keys::num_chunks, std::int64_t{1});
     cpu::integrate_batch(ctx_.system, y0, params, first, count, ctx_.options.method,
                          make_run_settings<T>(ctx_.options), ctx_.options.cpu_threads, result.view(), ctx_.logger,
                          ctx_.workers);
@@ -111,7 +115,26 @@ class Executor {
 
   /// Runs one part in the calling thread. A GPU failure falls back to the CPU for this part (when
   /// allowed) with reason cpu_fallback; any other failure is kept in `out.error`.
+  /// The part is one execution_part event, opened here on the thread that runs it so that what the
+  /// part does (kernel_run_execution, ...) nests under it.
   void run_part(const sched::Part& part, const T* y0, const T* params, SolveResult<T>& result, PartOutcome& out) {
+    TimeLogger& logger = ctx_.logger;
+    std::optional<ScopedTimer> part_event;
+    if (logger.enabled() && logger.is_registered(events::execution_part)) part_event.emplace(logger, events::execution_part);
+    run_part_body(part, y0, params, result, out);
+    if (!part_event) return;
+    part_event->add_metadata(keys::backend, to_string(out.backend));
+    part_event->add_metadata("reason", std::string(sched::to_string(out.reason)));
+    part_event->add_metadata("first_run", static_cast<std::int64_t>(part.first_run));
+    part_event->add_metadata("runs", static_cast<std::int64_t>(part.runs));
+    part_event->add_metadata(keys::num_chunks, static_cast<std::int64_t>(out.chunks));
+    if (out.reason != sched::Reason::cpu_fallback && part.predicted_ms) {
+      part_event->add_metadata("predicted_ms", *part.predicted_ms);
+    }
+  }
+
+  void run_part_body(const sched::Part& part, const T* y0, const T* params, SolveResult<T>& result,
+                     PartOutcome& out) {
     out.backend = part.backend;
     out.reason = part.reason;
     out.start_ms = telemetry_.now_ms();
@@ -130,6 +153,7 @@ class Executor {
                 ctx_.logger, part.first_run);
         out.wall_ms = ms_since(start);
         out.grew_buffers = gpu.last_run_grew();
+        out.chunks = gpu.last_plan().n_chunks;
       } catch (const GpuError& e) {
         if (!may_fall_back_) throw;
         ctx_.gpus.reset(device);  // buffers may be in an unknown state
@@ -138,6 +162,7 @@ class Executor {
         out.reason = sched::Reason::cpu_fallback;
         out.detail = e.what();
         out.start_ms = telemetry_.now_ms();
+        out.chunks = 1;
         out.wall_ms = run_cpu_range(y0, params, part.first_run, part.runs, result, true);
       }
     } catch (...) {
@@ -158,26 +183,17 @@ class Executor {
     return steps / static_cast<double>(n);
   }
 
-  /// The part's ExecutionRecord, telemetry event and execution_part event; its time into the model.
+  /// The part's ExecutionRecord and telemetry event; its time into the model.
   void record(const sched::Selection& selection, const sched::Part& part, const PartOutcome& o,
               SolveResult<T>& result) {
     const bool fell_back = o.reason == sched::Reason::cpu_fallback;
     const std::optional<double> predicted = fell_back ? std::nullopt : part.predicted_ms;
     const std::string detail = o.detail.empty() ? selection.detail : o.detail;
-    result.add_execution({o.backend, o.reason, part.first_run, part.runs, o.wall_ms, detail, predicted});
+    result.add_execution({o.backend, o.reason, part.first_run, part.runs, o.wall_ms, detail, predicted, o.chunks});
     // Telemetry keeps names: the boundary where the typed backend and reason become text.
     const std::string backend = to_string(o.backend);
     telemetry_.record({0, o.start_ms, backend, sched::to_string(o.reason), part.first_run, part.runs, predicted,
                        o.wall_ms});
-    TimeLogger& logger = ctx_.logger;
-    if (logger.enabled() && logger.is_registered(events::execution_part)) {
-      Metadata meta{{"backend", backend},
-                    {"reason", std::string(sched::to_string(o.reason))},
-                    {"first_run", static_cast<std::int64_t>(part.first_run)},
-                    {"runs", static_cast<std::int64_t>(part.runs)}};
-      if (predicted) meta.set("predicted_ms", *predicted);
-      logger.record_event(events::execution_part, o.wall_ms, std::move(meta));
-    }
     if (predicted) {
       const std::size_t bytes =
           arrays::run_footprint(n_states, n_params, result.n_saves(), sizeof(T), ctx_.options.outputs)

@@ -41,6 +41,7 @@ struct ExecutionRecord {
   double wall_ms = 0;
   std::string detail;  ///< e.g. the GPU error that caused a fallback, or the cost model's estimates
   std::optional<double> predicted_ms;  ///< the cost model's prediction, when one was made
+  std::size_t chunks = 1;              ///< chunks the part went in (GPU: the chunk plan's; CPU: 1)
 };
 
 template <class T>
@@ -167,5 +168,15 @@ class SolveResult {
   ResultArray<RunCounters> counters_;
   std::vector<ExecutionRecord> execution_;
 };
+
+namespace detail {
+/// Chunks a solve went in, over all its parts (the num_chunks of its outer events).
+template <class T>
+std::size_t chunks_of(const SolveResult<T>& result) {
+  std::size_t chunks = 0;
+  for (const ExecutionRecord& record : result.execution()) chunks += record.chunks;
+  return chunks;
+}
+}  // namespace detail
 
 }  // namespace batchode

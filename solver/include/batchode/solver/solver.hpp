@@ -46,6 +46,7 @@
 #include "batchode/timing/events.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
+#include "batchode/timing/metadata_keys.hpp"
 
 namespace batchode {
 
@@ -131,7 +132,7 @@ class Solver {
     detail::check_batch_pointers(y0, params, runs, n_states, n_params);
     detail::VerbosityScope verbosity(*logger_, options_.verbosity);
     ScopedTimer timer(*logger_, events::solver_solve_execution);
-    timer.add_metadata("runs", static_cast<std::int64_t>(runs));
+    timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(runs));
     timer.add_metadata("method", to_string(options_.method));
     const std::size_t saves = count_saves(options_);
     // Before any work (planning may calibrate): a batch whose outputs cannot fit is refused.
@@ -151,6 +152,7 @@ class Solver {
     const bool may_fall_back =
         options_.backend == Backend::automatic && options_.gpu.allow_cpu_fallback && forced_parts_.empty();
     detail::Executor<System, T>(ctx, telemetry_, calibrator_, may_fall_back).run(selection, y0, params, result);
+    timer.add_metadata(keys::num_chunks, static_cast<std::int64_t>(detail::chunks_of(result)));
     logger_->resolve_gpu_times();
     return std::move(result);
   }
@@ -191,7 +193,10 @@ SolveResult<T> solve_ivp(const System& system, const std::vector<T>& y0, const s
   Solver<System, T> solver(system, options, logger);
   detail::VerbosityScope verbosity(logger, options.verbosity);
   ScopedTimer timer(logger, events::solve_ivp_execution);
-  return solver.solve(y0, params);
+  SolveResult<T> result = solver.solve(y0, params);
+  timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(result.n_runs()));
+  timer.add_metadata(keys::num_chunks, static_cast<std::int64_t>(detail::chunks_of(result)));
+  return result;
 }
 
 /// solve_ivp over a batch built by GridBuilder.
