@@ -233,3 +233,45 @@ TEST(HostMemory, CheckRefusesWithGiB) {
 TEST(HostMemory, AvailableIsPositive) { EXPECT_GT(batchode::arrays::available_host_memory(), 0u); }
 
 }  // namespace
+
+// Issue 19: small chunks at both ends of a chunked solve (the pipeline's start and end).
+TEST(ChunkPlanRamp, SmallEndsBalancedMiddleSameTotalAndCapacity) {
+  batchode::arrays::ChunkPlan plan;
+  plan.n_runs = std::size_t(1) << 22;
+  plan.chunk_runs = plan.n_runs / 8;
+  plan.n_chunks = 8;
+  const batchode::arrays::ChunkPlan r = batchode::arrays::ramped(plan, 256);
+  ASSERT_GE(r.n_chunks, 5u);
+  EXPECT_EQ(r.count(0), plan.chunk_runs / 4);
+  EXPECT_EQ(r.count(1), plan.chunk_runs / 2);
+  EXPECT_EQ(r.count(r.n_chunks - 1), plan.chunk_runs / 4);
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < r.n_chunks; ++i) {
+    EXPECT_EQ(r.first(i), total) << i;
+    EXPECT_GT(r.count(i), 0u) << i;
+    EXPECT_LE(r.count(i), plan.chunk_runs) << i;
+    total += r.count(i);
+  }
+  EXPECT_EQ(total, plan.n_runs);
+  EXPECT_THROW((void)r.first(r.n_chunks), std::out_of_range);
+
+  // Odd sizes: every run once, nothing over the capacity.
+  for (std::size_t n : {std::size_t(1000003), std::size_t(4096 * 5 + 17)}) {
+    batchode::arrays::ChunkPlan odd;
+    odd.n_runs = n;
+    odd.chunk_runs = (n / 6 + 255) / 256 * 256;
+    odd.n_chunks = n / odd.chunk_runs + (n % odd.chunk_runs != 0);
+    const batchode::arrays::ChunkPlan ro = batchode::arrays::ramped(odd, 256);
+    std::size_t sum = 0;
+    for (std::size_t i = 0; i < ro.n_chunks; ++i) {
+      EXPECT_LE(ro.count(i), odd.chunk_runs);
+      sum += ro.count(i);
+    }
+    EXPECT_EQ(sum, n);
+  }
+  // Too few chunks: unchanged.
+  batchode::arrays::ChunkPlan small = plan;
+  small.n_chunks = 3;
+  small.chunk_runs = plan.n_runs / 3 + 1;
+  EXPECT_TRUE(batchode::arrays::ramped(small).starts.empty());
+}

@@ -1,5 +1,7 @@
 // The scheduler's decisions with fake backends of known speeds, the cost model's cache file, the
 // telemetry's arithmetic, and the real Solver's records on the CPU (no GPU path in this unit).
+// Over 400 lines on purpose: the fake backends and the records they produce are shared by every
+// test here; split, each file would need its own copy of them.
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>

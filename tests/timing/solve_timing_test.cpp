@@ -199,8 +199,6 @@ TEST_F(SolveTiming, ValidEnvironmentOverridesTheSolveAndTheLogger) {
   EXPECT_EQ(quiet.verbosity(), Verbosity::none) << "the logger's own level is left alone";
 }
 
-}  // namespace
-
 // Issue 19: the metadata keys of the timing design, pinned on the CPU path (the GPU path's
 // transfers and launches: tests/gpu/event_keys_gpu_test.cpp).
 TEST_F(SolveTiming, OuterEventsCarryTheDesignsMetadataKeys) {
@@ -228,3 +226,5 @@ TEST_F(SolveTiming, OuterEventsCarryTheDesignsMetadataKeys) {
   EXPECT_EQ(part.find(keys::backend)->as_string(), "cpu");
   EXPECT_EQ(part.find("runs")->as_int(), 4);
 }
+
+}  // namespace

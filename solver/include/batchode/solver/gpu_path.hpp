@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <stdexcept>
 
+#include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/backends/gpu/gpu_run_request.hpp"
 #include "batchode/gpu/device.hpp"
@@ -45,6 +46,7 @@ class MissingGpuRunner {
                          "compiler; use batchode_target_gpu() on the target)");
   }
   bool last_run_grew() const noexcept { return false; }
+  arrays::ChunkPlan last_plan() const noexcept { return {}; }
   void run(const System&, const GpuRunRequest&, const RunSettings<T>&, const T*, const T*, std::size_t,
            const ResultView<T>&, TimeLogger&, std::size_t = 0) {}
 };
