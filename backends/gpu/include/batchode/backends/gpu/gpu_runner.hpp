@@ -16,7 +16,8 @@
 
 #include <fmt/format.h>
 
-// First: under hipcc it brings in the HIP runtime header, whose builtins batch_kernel.hpp uses.
+// First: under hipcc it includes the HIP runtime header, whose builtins (threadIdx) batch_kernel.hpp
+// uses, also where batchode_target_gpu did not pre-include it.
 #include "batchode/backends/gpu/launch.hpp"
 #include "batchode/gpu/buffers.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
