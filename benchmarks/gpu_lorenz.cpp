@@ -7,6 +7,7 @@
 // Also an adaptive case (dopri5, rtol = atol = 1e-6) on the same sweep.
 //
 //   gpu_lorenz [--reps R] [--max-log2 K] [--min-log2 K]
+#include <batchode/backends/gpu/launch.hpp>
 #include <batchode/gpu/buffers.hpp>
 #include <batchode/batchode.hpp>
 
@@ -74,9 +75,9 @@ double baseline_kernel_ms(std::size_t n, int reps) {
   std::vector<double> times;
   for (int rep = -1; rep < reps; ++rep) {
     start.record(stream.get());
-    baseline_rk4_lorenz<T><<<unsigned((n + 127) / 128), 128, 0, stream.get()>>>(d_rho.data(), d_out.data(), n, 1000,
-                                                                                 T(1e-3));
-    BATCHODE_CHECK(hipGetLastError());
+    baseline_rk4_lorenz<T><<<unsigned((n + 127) / 128), 128, 0, batchode::gpu::native_stream(stream.get())>>>(
+        d_rho.data(), d_out.data(), n, 1000, T(1e-3));
+    batchode::gpu::check_last_launch("baseline_rk4_lorenz", __FILE__, __LINE__);
     stop.record(stream.get());
     stop.synchronize();
     if (rep >= 0) times.push_back(batchode::gpu::elapsed_ms(start, stop));

@@ -3,9 +3,11 @@
 // first-touch page faults with and without transparent huge pages, memcpy bandwidth by thread count,
 // and pinned against pageable transfers. These numbers decided how the GPU path stages its data
 // (benchmarks/RESULTS.md). GPU builds only; best of several repetitions of each.
+// It measures the runtime's own primitives, some of which batchode's gpu/ API does not offer
+// (hipHostMalloc), so it calls the runtime through gpu/'s private shim, as gpu/src does.
 //
 //   host_primitives [--mib M]   (default 64 MiB per buffer)
-#include <batchode/gpu/runtime.hpp>
+#include "vendor_runtime.hpp"  // gpu/src: the vendor runtime, HIP names, BATCHODE_CHECK
 
 #include <algorithm>
 #include <chrono>

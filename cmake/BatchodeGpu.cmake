@@ -151,5 +151,11 @@ function(_batchode_compile_with_gpu target)
   else()
     set_target_properties(${target} PROPERTIES HIP_STANDARD 17 HIP_STANDARD_REQUIRED ON)
     target_link_libraries(${target} PRIVATE hip::device)
+    # The HIP twin of what nvcc does for CUDA (cuda_runtime.h is pre-included in every .cu): the HIP
+    # runtime header first in every source compiled as HIP. Users' systems (BATCHODE_HOST_DEVICE is
+    # __host__ __device__, their math calls need the device overloads) and the batch kernel
+    # (threadIdx) need it, and batchode's public headers no longer include any vendor header.
+    # Clang's own wrapper, which ROCm installs pre-include, is not found in Debian's HIP layout.
+    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:HIP>:SHELL:-include hip/hip_runtime.h>")
   endif()
 endfunction()

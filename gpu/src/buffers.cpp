@@ -1,4 +1,4 @@
-// arrays/: the runtime calls behind buffers.hpp (allocation, streams, events, async copies).
+// gpu/: the runtime calls behind buffers.hpp (allocation, streams, events, async copies).
 #include "batchode/gpu/buffers.hpp"
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "batchode/checks/checked_size.hpp"
+#include "vendor_runtime.hpp"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -131,7 +132,9 @@ void unregister_host(void* host) noexcept {
 
 Stream::Stream() {
 #if BATCHODE_HAS_GPU_RUNTIME
-  BATCHODE_CHECK(hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking));
+  hipStream_t stream = nullptr;
+  BATCHODE_CHECK(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking));
+  stream_ = detail::opaque(stream);
   owned_ = true;
 #else
   no_backend("hipStreamCreateWithFlags", __FILE__, __LINE__);
@@ -140,7 +143,7 @@ Stream::Stream() {
 
 Stream::~Stream() {
 #if BATCHODE_HAS_GPU_RUNTIME
-  if (owned_ && hipStreamDestroy(stream_) != hipSuccess) (void)hipGetLastError();
+  if (owned_ && hipStreamDestroy(detail::vendor(stream_)) != hipSuccess) (void)hipGetLastError();
 #endif
 }
 
@@ -158,7 +161,7 @@ Stream& Stream::operator=(Stream&& other) noexcept {
 
 void Stream::synchronize() const {
 #if BATCHODE_HAS_GPU_RUNTIME
-  BATCHODE_CHECK(hipStreamSynchronize(stream_));
+  BATCHODE_CHECK(hipStreamSynchronize(detail::vendor(stream_)));
 #else
   no_backend("hipStreamSynchronize", __FILE__, __LINE__);
 #endif
@@ -168,7 +171,9 @@ void Stream::synchronize() const {
 
 Event::Event() {
 #if BATCHODE_HAS_GPU_RUNTIME
-  BATCHODE_CHECK(hipEventCreate(&event_));
+  hipEvent_t event = nullptr;
+  BATCHODE_CHECK(hipEventCreate(&event));
+  event_ = detail::opaque(event);
   owned_ = true;
 #else
   no_backend("hipEventCreate", __FILE__, __LINE__);
@@ -177,7 +182,7 @@ Event::Event() {
 
 Event::~Event() {
 #if BATCHODE_HAS_GPU_RUNTIME
-  if (owned_ && hipEventDestroy(event_) != hipSuccess) (void)hipGetLastError();
+  if (owned_ && hipEventDestroy(detail::vendor(event_)) != hipSuccess) (void)hipGetLastError();
 #endif
 }
 
@@ -195,7 +200,7 @@ Event& Event::operator=(Event&& other) noexcept {
 
 void Event::record(stream_t stream) {
 #if BATCHODE_HAS_GPU_RUNTIME
-  BATCHODE_CHECK(hipEventRecord(event_, stream));
+  BATCHODE_CHECK(hipEventRecord(detail::vendor(event_), detail::vendor(stream)));
 #else
   (void)stream;
   no_backend("hipEventRecord", __FILE__, __LINE__);
@@ -204,7 +209,7 @@ void Event::record(stream_t stream) {
 
 void Event::synchronize() const {
 #if BATCHODE_HAS_GPU_RUNTIME
-  BATCHODE_CHECK(hipEventSynchronize(event_));
+  BATCHODE_CHECK(hipEventSynchronize(detail::vendor(event_)));
 #else
   no_backend("hipEventSynchronize", __FILE__, __LINE__);
 #endif
@@ -212,7 +217,7 @@ void Event::synchronize() const {
 
 bool Event::ready() const {
 #if BATCHODE_HAS_GPU_RUNTIME
-  const hipError_t status = hipEventQuery(event_);
+  const hipError_t status = hipEventQuery(detail::vendor(event_));
   if (status == hipErrorNotReady) {
     (void)hipGetLastError();  // "not ready" is an answer, not an error to carry forward
     return false;
@@ -227,7 +232,7 @@ bool Event::ready() const {
 float elapsed_ms(const Event& start, const Event& stop) {
 #if BATCHODE_HAS_GPU_RUNTIME
   float ms = 0.0f;
-  BATCHODE_CHECK(hipEventElapsedTime(&ms, start.get(), stop.get()));
+  BATCHODE_CHECK(hipEventElapsedTime(&ms, detail::vendor(start.get()), detail::vendor(stop.get())));
   return ms;
 #else
   (void)start;
@@ -246,13 +251,13 @@ void copy_async(void* dst, const void* src, std::size_t bytes, stream_t stream, 
 #if BATCHODE_HAS_GPU_RUNTIME
   switch (direction) {
     case CopyDirection::host_to_device:
-      BATCHODE_CHECK(hipMemcpyAsync(dst, src, bytes, hipMemcpyHostToDevice, stream));
+      BATCHODE_CHECK(hipMemcpyAsync(dst, src, bytes, hipMemcpyHostToDevice, detail::vendor(stream)));
       break;
     case CopyDirection::device_to_host:
-      BATCHODE_CHECK(hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost, stream));
+      BATCHODE_CHECK(hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost, detail::vendor(stream)));
       break;
     case CopyDirection::device_to_device:
-      BATCHODE_CHECK(hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, stream));
+      BATCHODE_CHECK(hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, detail::vendor(stream)));
       break;
   }
 #else

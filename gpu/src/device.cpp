@@ -1,9 +1,10 @@
+// gpu/: device discovery and memory queries.
 #include "batchode/gpu/device.hpp"
 
 #include <exception>
 #include <string>
 
-#include "batchode/gpu/runtime.hpp"
+#include "vendor_runtime.hpp"
 
 namespace batchode::gpu {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/annotations.hpp"
 
 namespace batchode::testing {
 

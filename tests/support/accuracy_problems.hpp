@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/annotations.hpp"
 
 namespace batchode::testing::accuracy {
 

@@ -6,10 +6,15 @@
 #include <chrono>
 #include <sstream>
 
+#include <batchode/gpu/buffers.hpp>
 #include <batchode/gpu/device.hpp>
 #include <batchode/gpu/runtime.hpp>
 #include <batchode/timing/kernel_timer.hpp>
 #include <batchode/timing/time_logger.hpp>
+
+#if BATCHODE_GPU_COMPILER && BATCHODE_HAS_GPU_RUNTIME
+#include <batchode/backends/gpu/launch.hpp>  // the vendor's stream for <<<>>> (and clock64 under hipcc)
+#endif
 
 namespace {
 
@@ -23,17 +28,9 @@ __global__ void spin_kernel(long long cycles) {
   }
 }
 
-struct Stream {
-  batchode::gpu::stream_t handle{};
-  Stream() { BATCHODE_CHECK(hipStreamCreateWithFlags(&handle, hipStreamNonBlocking)); }
-  ~Stream() { (void)hipStreamDestroy(handle); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-};
-
 void spin(batchode::gpu::stream_t stream, long long cycles) {
-  spin_kernel<<<1, 1, 0, stream>>>(cycles);
-  BATCHODE_CHECK(hipGetLastError());
+  spin_kernel<<<1, 1, 0, batchode::gpu::native_stream(stream)>>>(cycles);
+  batchode::gpu::check_last_launch("spin_kernel", __FILE__, __LINE__);
 }
 
 double host_ms_since(std::chrono::steady_clock::time_point start) {
@@ -41,13 +38,13 @@ double host_ms_since(std::chrono::steady_clock::time_point start) {
 }
 
 // SM cycles per millisecond, measured: clock rates differ between GPUs and with boost.
-double cycles_per_ms(batchode::gpu::stream_t stream) {
-  spin(stream, 1000);  // warm-up: module load and clock ramp-up happen here
-  BATCHODE_CHECK(hipStreamSynchronize(stream));
+double cycles_per_ms(const batchode::gpu::Stream& stream) {
+  spin(stream.get(), 1000);  // warm-up: module load and clock ramp-up happen here
+  stream.synchronize();
   constexpr long long cycles = 20'000'000;
   const auto start = std::chrono::steady_clock::now();
-  spin(stream, cycles);
-  BATCHODE_CHECK(hipStreamSynchronize(stream));
+  spin(stream.get(), cycles);
+  stream.synchronize();
   return static_cast<double>(cycles) / host_ms_since(start);
 }
 #else
@@ -64,17 +61,17 @@ double cycles_per_ms(batchode::gpu::stream_t stream) {
 TEST(KernelTimerGpu, ElapsedMatchesTheHostClockAroundASynchronisedLaunch) {
   SKIP_WITHOUT_GPU();
 #if BATCHODE_TIMING_GPU_TEST
-  Stream stream;
-  const double rate = cycles_per_ms(stream.handle);
+  batchode::gpu::Stream stream;  // non-blocking, as the solver's
+  const double rate = cycles_per_ms(stream);
   constexpr double target_ms = 50;
   batchode::KernelTimer timer("spin");
 
-  BATCHODE_CHECK(hipDeviceSynchronize());
+  batchode::gpu::synchronize_device();
   const auto start = std::chrono::steady_clock::now();
-  timer.start(stream.handle);
-  spin(stream.handle, static_cast<long long>(rate * target_ms));
-  timer.stop(stream.handle);
-  BATCHODE_CHECK(hipStreamSynchronize(stream.handle));
+  timer.start(stream.get());
+  spin(stream.get(), static_cast<long long>(rate * target_ms));
+  timer.stop(stream.get());
+  stream.synchronize();
   const double host_ms = host_ms_since(start);
   const double gpu_ms = timer.elapsed_ms();
 
@@ -91,8 +88,8 @@ TEST(KernelTimerGpu, ElapsedMatchesTheHostClockAroundASynchronisedLaunch) {
 TEST(KernelTimerGpu, DeferredHandlesSurviveRestartsAndResolveInTheLogger) {
   SKIP_WITHOUT_GPU();
 #if BATCHODE_TIMING_GPU_TEST
-  Stream stream;
-  const double rate = cycles_per_ms(stream.handle);
+  batchode::gpu::Stream stream;  // non-blocking, as the solver's
+  const double rate = cycles_per_ms(stream);
   std::ostringstream out;
   batchode::TimeLogger log(&out);
   log.register_event("chunks", "runtime");
@@ -104,9 +101,9 @@ TEST(KernelTimerGpu, DeferredHandlesSurviveRestartsAndResolveInTheLogger) {
   batchode::GpuTime handles[2];
   for (int chunk = 0; chunk < 2; ++chunk) {  // one timer, restarted per chunk, never waited on
     log.start_event("kernel_launch");
-    timer.start(stream.handle);
-    spin(stream.handle, static_cast<long long>(rate * lengths_ms[chunk]));
-    timer.stop(stream.handle);
+    timer.start(stream.get());
+    spin(stream.get(), static_cast<long long>(rate * lengths_ms[chunk]));
+    timer.stop(stream.get());
     handles[chunk] = timer.deferred();
     log.stop_event("kernel_launch", {{"chunk_index", chunk}}, timer.deferred());
   }
@@ -116,8 +113,8 @@ TEST(KernelTimerGpu, DeferredHandlesSurviveRestartsAndResolveInTheLogger) {
   EXPECT_FALSE(timer.elapsed().has_value()) << "stopped on the host, not yet on the device";
   EXPECT_EQ(log.stats("kernel_launch").gpu_count, 0u);
 
-  BATCHODE_CHECK(hipStreamSynchronize(stream.handle));  // the solver synchronises anyway...
-  EXPECT_EQ(log.resolve_gpu_times(), 2u);               // ...then resolves
+  stream.synchronize();                    // the solver synchronises anyway...
+  EXPECT_EQ(log.resolve_gpu_times(), 2u);  // ...then resolves
   log.stop_event("chunks");
 
   const double first = *handles[0].wait();
@@ -138,17 +135,17 @@ TEST(KernelTimerGpu, DeferredHandlesSurviveRestartsAndResolveInTheLogger) {
 TEST(KernelTimerGpu, MixingModesAndEarlyReadsAreTimingErrors) {
   SKIP_WITHOUT_GPU();
 #if BATCHODE_TIMING_GPU_TEST
-  Stream stream;
+  batchode::gpu::Stream stream;  // non-blocking, as the solver's
   batchode::KernelTimer timer("k");
-  timer.start(stream.handle);
+  timer.start(stream.get());
   EXPECT_THROW(timer.stop_cpu(), batchode::TimingError);
   EXPECT_THROW((void)timer.elapsed_ms(), batchode::TimingError);
   EXPECT_THROW((void)timer.deferred(), batchode::TimingError);
   EXPECT_FALSE(timer.elapsed().has_value());  // asking is never an error
-  EXPECT_THROW(timer.start(stream.handle), batchode::TimingError);
-  timer.stop(stream.handle);
+  EXPECT_THROW(timer.start(stream.get()), batchode::TimingError);
+  timer.stop(stream.get());
   EXPECT_GE(timer.elapsed_ms(), 0.0);
-  EXPECT_THROW(timer.stop(stream.handle), batchode::TimingError);
+  EXPECT_THROW(timer.stop(stream.get()), batchode::TimingError);
 #endif
 }
 

@@ -1,11 +1,13 @@
-// timing/: KernelTimer. The only timing file that calls the GPU runtime (events), and it does so
-// through gpu/runtime.hpp, so the same code serves HIP and CUDA and compiles to stubs without one.
+// timing/: KernelTimer. Its GPU measurements are a pair of gpu::Event (gpu/buffers.hpp): timing
+// calls no runtime itself, so the same code serves HIP and CUDA and compiles to stubs without one.
 #include "batchode/timing/kernel_timer.hpp"
 
 #include <fmt/format.h>
 
 #include <optional>
 #include <utility>
+
+#include "batchode/gpu/buffers.hpp"
 
 namespace batchode {
 
@@ -14,46 +16,27 @@ namespace detail {
 #if BATCHODE_HAS_GPU_RUNTIME
 // A start/stop event pair, shared between a KernelTimer and the GpuTime handles it gave out.
 // Destroying it while the events are still pending is safe: the runtime releases them once done.
+// A failed creation of the stop event destroys the start event (member destruction) and throws.
 class GpuEventPair final : public PendingGpuDuration {
  public:
-  GpuEventPair() {
-    BATCHODE_CHECK(hipEventCreate(&start_));
-    const hipError_t status = hipEventCreate(&stop_);
-    if (status != hipSuccess) {
-      (void)hipEventDestroy(start_);
-      BATCHODE_CHECK(status);
-    }
-  }
-  ~GpuEventPair() override {
-    // Errors here mean the runtime is already torn down (process exit); nothing to do about it.
-    (void)hipEventDestroy(start_);
-    (void)hipEventDestroy(stop_);
-  }
-  GpuEventPair(const GpuEventPair&) = delete;
-  GpuEventPair& operator=(const GpuEventPair&) = delete;
+  GpuEventPair() = default;
 
-  void record_start(gpu::stream_t stream) { BATCHODE_CHECK(hipEventRecord(start_, stream)); }
-  void record_stop(gpu::stream_t stream) { BATCHODE_CHECK(hipEventRecord(stop_, stream)); }
+  void record_start(gpu::stream_t stream) { start_.record(stream); }
+  void record_stop(gpu::stream_t stream) { stop_.record(stream); }
 
   double wait_ms() const override {
-    BATCHODE_CHECK(hipEventSynchronize(stop_));
+    stop_.synchronize();
     return elapsed();
   }
   std::optional<double> poll_ms() const override {
-    const hipError_t status = hipEventQuery(stop_);
-    if (status == hipErrorNotReady) return std::nullopt;
-    BATCHODE_CHECK(status);
+    if (!stop_.ready()) return std::nullopt;
     return elapsed();
   }
 
  private:
-  double elapsed() const {
-    float ms = 0;
-    BATCHODE_CHECK(hipEventElapsedTime(&ms, start_, stop_));
-    return static_cast<double>(ms);
-  }
-  hipEvent_t start_ = nullptr;
-  hipEvent_t stop_ = nullptr;
+  double elapsed() const { return static_cast<double>(gpu::elapsed_ms(start_, stop_)); }
+  gpu::Event start_;
+  gpu::Event stop_;
 };
 #else
 // No runtime: the type exists so KernelTimer's members compile; it is never created.

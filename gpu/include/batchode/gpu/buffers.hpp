@@ -1,9 +1,9 @@
-// arrays/: RAII owners of GPU resources: streams, events, device and pinned host buffers, and the
+// gpu/: RAII owners of GPU resources: streams, events, device and pinned host buffers, and the
 // asynchronous copies between them. Buffers grow on demand and are kept across solves, because
 // hipMalloc/hipHostMalloc cost far more than the copies they serve.
 //
-// Every runtime call goes through BATCHODE_CHECK (or names its call and byte count itself) and
-// throws batchode::GpuError. In a build without a GPU runtime (BATCHODE_HAS_GPU_RUNTIME == 0) the
+// Every runtime call is checked in gpu/src and throws batchode::GpuError naming the call (and, for
+// allocations, the byte count). In a build without a GPU runtime (BATCHODE_HAS_GPU_RUNTIME == 0) the
 // types still exist, so code using them compiles everywhere, but anything that would touch the
 // runtime throws GpuError saying the build has no GPU backend. Destructors never throw.
 #pragma once

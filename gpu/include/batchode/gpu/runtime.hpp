@@ -1,129 +1,54 @@
-// gpu/: the one place that knows which vendor GPU runtime is in use.
+// gpu/: what the rest of batchode (and its users) may know about the GPU runtime: whether one was
+// linked, opaque stream and event handles, and the few device-wide calls the GPU path makes. No
+// vendor header and no vendor name: the runtime itself (HIP or CUDA) is included only by gpu/src
+// (vendor_runtime.hpp), and the one header that launches a kernel is backends/gpu/launch.hpp.
 //
-// batchode's kernels and runtime calls are written once, in HIP. This header makes them compile:
-//  - with hipcc (AMD):   the real HIP runtime;
-//  - with nvcc (NVIDIA): HIP names mapped onto CUDA's. Debian's HIP 5.2 NVIDIA headers do not compile
-//    against CUDA 13 (cudaMemPrefetchAsync and cudaDeviceProp changed), so we map only what we use;
-//  - with neither:       nothing but the annotation macros, so CPU-only code still compiles.
-// It also defines BATCHODE_HOST_DEVICE (host + device functions) and BATCHODE_CHECK (every runtime
-// call turned into a batchode::GpuError naming the call, file and line).
+// In a build without a GPU runtime (BATCHODE_HAS_GPU_RUNTIME == 0) the same names exist, so code
+// using them compiles everywhere; the functions throw GpuError saying the build has no GPU backend.
 #pragma once
 
-#include <stdexcept>
-#include <string>
+#include <cstddef>
 
+#include "batchode/gpu/gpu_error.hpp"
+// BATCHODE_GPU_COMPILER, tested together with BATCHODE_HAS_GPU_RUNTIME to decide whether a
+// translation unit carries the GPU path, and BATCHODE_HOST_DEVICE for users' systems.
 #include "batchode/kernels/annotations.hpp"
 
-// --- Which runtime was the library built against? -------------------------------------------
-#if defined(BATCHODE_WITH_HIP)
+// --- Was the library built against a GPU runtime? (BATCHODE_WITH_* come from batchode::gpu) ----
+#if defined(BATCHODE_WITH_HIP) || defined(BATCHODE_WITH_CUDA)
 #define BATCHODE_HAS_GPU_RUNTIME 1
-#ifndef __HIP_PLATFORM_AMD__
-#define __HIP_PLATFORM_AMD__
-#endif
-#if defined(__HIPCC__)
-#include <hip/hip_runtime.h>
-#else
-#include <hip/hip_runtime_api.h>
-#endif
-
-#elif defined(BATCHODE_WITH_CUDA)
-#define BATCHODE_HAS_GPU_RUNTIME 1
-#include <cuda_runtime_api.h>
-#if defined(__CUDACC__)
-#include <cuda_runtime.h>
-#endif
-// The HIP names batchode uses, mapped onto CUDA. Keep this list to what the sources call.
-using hipError_t = cudaError_t;
-using hipStream_t = cudaStream_t;
-using hipEvent_t = cudaEvent_t;
-using hipDeviceProp_t = cudaDeviceProp;
-using hipMemcpyKind = cudaMemcpyKind;
-#define hipSuccess cudaSuccess
-#define hipErrorNoDevice cudaErrorNoDevice
-#define hipErrorNotReady cudaErrorNotReady
-#define hipMemcpyHostToDevice cudaMemcpyHostToDevice
-#define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
-#define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
-#define hipStreamNonBlocking cudaStreamNonBlocking
-#define hipEventDefault cudaEventDefault
-#define hipHostMallocDefault cudaHostAllocDefault
-#define hipGetErrorString cudaGetErrorString
-#define hipGetErrorName cudaGetErrorName
-#define hipGetLastError cudaGetLastError
-#define hipPeekAtLastError cudaPeekAtLastError
-#define hipGetDeviceCount cudaGetDeviceCount
-#define hipGetDevice cudaGetDevice
-#define hipSetDevice cudaSetDevice
-#define hipGetDeviceProperties cudaGetDeviceProperties
-#define hipDeviceSynchronize cudaDeviceSynchronize
-#define hipMemGetInfo cudaMemGetInfo
-#define hipMalloc cudaMalloc
-#define hipFree cudaFree
-#define hipHostMalloc(ptr, size, flags) cudaHostAlloc(ptr, size, flags)
-#define hipHostFree cudaFreeHost
-#define hipHostRegister cudaHostRegister
-#define hipHostUnregister cudaHostUnregister
-#define hipHostRegisterPortable cudaHostRegisterPortable
-#define hipMemcpy cudaMemcpy
-#define hipMemcpyAsync cudaMemcpyAsync
-#define hipMemsetAsync cudaMemsetAsync
-#define hipStreamCreateWithFlags cudaStreamCreateWithFlags
-#define hipStreamDestroy cudaStreamDestroy
-#define hipStreamSynchronize cudaStreamSynchronize
-#define hipStreamWaitEvent cudaStreamWaitEvent
-#define hipEventCreate cudaEventCreate
-#define hipEventCreateWithFlags cudaEventCreateWithFlags
-#define hipEventDestroy cudaEventDestroy
-#define hipEventRecord cudaEventRecord
-#define hipEventSynchronize cudaEventSynchronize
-#define hipEventQuery cudaEventQuery
-#define hipEventElapsedTime cudaEventElapsedTime
-#define hipFuncGetAttributes cudaFuncGetAttributes
-using hipFuncAttributes = cudaFuncAttributes;
-
 #else
 #define BATCHODE_HAS_GPU_RUNTIME 0
 #endif
 
-namespace batchode {
-
-/// A failed GPU runtime call. what() names the call, the runtime's error and where it was made.
-class GpuError : public std::runtime_error {
- public:
-  GpuError(const std::string& call, int code, const std::string& message, const char* file, int line)
-      : std::runtime_error(call + " failed: " + message + " (code " + std::to_string(code) + ") at " +
-                           file + ":" + std::to_string(line)),
-        code_(code) {}
-  /// The same failure with context (e.g. the chunk it happened in) put in front of the message.
-  GpuError(const std::string& context, const GpuError& cause)
-      : std::runtime_error(context + ": " + cause.what()), code_(cause.code()) {}
-  /// The runtime's error code (hipError_t / cudaError_t as int).
-  int code() const noexcept { return code_; }
-
- private:
-  int code_;
-};
-
-}  // namespace batchode
-
-#if BATCHODE_HAS_GPU_RUNTIME
-/// Checks a runtime call; throws batchode::GpuError naming the call, the file and the line.
-#define BATCHODE_CHECK(call)                                                                     \
-  do {                                                                                           \
-    const hipError_t batchode_check_status_ = (call);                                            \
-    if (batchode_check_status_ != hipSuccess) {                                                  \
-      throw ::batchode::GpuError(#call, static_cast<int>(batchode_check_status_),                \
-                                 hipGetErrorString(batchode_check_status_), __FILE__, __LINE__); \
-    }                                                                                            \
-  } while (0)
-#endif
-
 namespace batchode::gpu {
-#if BATCHODE_HAS_GPU_RUNTIME
-using stream_t = hipStream_t;  ///< a GPU stream (HIP name; CUDA's under nvcc)
-using event_t = hipEvent_t;    ///< a GPU event
-#else
-using stream_t = void*;  ///< placeholder in CPU-only builds: no GPU stream exists
-using event_t = void*;
-#endif
+
+struct StreamHandle;  // never defined: stands for the vendor's stream (ihipStream_t / CUstream_st)
+struct EventHandle;   // never defined: stands for the vendor's event (ihipEvent_t / CUevent_st)
+/// A GPU stream: the vendor's handle (hipStream_t / cudaStream_t), opaque. nullptr is the default
+/// stream. backends/gpu/launch.hpp turns it back into the vendor's type for a kernel launch.
+using stream_t = StreamHandle*;
+/// A GPU event: the vendor's handle (hipEvent_t / cudaEvent_t), opaque.
+using event_t = EventHandle*;
+
+/// Makes `device` current for the calling thread (hipSetDevice). Throws GpuError.
+void set_device(int device);
+/// Waits for all work on the current device (hipDeviceSynchronize). Throws GpuError.
+void synchronize_device();
+
+/// Checks the kernel launch just made on this thread (hipGetLastError right after the <<<>>>):
+/// throws GpuError naming `kernel` and the launch's file and line when the launch failed.
+/// The runtime is linked statically or shared once per process (batchode's components are static
+/// libraries), so this sees the launch made in the caller's translation unit.
+void check_last_launch(const char* kernel, const char* file, int line);
+
+/// What the compiler made of a kernel, as the runtime reports it.
+struct KernelAttributes {
+  int registers = 0;            ///< registers per thread
+  std::size_t local_bytes = 0;  ///< local (spill and stack) memory per thread, bytes
+};
+/// The attributes of `kernel`, the address of a __global__ function (hipFuncGetAttributes). The
+/// first query of a kernel also loads its module (lazy loading on CUDA). Throws GpuError.
+KernelAttributes kernel_attributes(const void* kernel);
+
 }  // namespace batchode::gpu

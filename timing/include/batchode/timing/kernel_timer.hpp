@@ -14,7 +14,7 @@
 namespace batchode {
 
 namespace detail {
-class GpuEventPair;  // defined in kernel_timer.cpp, where the runtime's event calls live
+class GpuEventPair;  // defined in kernel_timer.cpp: a pair of gpu::Event
 }
 
 /// A named timer. GPU mode records an event pair on a stream: start(stream) ... stop(stream).

@@ -17,6 +17,9 @@
 
 #include <fmt/format.h>
 
+// First: under hipcc it includes the HIP runtime header, whose builtins (threadIdx) batch_kernel.hpp
+// uses, also where batchode_target_gpu did not pre-include it.
+#include "batchode/backends/gpu/launch.hpp"
 #include "batchode/gpu/buffers.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/arrays/host_workers.hpp"
@@ -62,7 +65,7 @@ class GpuRunner {
   void run(const System& sys, const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0,
            const T* params, std::size_t runs, const ResultView<T>& result, TimeLogger& log,
            std::size_t first_run = 0) {
-    BATCHODE_CHECK(hipSetDevice(request.device));
+    gpu::set_device(request.device);
     const std::size_t saves = result.n_saves;
     {
       ScopedTimer timer(log, events::chunk_planning);
@@ -189,9 +192,9 @@ class GpuRunner {
           log.start_event(events::kernel_launch);
           kt.start(stream);
         }
-        kernels::integrate_chunk<Tab, Save, System, T><<<grid, block, 0, stream>>>(sys, run_plan, inputs_.device_view(slot),
-                                                                         outputs_.device_view(slot, count));
-        BATCHODE_CHECK(hipGetLastError());
+        kernels::integrate_chunk<Tab, Save, System, T><<<grid, block, 0, gpu::native_stream(stream)>>>(
+            sys, run_plan, inputs_.device_view(slot), outputs_.device_view(slot, count));
+        gpu::check_last_launch("kernels::integrate_chunk", __FILE__, __LINE__);
         if (timed) {
           kt.stop(stream);
           phases.push_back(kt.deferred());
@@ -236,10 +239,9 @@ class GpuRunner {
     static std::atomic<bool> loaded{false};  // per instantiation; part threads of several GPUs share it
     if (loaded.load(std::memory_order_acquire)) return;
     ScopedTimer t(log, events::kernel_compile);
-    hipFuncAttributes attributes{};
-    BATCHODE_CHECK(hipFuncGetAttributes(&attributes, kernel));
-    t.add_metadata("registers", static_cast<std::int64_t>(attributes.numRegs));
-    t.add_metadata("local_bytes", static_cast<std::int64_t>(attributes.localSizeBytes));
+    const gpu::KernelAttributes attributes = gpu::kernel_attributes(kernel);
+    t.add_metadata("registers", static_cast<std::int64_t>(attributes.registers));
+    t.add_metadata("local_bytes", static_cast<std::int64_t>(attributes.local_bytes));
     loaded.store(true, std::memory_order_release);
   }
 
