@@ -35,7 +35,7 @@ TEST(GpuEventKeys, TransfersLaunchesAndRunsCarryTheDesignsKeys) {
   ASSERT_EQ(launches.size(), 3u);
   std::int64_t launched = 0;
   for (std::size_t c = 0; c < launches.size(); ++c) {
-    const Metadata& m = launches[c].metadata;
+    const Metadata& m = launches[c].metadata;  // launches outlives m
     ASSERT_NE(m.find(keys::chunk_index), nullptr);
     ASSERT_NE(m.find(keys::numruns), nullptr);
     ASSERT_NE(m.find(keys::chunk_slice), nullptr);

@@ -219,10 +219,10 @@ TEST_F(SolveTiming, OuterEventsCarryTheDesignsMetadataKeys) {
       EXPECT_EQ(m.find(keys::total_runs)->as_int(), 4);
     }
   }
-  const Metadata& run = log.occurrences(events::kernel_run_execution)[0].metadata;
+  const Metadata run = log.occurrences(events::kernel_run_execution)[0].metadata;
   ASSERT_NE(run.find(keys::backend), nullptr);
   EXPECT_EQ(run.find(keys::backend)->as_string(), "cpu");
-  const Metadata& part = log.occurrences(events::execution_part)[0].metadata;
+  const Metadata part = log.occurrences(events::execution_part)[0].metadata;
   EXPECT_EQ(part.find(keys::backend)->as_string(), "cpu");
   EXPECT_EQ(part.find("runs")->as_int(), 4);
 }
