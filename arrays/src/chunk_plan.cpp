@@ -54,7 +54,6 @@ std::size_t ChunkPlan::first(std::size_t i) const {
   if (i >= n_chunks) {
     throw std::out_of_range(fmt::format("chunk {} outside a plan of {} chunks", i, n_chunks));
   }
-  if (!starts.empty()) return starts[i];
   if (balanced) {
     const std::size_t base = n_runs / n_chunks, extra = n_runs % n_chunks;
     return i * base + std::min(i, extra);
@@ -64,7 +63,6 @@ std::size_t ChunkPlan::first(std::size_t i) const {
 
 std::size_t ChunkPlan::count(std::size_t i) const {
   const std::size_t begin = first(i);
-  if (!starts.empty()) return (i + 1 < n_chunks ? starts[i + 1] : n_runs) - begin;
   if (balanced) return n_runs / n_chunks + (i < n_runs % n_chunks ? 1 : 0);
   return std::min(chunk_runs, n_runs - begin);
 }
@@ -142,31 +140,6 @@ ChunkPlan plan_chunks(std::size_t n_runs, const RunFootprint& footprint, std::si
   plan.host_staging_bytes = checks::checked_mul(checks::checked_mul(plan.chunk_runs, slots, "staging runs"),
                                         footprint.host_staging_bytes_per_run, "host staging bytes");
   return plan;
-}
-
-ChunkPlan ramped(const ChunkPlan& plan, std::size_t run_alignment) {
-  const std::size_t c = plan.chunk_runs, a = std::max<std::size_t>(run_alignment, 1);
-  if (plan.n_chunks < 4 || c < 4 * a) return plan;
-  const auto aligned = [a](std::size_t runs) { return std::max(a, runs / a * a); };
-  const std::size_t head0 = aligned(c / 4), head1 = aligned(c / 2), tail = aligned(c / 4);
-  if (head0 + head1 + tail >= plan.n_runs) return plan;
-  const std::size_t middle = plan.n_runs - head0 - head1 - tail;
-  const std::size_t middle_chunks = middle / c + (middle % c != 0 ? 1 : 0);
-  // Balanced middle chunks, rounded up to the alignment (never above c, which is aligned).
-  const std::size_t per = std::min(c, aligned((middle + middle_chunks - 1) / middle_chunks + a - 1));
-  ChunkPlan out = plan;
-  out.balanced = false;
-  out.starts = {0, head0};
-  std::size_t at = head0 + head1;
-  for (std::size_t left = middle; left > 0;) {
-    out.starts.push_back(at);
-    const std::size_t take = std::min(per, left);
-    at += take;
-    left -= take;
-  }
-  out.starts.push_back(at);  // the tail
-  out.n_chunks = out.starts.size();
-  return out;
 }
 
 void check_host_memory(std::size_t needed_bytes, std::size_t available_bytes) {

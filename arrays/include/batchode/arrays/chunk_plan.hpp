@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
 
 #include "batchode/arrays/outputs.hpp"
 
@@ -37,9 +36,6 @@ struct ChunkPlan {
   /// Forced chunk count (GpuOptions::chunks): the runs are spread evenly (the first n_runs % n_chunks
   /// chunks hold one more). Otherwise every chunk holds chunk_runs runs except possibly the last.
   bool balanced = false;
-  /// Explicit chunk starts (ramped(): small first and last chunks); when set they decide first() and
-  /// count(), and chunk_runs is still the largest chunk.
-  std::vector<std::size_t> starts;
 
   /// First run of chunk i. Throws std::out_of_range when i >= n_chunks.
   std::size_t first(std::size_t i) const;
@@ -60,14 +56,6 @@ struct ChunkPlan {
 /// (the message gives the bytes per run, the slots, the budget and where it came from).
 ChunkPlan plan_chunks(std::size_t n_runs, const RunFootprint& footprint, std::size_t free_device_bytes,
                       const MemoryBudget& gpu, std::size_t run_alignment = 256, std::size_t slots = 2);
-
-/// `plan` with the same capacity and total but small chunks at both ends: the first chunk a quarter
-/// and the second half of chunk_runs, the last a quarter, the middle balanced (all multiples of
-/// `run_alignment` but the last). The pipeline's start (staging and uploading the first chunk before
-/// any kernel runs) and its end (downloading the last chunk after every kernel ran) are what a
-/// chunked solve adds to its kernels' time; small end chunks shorten both. Returns `plan` unchanged
-/// when it has fewer than 4 chunks or chunk_runs is below 4 * run_alignment.
-ChunkPlan ramped(const ChunkPlan& plan, std::size_t run_alignment = 256);
 
 /// Throws InvalidInput ("outputs need X GiB of host memory, only Y GiB available") when
 /// `needed_bytes` (typically n_runs * result_bytes_per_run + the plan's host_staging_bytes) exceeds

@@ -8,7 +8,6 @@
 #pragma once
 
 #include <atomic>
-#include <cstdlib>
 #include <cstddef>
 #include <exception>
 #include <optional>
@@ -83,7 +82,6 @@ class GpuRunner {
         gpu.chunks = overlap_chunks;
         plan_ = arrays::plan_chunks(runs, footprint, free_bytes, gpu);
       }
-      if (request.budget.chunks == 0 && ramp_chunks()) plan_ = arrays::ramped(plan_);
       timer.add_metadata(keys::num_chunks, static_cast<std::int64_t>(plan_.n_chunks));
       timer.add_metadata("chunk_runs", static_cast<std::int64_t>(plan_.chunk_runs));
       timer.add_metadata("device_bytes", static_cast<std::int64_t>(plan_.device_bytes));
@@ -261,12 +259,6 @@ class GpuRunner {
       }
     }
   };
-
-  // EXPERIMENT (A/B on the H100): BATCHODE_CHUNK_RAMP=0 keeps equal chunks.
-  static bool ramp_chunks() {
-    const char* v = std::getenv("BATCHODE_CHUNK_RAMP");
-    return v == nullptr || std::string(v) != "0";
-  }
 
   static constexpr std::size_t no_chunk = static_cast<std::size_t>(-1);
   // Below this many runs a chunk's launch and transfer latencies outweigh what overlap saves.
