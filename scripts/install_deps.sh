@@ -14,6 +14,7 @@ packages=(
   hipcc libamdhip64-dev rocm-device-libs
   libboost-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  python3
 )
 
 missing=()

@@ -18,8 +18,7 @@ constexpr std::size_t huge_page = std::size_t(2) << 20;
 }
 
 std::size_t ResultMemoryPool::rounded(std::size_t bytes) {
-  const std::size_t padded = checks::checked_add(bytes, huge_page - 1, "result block bytes rounded to 2 MiB");
-  return padded / huge_page * huge_page;
+  return checks::checked_round_up(bytes, huge_page, "result block bytes rounded to 2 MiB");
 }
 
 void* ResultMemoryPool::allocate_block(std::size_t rounded_bytes) {

@@ -65,8 +65,7 @@ void* pinned_allocate(std::size_t bytes) {
   // they register quickly and waste little.
   const std::size_t alignment = bytes >= (std::size_t(4) << 20) ? std::size_t(2) << 20 : std::size_t(4) << 10;
   const std::size_t rounded =
-      checks::checked_add(std::max<std::size_t>(bytes, 1), alignment - 1, "pinned buffer bytes rounded up") /
-      alignment * alignment;
+      checks::checked_round_up(std::max<std::size_t>(bytes, 1), alignment, "pinned buffer bytes rounded up");
   void* pointer = std::aligned_alloc(alignment, rounded);
   if (pointer == nullptr) {
     throw GpuError("aligned_alloc(" + std::to_string(rounded) + " bytes) for pinned staging", -1,

@@ -88,6 +88,16 @@ TEST(CheckedSize, SaturatingMultiplyForComparisons) {
   EXPECT_EQ(saturating_mul(0, kMax), 0u);
 }
 
+TEST(CheckedSize, RoundUpAtTheBoundary) {
+  EXPECT_EQ(batchode::checks::checked_round_up(0, 4096, "x"), 0u);
+  EXPECT_EQ(batchode::checks::checked_round_up(1, 4096, "x"), 4096u);
+  EXPECT_EQ(batchode::checks::checked_round_up(4096, 4096, "x"), 4096u);
+  EXPECT_EQ(batchode::checks::checked_round_up(kMax - 4095, 4096, "x"), kMax - 4095);  // already a multiple
+  const std::string message =
+      invalid_input_message([] { (void)batchode::checks::checked_round_up(kMax - 4094, 4096, "pinned bytes"); });
+  expect_contains(message, "pinned bytes");
+}
+
 TEST(CheckedSize, BufferBytes) {
   namespace gd = batchode::gpu::detail;
   EXPECT_EQ(gd::checked_bytes(kMax / 8, 8), kMax / 8 * 8);

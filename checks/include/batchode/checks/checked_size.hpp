@@ -74,6 +74,12 @@ inline std::size_t checked_product(std::initializer_list<std::size_t> factors, c
 
 /// a x b, or max_size_t when it does not fit: for comparisons against a budget and for messages,
 /// where "more than anything" is the right answer and no throw is wanted.
+/// `value` rounded up to a multiple of `multiple` (> 0); throws InvalidInput naming `what` when that
+/// does not fit in size_t.
+inline std::size_t checked_round_up(std::size_t value, std::size_t multiple, const char* what) {
+  return checked_add(value, multiple - 1, what) / multiple * multiple;
+}
+
 inline std::size_t saturating_mul(std::size_t a, std::size_t b) noexcept {
   return (a != 0 && b > max_size_t / a) ? max_size_t : a * b;
 }
