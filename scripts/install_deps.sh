@@ -8,13 +8,16 @@ set -euo pipefail
 
 # Why each package: a C++17 toolchain and CMake/Ninja; hipcc (clang-15, lld-15, rocminfo) with the
 # HIP runtime headers/library and the AMD device bitcode for the hip backend; Boost.Odeint (header
-# only, in libboost-dev); {fmt}; GoogleTest/GoogleMock (static libs + CMake config); Google Benchmark.
+# only, in libboost-dev); {fmt}; GoogleTest/GoogleMock (static libs + CMake config); Google Benchmark;
+# toml++ (model files), OpenSSL's libcrypto (SHA-256 of compiled-model cache entries), CLI11 and
+# HDF5 (the batchode command line and its .h5 output).
 packages=(
   build-essential cmake ninja-build
   hipcc libamdhip64-dev rocm-device-libs
   libboost-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3
+  libtomlplusplus-dev libssl-dev libcli11-dev libhdf5-dev
 )
 
 missing=()

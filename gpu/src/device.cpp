@@ -20,6 +20,16 @@ const char* compiled_backend() noexcept {
 
 namespace {
 
+#if BATCHODE_HAS_GPU_RUNTIME
+std::string architecture_of(const hipDeviceProp_t& props) {
+#if defined(BATCHODE_WITH_CUDA)
+  return "sm_" + std::to_string(props.major) + std::to_string(props.minor);
+#else
+  return props.gcnArchName;
+#endif
+}
+#endif
+
 Discovery query_runtime() noexcept {
   Discovery found;
 #if BATCHODE_HAS_GPU_RUNTIME
@@ -47,6 +57,7 @@ Discovery query_runtime() noexcept {
       info.warp_size = props.warpSize;
       info.compute_major = props.major;
       info.compute_minor = props.minor;
+      info.architecture = architecture_of(props);
       std::size_t free_bytes = 0, total_bytes = 0;
       if (hipSetDevice(i) == hipSuccess && hipMemGetInfo(&free_bytes, &total_bytes) == hipSuccess) {
         info.free_memory = free_bytes;
@@ -74,6 +85,17 @@ Discovery query_runtime() noexcept {
 const Discovery& discover() noexcept {
   static const Discovery found = query_runtime();  // thread-safe initialisation (C++11 magic static)
   return found;
+}
+
+std::string device_architecture(int device) {
+#if BATCHODE_HAS_GPU_RUNTIME
+  hipDeviceProp_t props{};
+  BATCHODE_CHECK(hipGetDeviceProperties(&props, device));
+  return architecture_of(props);
+#else
+  throw GpuError("device_architecture(" + std::to_string(device) + ")", -1,
+                 "batchode was built without a GPU backend (BATCHODE_GPU=off)", __FILE__, __LINE__);
+#endif
 }
 
 void memory_info(int device, std::size_t& free_bytes, std::size_t& total_bytes) {

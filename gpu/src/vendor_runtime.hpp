@@ -45,6 +45,7 @@ using hipFuncAttributes = cudaFuncAttributes;
 #define hipGetLastError cudaGetLastError
 #define hipGetDeviceCount cudaGetDeviceCount
 #define hipSetDevice cudaSetDevice
+#define hipGetDevice cudaGetDevice
 #define hipGetDeviceProperties cudaGetDeviceProperties
 #define hipDeviceSynchronize cudaDeviceSynchronize
 #define hipMemGetInfo cudaMemGetInfo

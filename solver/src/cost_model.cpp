@@ -4,6 +4,8 @@
 // cost a recalibration, never an error.
 #include "batchode/solver/cost_model.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +14,8 @@
 #include <mutex>
 #include <sstream>
 #include <system_error>
+
+#include "batchode/jit/cache_directory.hpp"
 
 namespace batchode {
 namespace {
@@ -34,13 +38,10 @@ std::string cost_key(const std::string& system, Method method, bool is_double, c
 CostModel::CostModel(std::string path) : path_(path.empty() ? default_cache_path() : std::move(path)) {}
 
 std::string CostModel::default_cache_path() {
-  const char* dir = std::getenv("BATCHODE_CACHE_DIR");
-  if (dir != nullptr && *dir != '\0') return std::string(dir) + "/cost_model.txt";
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg != nullptr && *xdg != '\0') return std::string(xdg) + "/batchode/cost_model.txt";
-  const char* home = std::getenv("HOME");
-  if (home != nullptr && *home != '\0') return std::string(home) + "/.cache/batchode/cost_model.txt";
-  return "batchode_cost_model.txt";
+  // The folder compiled models are cached in too (jit/): one set of rules, one place to delete.
+  const std::filesystem::path dir = jit::cache_directory();
+  if (dir.empty()) return "batchode_cost_model.txt";
+  return (dir / "cost_model.txt").string();
 }
 
 std::map<std::string, CostCoefficients> CostModel::load() const {
@@ -63,7 +64,12 @@ std::map<std::string, CostCoefficients> CostModel::load() const {
 bool CostModel::save(const std::map<std::string, CostCoefficients>& entries) const {
   std::error_code ec;
   const std::filesystem::path file(path_);
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+  // The folder is also the compiled-model cache's, which refuses a folder group or others may write:
+  // created 0700 (whatever the umask), as jit::ArtifactCache creates it.
+  if (file.has_parent_path() && !std::filesystem::exists(file.parent_path(), ec)) {
+    if (file.parent_path().has_parent_path()) std::filesystem::create_directories(file.parent_path().parent_path(), ec);
+    ::mkdir(file.parent_path().c_str(), 0700);
+  }
   const std::string tmp = path_ + ".tmp" + std::to_string(reinterpret_cast<std::uintptr_t>(this));
   {
     std::ofstream out(tmp, std::ios::trunc);

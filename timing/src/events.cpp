@@ -40,6 +40,13 @@ void register_solver_events(TimeLogger& logger) {
        "one part of a batch on one backend (metadata: backend, reason, runs, predicted_ms)"},
       {events::kernel_compile, event_category::compile, "first-launch load of the GPU module"},
       {events::codegen, event_category::codegen, "code generation (reserved)"},
+      {events::model_parse, event_category::codegen, "parsing and checking a model's text"},
+      {events::model_codegen, event_category::codegen, "generating a model's C++ source"},
+      {events::model_compile, event_category::compile, "compiling a model's generated source (host compiler)"},
+      {events::model_cache_hit, event_category::compile, "a compiled model found, verified, in the cache"},
+      {events::model_load, event_category::compile, "loading a compiled model (dlopen)"},
+      {events::model_prelude_compile, event_category::compile,
+       "precompiling the headers every CPU model includes (once per compiler and headers)"},
   };
   // Every label that can be registered is, before a conflict is reported: a logger whose owner
   // took one of these labels for something else still times all the others.

@@ -4,11 +4,13 @@
 
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/runtime.hpp"
+#include "batchode/models/model.hpp"
 #include "batchode/solver/grid.hpp"
 #include "batchode/kernels/method_registry.hpp"
 #include "batchode/solver/options.hpp"
 #include "batchode/solver/result.hpp"
 #include "batchode/solver/result_io.hpp"
+#include "batchode/solver/runtime_model.hpp"
 #include "batchode/solver/solver.hpp"
 #include "batchode/kernels/status.hpp"
 #include "batchode/kernels/system.hpp"

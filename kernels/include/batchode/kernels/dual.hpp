@@ -137,6 +137,37 @@ struct Dual {
     return y.chain(p, p * port::log(a));
   }
 
+  // The rest of the functions a model file may call (kernels/model_math.hpp forwards to these).
+  BATCHODE_HOST_DEVICE friend Dual tan(const Dual& x) {
+    const T tx = port::tan(x.v);
+    return x.chain(tx, T(1) + tx * tx);
+  }
+  BATCHODE_HOST_DEVICE friend Dual asin(const Dual& x) {
+    return x.chain(port::asin(x.v), T(1) / port::sqrt(T(1) - x.v * x.v));
+  }
+  BATCHODE_HOST_DEVICE friend Dual acos(const Dual& x) {
+    return x.chain(port::acos(x.v), T(-1) / port::sqrt(T(1) - x.v * x.v));
+  }
+  BATCHODE_HOST_DEVICE friend Dual atan(const Dual& x) {
+    return x.chain(port::atan(x.v), T(1) / (T(1) + x.v * x.v));
+  }
+  /// atan2(y, x): d = (x dy - y dx) / (x^2 + y^2).
+  BATCHODE_HOST_DEVICE friend Dual atan2(const Dual& y, const Dual& x) {
+    Dual r;
+    r.v = port::atan2(y.v, x.v);
+    const T inv = T(1) / (x.v * x.v + y.v * y.v);
+    BATCHODE_UNROLL
+    for (int i = 0; i < M; ++i) r.d[i] = (x.v * y.d[i] - y.v * x.d[i]) * inv;
+    return r;
+  }
+  BATCHODE_HOST_DEVICE friend Dual sinh(const Dual& x) { return x.chain(port::sinh(x.v), port::cosh(x.v)); }
+  BATCHODE_HOST_DEVICE friend Dual cosh(const Dual& x) { return x.chain(port::cosh(x.v), port::sinh(x.v)); }
+  /// Piecewise constant: derivative zero (where it exists).
+  BATCHODE_HOST_DEVICE friend Dual floor(const Dual& x) { return x.chain(port::floor(x.v), T(0)); }
+  /// As std::min and std::max: values compared, a returned on a tie; the chosen argument's derivative.
+  BATCHODE_HOST_DEVICE friend Dual min(const Dual& a, const Dual& b) { return b.v < a.v ? b : a; }
+  BATCHODE_HOST_DEVICE friend Dual max(const Dual& a, const Dual& b) { return a.v < b.v ? b : a; }
+
  private:
   BATCHODE_HOST_DEVICE static bool constant(const Dual& x) {
     bool c = true;

@@ -2,7 +2,10 @@
 // J[i * N + j] = df_i / dy_j) and f_t = df/dt. A system may give J itself through a member
 //   template <class T> BATCHODE_HOST_DEVICE void jacobian(T t, const T* y, const T* p, T* J) const;
 // otherwise J comes from forward-mode AD (kernels/dual.hpp) through its templated call operator.
-// f_t always comes from AD in t. Host and device.
+// f_t comes from AD in t, unless the system also has a member
+//   template <class T> BATCHODE_HOST_DEVICE void time_derivative(T t, const T* y, const T* p, T* f_t) const;
+// with both members (generated model code has them: models/) linearize makes no dual-number call at
+// all, so the call operator need not accept dual numbers. Host and device.
 #pragma once
 
 #include "batchode/kernels/annotations.hpp"
@@ -28,11 +31,29 @@ struct callable_with<S, D,
                      port::void_t<decltype(port::declval<const S&>()(port::declval<D>(), port::declval<const D*>(),
                                                                      port::declval<const D*>(), port::declval<D*>()))>>
     : port::true_type {};
+
+template <class S, class T, class = void>
+struct has_time_derivative : port::false_type {};
+template <class S, class T>
+struct has_time_derivative<
+    S, T,
+    port::void_t<decltype(port::declval<const S&>().time_derivative(
+        port::declval<T>(), port::declval<const T*>(), port::declval<const T*>(), port::declval<T*>()))>>
+    : port::true_type {};
 }  // namespace detail
 
 /// True when System provides an analytic `jacobian(t, y, p, J)` in precision T.
 template <class System, class T>
 inline constexpr bool has_jacobian_v = detail::has_jacobian<System, T>::value;
+
+/// True when System provides an analytic `time_derivative(t, y, p, f_t)` (df/dt) in precision T.
+template <class System, class T>
+inline constexpr bool has_time_derivative_v = detail::has_time_derivative<System, T>::value;
+
+/// True when System gives both J and f_t itself: linearize() then makes no dual-number call.
+template <class System, class T>
+inline constexpr bool has_analytic_linearization_v =
+    has_jacobian_v<System, T> && has_time_derivative_v<System, T>;
 
 /// The dual number linearize() calls the system with: N + 1 directions (states and t) under AD, one
 /// (t) with an analytic J. The trait below asks about exactly this type: nvcc warns (an error under
@@ -40,18 +61,33 @@ inline constexpr bool has_jacobian_v = detail::has_jacobian<System, T>::value;
 template <class System, class T>
 using LinearizeDual = Dual<T, has_jacobian_v<System, T> ? 1 : static_cast<int>(System::n_states) + 1>;
 
-/// True when a Rosenbrock method can linearise System in precision T: its call operator accepts dual
-/// numbers (a template over the number type). Needed for f_t even when J is analytic.
+namespace detail {
+// With J and f_t analytic the call operator is never asked about dual numbers (not even in a trait: nvcc
+// would warn about the declared, unused specialisation, see LinearizeDual).
+template <class System, class T, bool Analytic = has_analytic_linearization_v<System, T>>
+struct can_linearize : port::true_type {};
 template <class System, class T>
-inline constexpr bool can_linearize_v = detail::callable_with<System, LinearizeDual<System, T>>::value;
+struct can_linearize<System, T, false> : callable_with<System, LinearizeDual<System, T>> {};
+}  // namespace detail
+
+/// True when a Rosenbrock method can linearise System in precision T: its call operator accepts dual
+/// numbers (a template over the number type). Needed for f_t even when J is analytic, unless the
+/// system also gives f_t itself (has_analytic_linearization_v).
+template <class System, class T>
+inline constexpr bool can_linearize_v = detail::can_linearize<System, T>::value;
 
 /// f, J and f_t at (t, y). Without an analytic Jacobian: ONE call of the system with N + 1 dual
 /// directions (the N states and t), which costs about (N + 2) evaluations of f but gives all three.
-/// With one: f by a plain call, J by `jacobian`, f_t by a call with one dual direction.
+/// With one: f by a plain call, J by `jacobian`, f_t by a call with one dual direction. With both
+/// `jacobian` and `time_derivative`: three plain calls.
 BATCHODE_HD_TEMPLATE
 template <port::size_t N, port::size_t P, class System, class T>
 BATCHODE_HOST_DEVICE void linearize(const System& sys, T t, const T* y, const T* p, T* f, T* J, T* f_t) {
-  if constexpr (has_jacobian_v<System, T>) {
+  if constexpr (has_analytic_linearization_v<System, T>) {
+    sys(t, y, p, f);
+    sys.jacobian(t, y, p, J);
+    sys.time_derivative(t, y, p, f_t);
+  } else if constexpr (has_jacobian_v<System, T>) {
     sys(t, y, p, f);
     sys.jacobian(t, y, p, J);
     using D = LinearizeDual<System, T>;

@@ -52,6 +52,16 @@ using std::sin;
 using std::sqrt;
 using std::tanh;
 
+// The rest of the functions a model file may call (kernels/model_math.hpp).
+using std::acos;
+using std::asin;
+using std::atan;
+using std::atan2;
+using std::cosh;
+using std::floor;
+using std::sinh;
+using std::tan;
+
 }  // namespace batchode::port
 
 #else  // a runtime compiler: device code only, no standard library
@@ -191,6 +201,15 @@ BATCHODE_PORT_MATH1(sin)
 BATCHODE_PORT_MATH1(sqrt)
 BATCHODE_PORT_MATH1(tanh)
 BATCHODE_PORT_MATH2(pow)
+// The rest of the functions a model file may call (kernels/model_math.hpp).
+BATCHODE_PORT_MATH1(acos)
+BATCHODE_PORT_MATH1(asin)
+BATCHODE_PORT_MATH1(atan)
+BATCHODE_PORT_MATH1(cosh)
+BATCHODE_PORT_MATH1(floor)
+BATCHODE_PORT_MATH1(sinh)
+BATCHODE_PORT_MATH1(tan)
+BATCHODE_PORT_MATH2(atan2)
 #undef BATCHODE_PORT_MATH1
 #undef BATCHODE_PORT_MATH2
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE float fma(float x, float y, float z) { return ::fmaf(x, y, z); }

@@ -26,6 +26,7 @@
 #include "batchode/solver/scheduler.hpp"
 #include "batchode/solver/solve_context.hpp"
 #include "batchode/solver/system_key.hpp"
+#include "batchode/solver/system_traits.hpp"
 
 namespace batchode::detail {
 
@@ -52,9 +53,6 @@ void sample_runs(const T* y0, const T* params, std::size_t runs, std::size_t n, 
 
 template <class System, class T>
 class Calibrator {
-  static constexpr std::size_t n_states = System::n_states;
-  static constexpr std::size_t n_params = System::n_params;
-
  public:
   using Context = SolveContext<System, T>;
 
@@ -72,14 +70,14 @@ class Calibrator {
   double probe_steps(const Context& ctx, const T* y0, const T* params, std::size_t runs) {
     const std::size_t n = std::min<std::size_t>(runs, 16);
     std::vector<T> y, p;
-    sample_runs(y0, params, runs, n, n_states, n_params, y, p, ctx.workers);
+    sample_runs(y0, params, runs, n, n_states_of(ctx.system), n_params_of(ctx.system), y, p, ctx.workers);
     SolveOptions o = ctx.options;
     o.cpu_threads = 1;
     o.outputs.counters = true;
     TimeLogger quiet(nullptr, Verbosity::none);
-    SolveResult<T> scratch(n, n_states, count_saves(o), o);
-    cpu::integrate_batch(ctx.system, y.data(), p.empty() ? nullptr : p.data(), 0, n, o.method, make_run_settings<T>(o),
-                         o.cpu_threads, scratch.view(), quiet, ctx.workers);
+    SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(o), o);
+    integrate_on_cpu(ctx.system, y.data(), p.empty() ? nullptr : p.data(), 0, n, o.method, make_run_settings<T>(o),
+                     o.cpu_threads, scratch.view(), quiet, ctx.workers);
     double steps = 0;
     for (const RunCounters& c : scratch.counters()) steps += c.accepted_steps + c.rejected_steps;
     steps_estimate_ = std::max(1.0, steps / static_cast<double>(n));
@@ -95,9 +93,9 @@ class Calibrator {
   sched::LinearCost cost(const Context& ctx, BackendId backend, const std::string& device_name, bool first_use,
                          const T* y0, const T* params, std::size_t runs, double steps, std::size_t saves) {
     const double bytes = static_cast<double>(
-        arrays::run_footprint(n_states, n_params, saves, sizeof(T), ctx.options.outputs).result_bytes_per_run);
+        arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), saves, sizeof(T), ctx.options.outputs).result_bytes_per_run);
     const std::string key =
-        cost_key(system_cost_name<System>(), ctx.options.method, std::is_same_v<T, double>, device_name);
+        cost_key(cost_name_of(ctx.system), ctx.options.method, std::is_same_v<T, double>, device_name);
     std::optional<CostCoefficients> c = model_.find(key);
     if (!c || (saves > 0 && c->ns_per_byte < 0)) {
       c = calibrate(ctx, backend, y0, params, runs, steps);
@@ -128,12 +126,12 @@ class Calibrator {
   double time_once(const Context& ctx, BackendId backend, Runner* gpu_runner, const std::vector<T>& y,
                    const std::vector<T>& p, std::size_t n, const SolveOptions& options) {
     TimeLogger quiet(nullptr, Verbosity::none);
-    SolveResult<T> scratch(n, n_states, count_saves(options), options);
+    SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(options), options);
     const T* params = p.empty() ? nullptr : p.data();
     const auto start = std::chrono::steady_clock::now();
     if (!backend.is_gpu()) {
-      cpu::integrate_batch(ctx.system, y.data(), params, 0, n, options.method, make_run_settings<T>(options),
-                           options.cpu_threads, scratch.view(), quiet, ctx.workers);
+      integrate_on_cpu(ctx.system, y.data(), params, 0, n, options.method, make_run_settings<T>(options),
+                       options.cpu_threads, scratch.view(), quiet, ctx.workers);
     } else {
       SolveOptions o = options;
       o.gpu.device = backend.device;
@@ -168,7 +166,7 @@ class Calibrator {
     const std::size_t max_n = std::size_t(1) << (is_gpu ? 20 : 16);
     const double enough_ms = is_gpu ? 5.0 : 10.0;
     std::vector<T> y, p;
-    auto sample = [&](std::size_t n) { sample_runs(y0, params, runs, n, n_states, n_params, y, p, ctx.workers); };
+    auto sample = [&](std::size_t n) { sample_runs(y0, params, runs, n, n_states_of(ctx.system), n_params_of(ctx.system), y, p, ctx.workers); };
     SolveOptions o = ctx.options;
     o.verbosity = Verbosity::none;
     const std::size_t n1 = is_gpu ? 4096 : 4 * threads;
@@ -225,8 +223,8 @@ class Calibrator {
       sample(n2);
       const double t_plain = time_warm(ctx, backend, gpu_runner.get(), y, p, n2, plain);
       const double extra = static_cast<double>(
-          arrays::run_footprint(n_states, n_params, saves, sizeof(T), o.outputs).result_bytes_per_run -
-          arrays::run_footprint(n_states, n_params, 0, sizeof(T), o.outputs).result_bytes_per_run);
+          arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), saves, sizeof(T), o.outputs).result_bytes_per_run -
+          arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), 0, sizeof(T), o.outputs).result_bytes_per_run);
       c.ns_per_byte = std::max(0.0, (t2 - t_plain) * 1e6 / (static_cast<double>(n2) * extra));
       variable = std::max(1e-9, slope - extra * c.ns_per_byte * 1e-6);
     }

@@ -27,6 +27,7 @@
 #include "batchode/solver/run_settings.hpp"
 #include "batchode/solver/scheduler.hpp"
 #include "batchode/solver/solve_context.hpp"
+#include "batchode/solver/system_traits.hpp"
 #include "batchode/solver/telemetry.hpp"
 #include "batchode/timing/events.hpp"
 #include "batchode/timing/metadata_keys.hpp"
@@ -36,9 +37,6 @@ namespace batchode::detail {
 
 template <class System, class T>
 class Executor {
-  static constexpr std::size_t n_states = System::n_states;
-  static constexpr std::size_t n_params = System::n_params;
-
  public:
   /// `may_fall_back`: a failed GPU part may be run again on the CPU (Backend::automatic with
   /// options.gpu.allow_cpu_fallback and no forced parts).
@@ -100,15 +98,14 @@ class Executor {
   double run_cpu_range(const T* y0, const T* params, std::size_t first, std::size_t count, SolveResult<T>& result,
                        bool check_values) {
     const auto start = std::chrono::steady_clock::now();
-    if (check_values) check_finite_runs(y0, params, first, count, n_states, n_params, ctx_.workers);
+    if (check_values) check_finite_runs(y0, params, first, count, n_states_of(ctx_.system), n_params_of(ctx_.system), ctx_.workers);
     // The same keys as the GPU runner's kernel_run_execution (timing/metadata_keys.hpp).
     ScopedTimer timer(ctx_.logger, events::kernel_run_execution);
     timer.add_metadata(keys::backend, "cpu");
     timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(count));
     timer.add_metadata(keys::num_chunks, std::int64_t{1});
-    cpu::integrate_batch(ctx_.system, y0, params, first, count, ctx_.options.method,
-                         make_run_settings<T>(ctx_.options), ctx_.options.cpu_threads, result.view(), ctx_.logger,
-                         ctx_.workers);
+    integrate_on_cpu(ctx_.system, y0, params, first, count, ctx_.options.method, make_run_settings<T>(ctx_.options),
+                     ctx_.options.cpu_threads, result.view(), ctx_.logger, ctx_.workers);
     timer.stop();
     return ms_since(start);
   }
@@ -196,7 +193,7 @@ class Executor {
                        o.wall_ms});
     if (predicted) {
       const std::size_t bytes =
-          arrays::run_footprint(n_states, n_params, result.n_saves(), sizeof(T), ctx_.options.outputs)
+          arrays::run_footprint(n_states_of(ctx_.system), n_params_of(ctx_.system), result.n_saves(), sizeof(T), ctx_.options.outputs)
               .result_bytes_per_run;
       calibrator_.learn(o.backend, part.runs, observed_steps(result, part), static_cast<double>(bytes), o.wall_ms,
                         o.grew_buffers);

@@ -3,7 +3,8 @@
 // else detail::GpuRunnerOf is a stand-in with the same calls that refuses to be made. The rest of
 // the solver names only GpuRunnerOf and holds no #if: without the GPU path the scheduler is never
 // offered a GPU (see planner.hpp), so the stand-in is never built in a solve that was not forced
-// onto a GPU.
+// onto a GPU. A model defined at run time is the exception: its runner (runtime_model_gpu_runner.hpp)
+// launches kernels compiled at run time, host code that every unit of a GPU build carries.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,8 @@
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/runtime.hpp"
 #include "batchode/solver/run_settings.hpp"
+#include "batchode/solver/runtime_model.hpp"
+#include "batchode/solver/runtime_model_gpu_runner.hpp"
 #include "batchode/timing/time_logger.hpp"
 
 #if BATCHODE_GPU_COMPILER && BATCHODE_HAS_GPU_RUNTIME
@@ -53,11 +56,31 @@ class MissingGpuRunner {
 
 #if BATCHODE_GPU_PATH
 template <class System, class T>
-using GpuRunnerOf = GpuRunner<System, T>;
+struct GpuRunnerSelect {
+  using type = GpuRunner<System, T>;
+};
 #else
 template <class System, class T>
-using GpuRunnerOf = MissingGpuRunner<System, T>;
+struct GpuRunnerSelect {
+  using type = MissingGpuRunner<System, T>;
+};
 #endif
+// A model defined at run time has no compiled-in kernel: its runner launches kernels compiled at run
+// time, host code that every translation unit of a GPU build carries.
+#if BATCHODE_HAS_GPU_RUNTIME
+template <class T>
+struct GpuRunnerSelect<RuntimeModel<T>, T> {
+  using type = RuntimeModelGpuRunner<T>;
+};
+#else
+template <class T>
+struct GpuRunnerSelect<RuntimeModel<T>, T> {
+  using type = MissingGpuRunner<RuntimeModel<T>, T>;
+};
+#endif
+
+template <class System, class T>
+using GpuRunnerOf = typename GpuRunnerSelect<System, T>::type;
 
 }  // namespace detail
 }  // namespace batchode

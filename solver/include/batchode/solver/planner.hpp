@@ -20,17 +20,20 @@
 #include "batchode/solver/options.hpp"
 #include "batchode/solver/scheduler.hpp"
 #include "batchode/solver/solve_context.hpp"
+#include "batchode/solver/system_traits.hpp"
 
 namespace batchode::detail {
 
 /// Why no GPU can run a solve of System in T with these options, or empty when one can.
 template <class System, class T>
-std::string gpu_unavailable_reason(const SolveOptions& options) {
-  std::string method_reason = cpu::gpu_unavailable_for_method<System, T>(options.method);  // rosenbrock4
+std::string gpu_unavailable_reason(const System& system, const SolveOptions& options) {
+  // rosenbrock4; a model defined at run time
+  std::string method_reason = gpu_unavailable_for_system<System, T>(system, options.method);
   if (!method_reason.empty()) return method_reason;
   const gpu::Discovery& found = gpu::discover();
   if (!found.available) return found.reason;
-  if (!gpu_path_compiled) {
+  // A runtime model's kernels are compiled at run time: its runner is host code, in every unit.
+  if (!gpu_path_compiled && !is_runtime_model_v<System>) {
     return std::string("this translation unit was not compiled by the GPU compiler (build backend '") +
            gpu::compiled_backend() + "'; use batchode_target_gpu() on the target)";
   }
@@ -59,7 +62,7 @@ sched::Selection plan_parts(const SolveContext<System, T>& ctx, Calibrator<Syste
   const SolveOptions& options = ctx.options;
   if (!forced_parts.empty()) return sched::forced(forced_parts, runs);
   const arrays::RunFootprint footprint =
-      arrays::run_footprint(System::n_states, System::n_params, saves, sizeof(T), options.outputs);
+      arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), saves, sizeof(T), options.outputs);
   sched::Request req;
   req.runs = runs;
   req.method = options.method;
@@ -68,7 +71,7 @@ sched::Selection plan_parts(const SolveContext<System, T>& ctx, Calibrator<Syste
   // Backend::cpu asks nothing of the GPU runtime (discovery initialises it).
   if (options.backend == Backend::cpu) return sched::plan({cpu_capabilities(0)}, sched::strategy_for(options), req);
 
-  const std::string unavailable = gpu_unavailable_reason<System, T>(options);
+  const std::string unavailable = gpu_unavailable_reason<System, T>(ctx.system, options);
   if (!unavailable.empty()) {
     if (options.backend == Backend::gpu) throw GpuUnavailable("Backend::gpu requested, but " + unavailable);
     ctx.notice("no usable GPU (" + unavailable + "); running on the CPU");

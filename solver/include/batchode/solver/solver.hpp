@@ -42,6 +42,7 @@
 #include "batchode/solver/result.hpp"
 #include "batchode/solver/scheduler.hpp"
 #include "batchode/solver/solve_context.hpp"
+#include "batchode/solver/system_traits.hpp"
 #include "batchode/solver/telemetry.hpp"
 #include "batchode/timing/events.hpp"
 #include "batchode/timing/scoped_timer.hpp"
@@ -89,13 +90,16 @@ inline void register_events_for_solve(TimeLogger& logger) noexcept {
 template <class System, class T = double>
 class Solver {
   static_assert(std::is_floating_point_v<T>, "batchode solves in float or double");
-  static_assert(is_ode_system_v<System, T>,
+  static_assert(is_ode_system_v<System, T> || detail::is_runtime_model_v<System>,
                 "System needs static n_states (> 0), n_params and a const call operator "
                 "(T t, const T* y, const T* p, T* dydt): see batchode/kernels/system.hpp");
 
  public:
-  static constexpr std::size_t n_states = System::n_states;
-  static constexpr std::size_t n_params = System::n_params;
+  static_assert(!detail::is_runtime_model_v<System> || std::is_same_v<System, RuntimeModel<T>>,
+                "a RuntimeModel<U> is solved in its own precision U: Solver<RuntimeModel<U>, U>");
+
+  std::size_t n_states() const { return detail::n_states_of(system_); }
+  std::size_t n_params() const { return detail::n_params_of(system_); }
 
   /// Throws InvalidInput for bad options. Registers the solver's events on `logger` (any logger
   /// will do; registering again changes nothing).
@@ -120,7 +124,7 @@ class Solver {
   /// (n_runs x n_params). Throws InvalidInput for wrong sizes, an empty batch or non-finite values;
   /// GpuUnavailable when Backend::gpu cannot run; GpuError for a GPU failure without fallback.
   SolveResult<T> solve(const std::vector<T>& y0, const std::vector<T>& params) {
-    const std::size_t runs = detail::runs_of_batch(y0.size(), params.size(), n_states, n_params);
+    const std::size_t runs = detail::runs_of_batch(y0.size(), params.size(), n_states(), n_params());
     return solve(y0.data(), params.empty() ? nullptr : params.data(), runs);
   }
 
@@ -129,7 +133,7 @@ class Solver {
 
   /// Pointer form: y0 holds n_runs x n_states values, params n_runs x n_params (may be null if 0).
   SolveResult<T> solve(const T* y0, const T* params, std::size_t runs) {
-    detail::check_batch_pointers(y0, params, runs, n_states, n_params);
+    detail::check_batch_pointers(y0, params, runs, n_states(), n_params());
     detail::VerbosityScope verbosity(*logger_, options_.verbosity);
     ScopedTimer timer(*logger_, events::solver_solve_execution);
     timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(runs));
@@ -137,7 +141,7 @@ class Solver {
     const std::size_t saves = count_saves(options_);
     // Before any work (planning may calibrate): a batch whose outputs cannot fit is refused.
     detail::check_result_fits(
-        runs, arrays::run_footprint(n_states, n_params, saves, sizeof(T), options_.outputs).result_bytes_per_run);
+        runs, arrays::run_footprint(n_states(), n_params(), saves, sizeof(T), options_.outputs).result_bytes_per_run);
     const detail::SolveContext<System, T> ctx{system_, options_, *logger_, *cpu_workers_, *result_memory_, gpus_};
     telemetry_.begin_solve();
     calibrator_.begin_solve();
@@ -146,7 +150,7 @@ class Solver {
     std::optional<SolveResult<T>> allocated;
     {
       ScopedTimer allocation(*logger_, events::result_allocation);
-      allocated.emplace(runs, n_states, saves, options_, result_memory_);
+      allocated.emplace(runs, n_states(), saves, options_, result_memory_);
     }
     SolveResult<T>& result = *allocated;
     const bool may_fall_back =
@@ -165,7 +169,7 @@ class Solver {
     ScopedTimer validation(*logger_, events::input_validation);
     for (const sched::Part& part : selection.parts) {
       if (part.backend.is_gpu()) continue;
-      detail::check_finite_runs(y0, params, part.first_run, part.runs, n_states, n_params, *cpu_workers_);
+      detail::check_finite_runs(y0, params, part.first_run, part.runs, n_states(), n_params(), *cpu_workers_);
     }
   }
 

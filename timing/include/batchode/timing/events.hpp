@@ -39,6 +39,13 @@ inline constexpr const char* execution_part = "execution_part";
 inline constexpr const char* kernel_compile = "kernel_compile";
 // category codegen
 inline constexpr const char* codegen = "codegen";
+inline constexpr const char* model_parse = "model_parse";      ///< model text to checked expression trees
+inline constexpr const char* model_codegen = "model_codegen";  ///< expression trees to C++ source
+// category compile (models defined at run time)
+inline constexpr const char* model_compile = "model_compile";        ///< host compiler: source to shared object
+inline constexpr const char* model_cache_hit = "model_cache_hit";    ///< a compiled model found in the cache
+inline constexpr const char* model_load = "model_load";              ///< dlopen of a compiled model
+inline constexpr const char* model_prelude_compile = "model_prelude_compile";  ///< the CPU path's precompiled header
 }  // namespace events
 
 /// Registers every event above, with its category and a description, on `logger`. Idempotent.

@@ -1,43 +1,26 @@
-// backends/gpu/: the GPU path of a solve. Plans chunks to fit the device-memory budget, then for each
-// chunk: stage inputs (copied into pinned memory, checked finite on the way), upload, launch the
-// batch kernel, download the active outputs, and scatter them into the result. Chunks alternate
-// between two streams with their own buffer slots, so chunk k+1's upload and chunk k-1's download
-// overlap chunk k's kernel.
-// Every phase is a TimeLogger event with its GPU time from a KernelTimer event pair.
+// backends/gpu/: the GPU path of a compiled-in system: the chunk pipeline (chunk_pipeline.hpp: plan,
+// stage, upload, download, scatter on two streams, every phase timed) with a launcher that enqueues
+// kernels::integrate_chunk<Tab, Save, System, T> with <<<>>>. The method is dispatched once per run.
 // Compiled only by the GPU compiler (included from solver.hpp when BATCHODE_GPU_COMPILER).
 #pragma once
 
 #include <atomic>
 #include <cstddef>
-#include <exception>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include <fmt/format.h>
+#include <cstdint>
 
 // First: under hipcc it includes the HIP runtime header, whose builtins (threadIdx) batch_kernel.hpp
 // uses, also where batchode_target_gpu did not pre-include it.
-#include "batchode/backends/gpu/launch.hpp"
-#include "batchode/gpu/buffers.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
-#include "batchode/arrays/host_workers.hpp"
-#include "batchode/arrays/input_array_manager.hpp"
-#include "batchode/arrays/output_array_manager.hpp"
-#include "batchode/gpu/device.hpp"
+#include "batchode/arrays/result_view.hpp"
+#include "batchode/backends/gpu/chunk_pipeline.hpp"
+#include "batchode/backends/gpu/gpu_run_request.hpp"
+#include "batchode/backends/gpu/launch.hpp"
 #include "batchode/gpu/runtime.hpp"
 #include "batchode/kernels/batch_kernel.hpp"
-#include "batchode/arrays/outputs.hpp"
-#include "batchode/backends/gpu/gpu_run_request.hpp"
-#include "batchode/arrays/result_memory.hpp"
-#include "batchode/arrays/result_view.hpp"
-#include "batchode/checks/invalid_input.hpp"
-#include "batchode/kernels/run_integrator.hpp"
+#include "batchode/kernels/device_views.hpp"
 #include "batchode/kernels/method_registry.hpp"
-#include "batchode/timing/progress.hpp"
+#include "batchode/kernels/run_settings.hpp"
 #include "batchode/timing/events.hpp"
-#include "batchode/timing/kernel_timer.hpp"
-#include "batchode/timing/metadata_keys.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
 
@@ -52,10 +35,10 @@ class GpuRunner {
   static constexpr std::size_t P = System::n_params;
 
   /// The chunk plan of the last run (for tests and telemetry).
-  const arrays::ChunkPlan& last_plan() const noexcept { return plan_; }
+  const arrays::ChunkPlan& last_plan() const noexcept { return pipeline_.last_plan(); }
   /// Whether the last run had to grow its buffers (its time then includes allocations that later
   /// runs of that size do not pay: the cost model does not learn from it).
-  bool last_run_grew() const noexcept { return last_run_grew_; }
+  bool last_run_grew() const noexcept { return pipeline_.last_run_grew(); }
 
   /// Integrates runs [first_run, first_run + runs) of the batch (y0, params: the whole batch,
   /// run-major) into the same rows of `result`, on device request.device (set for the calling
@@ -64,172 +47,34 @@ class GpuRunner {
   void run(const System& sys, const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0,
            const T* params, std::size_t runs, const ResultView<T>& result, TimeLogger& log,
            std::size_t first_run = 0) {
-    gpu::set_device(request.device);
-    const std::size_t saves = result.n_saves;
-    {
-      ScopedTimer timer(log, events::chunk_planning);
-      std::size_t free_bytes = 0, total_bytes = 0;
-      gpu::memory_info(request.device, free_bytes, total_bytes);
-      // Buffers this runner already holds are reused, so they count as free for the new plan.
-      free_bytes += inputs_.device_bytes() + outputs_.device_bytes();
-      const arrays::RunFootprint footprint = arrays::run_footprint(N, P, saves, sizeof(T), request.outputs);
-      arrays::MemoryBudget gpu = request.budget;
-      plan_ = arrays::plan_chunks(runs, footprint, free_bytes, gpu);
-      // A batch that fits in one chunk still goes in several when it is large, so the transfers and
-      // host copies of one chunk overlap the kernels of the others.
-      const std::size_t overlap_chunks = std::min<std::size_t>(8, runs / min_overlap_chunk_runs);
-      if (gpu.chunks == 0 && plan_.n_chunks < overlap_chunks) {
-        gpu.chunks = overlap_chunks;
-        plan_ = arrays::plan_chunks(runs, footprint, free_bytes, gpu);
-      }
-      timer.add_metadata(keys::num_chunks, static_cast<std::int64_t>(plan_.n_chunks));
-      timer.add_metadata("chunk_runs", static_cast<std::int64_t>(plan_.chunk_runs));
-      timer.add_metadata("device_bytes", static_cast<std::int64_t>(plan_.device_bytes));
-    }
-    const bool inputs_grew = inputs_.prepare(plan_, N, P);
-    const bool outputs_grew = outputs_.prepare(plan_, N, saves, request.outputs.status, request.outputs.counters);
-    last_run_grew_ = inputs_grew || outputs_grew;
-    while (streams_.size() < plan_.slots) streams_.emplace_back();
-
-    ScopedTimer timer(log, events::kernel_run_execution);
-    timer.add_metadata(keys::backend, fmt::format("gpu:{}", request.device));
-    timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(runs));
-    timer.add_metadata(keys::num_chunks, static_cast<std::int64_t>(plan_.n_chunks));
-    const double phase_sum_ms = tableau::dispatch(request.method, [&](auto tag) {
+    tableau::dispatch(request.method, [&](auto tag) {
       using Tab = typename decltype(tag)::type;
-      return saves > 0
-                 ? this->template run_chunks<Tab, true>(sys, request, run_plan, y0, params, result, log, first_run)
-                 : this->template run_chunks<Tab, false>(sys, request, run_plan, y0, params, result, log, first_run);
+      auto load = [&](bool save_series, TimeLogger& l) {
+        if (save_series) {
+          load_once<Tab, true>(reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, true, System, T>),
+                               l);
+        } else {
+          load_once<Tab, false>(
+              reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, false, System, T>), l);
+        }
+      };
+      auto launch = [&](bool save_series, unsigned grid, unsigned block, gpu::stream_t stream,
+                        const RunSettings<T>& settings, const kernels::DeviceInputs<T>& in,
+                        const kernels::DeviceOutputs<T>& out) {
+        if (save_series) {
+          kernels::integrate_chunk<Tab, true, System, T>
+              <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
+        } else {
+          kernels::integrate_chunk<Tab, false, System, T>
+              <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
+        }
+        gpu::check_last_launch("kernels::integrate_chunk", __FILE__, __LINE__);
+      };
+      pipeline_.run(N, P, request, run_plan, y0, params, runs, result, log, first_run, load, launch);
     });
-    // Transfers and kernels overlap when this sum exceeds the run's wall time.
-    if (log.enabled()) timer.add_metadata("gpu_phase_sum_ms", phase_sum_ms);
   }
 
  private:
-  template <class Tab, bool Save>
-  double run_chunks(const System& sys, const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0,
-                    const T* params, const ResultView<T>& result, TimeLogger& log, std::size_t first_run) {
-    load_once<Tab, Save>(reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, Save, System, T>), log);
-
-    const bool timed = log.enabled();
-    std::vector<GpuTime> phases;  // every phase's GPU time, summed once the streams are idle
-    ProgressReporter progress(plan_.n_chunks, plan_.n_runs, log.verbosity());
-    std::vector<std::size_t> in_slot(plan_.slots, no_chunk);
-    std::size_t chunks_done = 0, runs_done = 0;
-    const DrainOnThrow drain{streams_};
-    // Final states and statuses go straight into the result when its memory is page-locked (a
-    // recycled block of the Solver's pool): no staging, no host copy.
-    const ResultMemoryPool* memory = result.memory;
-    const std::size_t rows = plan_.n_runs;
-    const bool direct_state = memory != nullptr && memory->is_pinned(result.final_state + first_run * N,
-                                                                      rows * N * sizeof(T));
-    const bool direct_status = memory != nullptr && result.status != nullptr &&
-                               memory->is_pinned(result.status + first_run, rows * sizeof(Status));
-
-    auto finish = [&](std::size_t slot) {
-      const std::size_t c = in_slot[slot];
-      if (c == no_chunk) return;
-      streams_[slot].synchronize();
-      {
-        // With a series the host transposes it; otherwise every output is a plain copy.
-        ScopedTimer t(log, Save ? events::host_transpose : events::host_staging);
-        t.add_metadata("direction", "staging_to_result");
-        t.add_metadata(keys::chunk_index, static_cast<std::int64_t>(c));
-        outputs_.scatter(slot, first_run + plan_.first(c), plan_.count(c), result, &workers_);
-      }
-      in_slot[slot] = no_chunk;
-      ++chunks_done;
-      runs_done += plan_.count(c);
-      progress.update(chunks_done, runs_done);
-    };
-
-    const std::int64_t chunked = plan_.n_chunks > 1 ? 1 : 0;
-    for (std::size_t c = 0; c < plan_.n_chunks; ++c) {
-      const std::size_t slot = c % plan_.slots;
-      const gpu::stream_t stream = streams_[slot].get();
-      const std::size_t first = first_run + plan_.first(c), count = plan_.count(c);
-      const std::string slice = fmt::format("{}:{}", first, first + count);
-      try {
-        finish(slot);  // the slot's previous chunk must be out of its buffers before they are reused
-        {
-          ScopedTimer t(log, events::host_staging);
-          t.add_metadata("direction", "inputs_to_staging");
-          t.add_metadata(keys::chunk_index, static_cast<std::int64_t>(c));
-          const std::optional<arrays::NonFiniteInput> bad = inputs_.stage(slot, y0, params, first, count, &workers_);
-          if (bad) {
-            throw non_finite_input(bad->in_params ? "parameter" : "initial value", bad->run, bad->index, bad->value);
-          }
-        }
-        auto transfer = [&](const char* label, auto&& enqueue) {
-          if (!timed) {
-            enqueue();
-            return;
-          }
-          KernelTimer kt(label);
-          log.start_event(label);
-          kt.start(stream);
-          const std::size_t bytes = enqueue();
-          kt.stop(stream);
-          phases.push_back(kt.deferred());
-          log.stop_event(label,
-                         {{keys::nbytes, static_cast<std::int64_t>(bytes)},
-                          {keys::chunk_index, static_cast<std::int64_t>(c)},
-                          {keys::chunk_slice, slice},
-                          {keys::is_chunked, chunked}},
-                         kt.deferred());
-        };
-        transfer(events::h2d_transfer_initial_values, [&] { return inputs_.upload_initial_values(slot, count, stream); });
-        if constexpr (P > 0) {
-          transfer(events::h2d_transfer_parameters, [&] { return inputs_.upload_parameters(slot, count, stream); });
-        }
-
-        const unsigned block = static_cast<unsigned>(request.block_size);
-        const unsigned grid = static_cast<unsigned>((count + block - 1) / block);
-        KernelTimer kt(events::kernel_launch);
-        if (timed) {
-          log.start_event(events::kernel_launch);
-          kt.start(stream);
-        }
-        kernels::integrate_chunk<Tab, Save, System, T><<<grid, block, 0, gpu::native_stream(stream)>>>(
-            sys, run_plan, inputs_.device_view(slot), outputs_.device_view(slot, count));
-        gpu::check_last_launch("kernels::integrate_chunk", __FILE__, __LINE__);
-        if (timed) {
-          kt.stop(stream);
-          phases.push_back(kt.deferred());
-          log.stop_event(events::kernel_launch,
-                         {{keys::chunk_index, static_cast<std::int64_t>(c)},
-                          {keys::numruns, static_cast<std::int64_t>(count)},
-                          {keys::chunk_slice, slice}},
-                         kt.deferred());
-        }
-
-        T* state_dst = direct_state ? result.final_state + first * N : nullptr;
-        transfer(events::d2h_transfer_state, [&] { return outputs_.download_state(slot, count, stream, state_dst); });
-        if constexpr (Save) {
-          transfer(events::d2h_transfer_state, [&] { return outputs_.download_series(slot, count, stream); });
-        }
-        if (request.outputs.status) {
-          Status* status_dst = direct_status ? result.status + first : nullptr;
-          transfer(events::d2h_transfer_status_codes,
-                   [&] { return outputs_.download_status(slot, count, stream, status_dst); });
-        }
-        if (request.outputs.counters) {
-          transfer(events::d2h_transfer_iteration_counters,
-                   [&] { return outputs_.download_counters(slot, count, stream); });
-        }
-        in_slot[slot] = c;
-      } catch (const GpuError& e) {
-        throw GpuError(fmt::format("chunk {} of {} (runs {})", c, plan_.n_chunks, slice), e);
-      }
-    }
-    const std::size_t oldest_pending = plan_.n_chunks > plan_.slots ? plan_.n_chunks - plan_.slots : 0;
-    for (std::size_t c = oldest_pending; c < plan_.n_chunks; ++c) finish(c % plan_.slots);
-    progress.finish();
-    double sum = 0;
-    for (GpuTime& g : phases) sum += g.wait().value_or(0.0);
-    return sum;
-  }
-
   /// The first launch of a kernel instantiation loads its module (lazy loading on CUDA): done here
   /// once, on purpose, and timed as `kernel_compile`, so chunk timings exclude it.
   template <class Tab, bool Save>
@@ -243,32 +88,7 @@ class GpuRunner {
     loaded.store(true, std::memory_order_release);
   }
 
-  /// An exception (a non-finite input met while staging, a failed call) leaves earlier chunks'
-  /// copies and kernels in flight on buffers the next solve reuses: they are waited for before the
-  /// exception leaves run(). Errors while waiting are dropped; the exception in flight is the report.
-  struct DrainOnThrow {
-    std::vector<gpu::Stream>& streams;
-    int exceptions = std::uncaught_exceptions();
-    ~DrainOnThrow() {
-      if (std::uncaught_exceptions() <= exceptions) return;
-      for (gpu::Stream& stream : streams) {
-        try {
-          stream.synchronize();
-        } catch (const GpuError&) {
-        }
-      }
-    }
-  };
-
-  static constexpr std::size_t no_chunk = static_cast<std::size_t>(-1);
-  // Below this many runs a chunk's launch and transfer latencies outweigh what overlap saves.
-  static constexpr std::size_t min_overlap_chunk_runs = std::size_t(1) << 17;
-  arrays::HostWorkers workers_;
-  arrays::ChunkPlan plan_{};
-  bool last_run_grew_ = false;
-  arrays::InputArrayManager<T> inputs_;
-  arrays::OutputArrayManager<T> outputs_;
-  std::vector<gpu::Stream> streams_;
+  ChunkPipeline<T> pipeline_;
 };
 
 }  // namespace batchode

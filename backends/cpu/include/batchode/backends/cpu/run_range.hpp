@@ -1,0 +1,86 @@
+// backends/cpu/: the CPU path's per-run loop over a range of runs: initial values in, integrate_run
+// with the method's CPU stepper, final state, status, counters and series out. The one copy of that
+// loop: cpu_backend.hpp runs it on the worker threads for compiled-in systems, and a model compiled at
+// run time runs it inside its shared object (runtime_entry_source.inl), so both give the same numbers.
+// Needs only the core (kernels/), Boost.Odeint and the result view: no runtime, no timing, no threads,
+// which keeps the runtime compilation of a model short.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "batchode/arrays/result_view.hpp"
+#include "batchode/backends/cpu/odeint_steppers.hpp"
+#include "batchode/backends/cpu/rosenbrock4_stepper.hpp"
+#include "batchode/kernels/jacobian.hpp"
+#include "batchode/kernels/rosenbrock_stepper.hpp"
+#include "batchode/kernels/run_integrator.hpp"
+#include "batchode/kernels/run_settings.hpp"
+#include "batchode/kernels/tableaux.hpp"
+
+namespace batchode::cpu {
+
+/// Writes saved points of one run straight into the result's run-major series.
+template <class T>
+struct SeriesSink {
+  static constexpr bool active = true;
+  T* out;  // this run's n_saves x n_states block
+  std::size_t n_states;
+  void save(std::uint32_t k, T, const T* y) { std::copy(y, y + n_states, out + k * n_states); }
+  void mark_unsaved(std::uint32_t k) {
+    std::fill(out + k * n_states, out + (k + 1) * n_states, std::numeric_limits<T>::quiet_NaN());
+  }
+};
+
+/// The CPU stepper of method Tab: odeint's for explicit tables, kernels/rosenbrock_stepper.hpp for
+/// Rosenbrock tables, odeint's rosenbrock4 for the CPU-only tag. `available` is false for a stiff
+/// method whose system cannot be linearised (integrate_batch then throws InvalidInput).
+template <class Tab, class System, class T, bool Rosenbrock = tableau::is_rosenbrock_v<Tab>,
+          bool Gpu = tableau::runs_on_gpu_v<Tab>>
+struct CpuStepperFor {
+  using type = OdeintStepper<Tab, System, T>;
+  static constexpr bool available = true;
+};
+template <class Tab, class System, class T>
+struct CpuStepperFor<Tab, System, T, true, true> {
+  using type = RosenbrockStepper<Tab, T, System::n_states>;
+  static constexpr bool available = kernels::can_linearize_v<System, T>;
+};
+template <class Tab, class System, class T>
+struct CpuStepperFor<Tab, System, T, false, false> {
+  using type = OdeintRosenbrock4Stepper<System, T>;
+  static constexpr bool available = kernels::can_linearize_v<System, T>;
+};
+
+/// Integrates runs [begin, end) of a validated batch (y0, params: the whole batch, run-major) into the
+/// same rows of `result` with `stepper` (a worker's own, reused across its ranges). `plan` is taken by
+/// value on purpose: through a reference the compiler must assume every store to a state may change
+/// the settings and reloads them after it.
+template <class Tab, class System, class T>
+void integrate_run_range(const System& sys, const T* y0, const T* params, std::size_t begin, std::size_t end,
+                         const RunSettings<T> plan, const ResultView<T>& result,
+                         typename CpuStepperFor<Tab, System, T>::type& stepper) {
+  constexpr std::size_t N = System::n_states;
+  constexpr std::size_t P = System::n_params;
+  for (std::size_t r = begin; r < end; ++r) {
+    typename CpuStepperFor<Tab, System, T>::type::state_type y{};
+    for (std::size_t s = 0; s < N; ++s) y[s] = y0[r * N + s];
+    const T* p = P > 0 ? params + r * P : nullptr;
+    RunCounters counters{};
+    Status status;
+    if (plan.n_saves > 0) {
+      SeriesSink<T> sink{result.series + r * plan.n_saves * N, N};
+      status = integrate_run(stepper, sys, y, p, plan, sink, counters);
+    } else {
+      NoSeries sink;
+      status = integrate_run(stepper, sys, y, p, plan, sink, counters);
+    }
+    for (std::size_t s = 0; s < N; ++s) result.final_state[r * N + s] = y[s];
+    if (Status* out = result.status) out[r] = status;
+    if (RunCounters* out = result.counters) out[r] = counters;
+  }
+}
+
+}  // namespace batchode::cpu

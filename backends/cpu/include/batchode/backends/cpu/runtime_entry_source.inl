@@ -1,0 +1,58 @@
+// backends/cpu/: included only by the source generated for a model compiled at run time
+// (solver/src/runtime_model.cpp writes it): defines the two entry points of runtime_abi.hpp for one
+// system, method and precision, around the CPU path's own per-run loop (run_range.hpp). Exceptions
+// never cross the boundary: they become a message and a nonzero return.
+//
+// The generated source defines the system, then:
+//   #define BATCHODE_ENTRY_SYSTEM BatchodeModel
+//   #define BATCHODE_ENTRY_TABLEAU batchode::tableau::Dopri5
+//   #define BATCHODE_ENTRY_VALUE double
+//   #define BATCHODE_ENTRY_METHOD 4   (static_cast<uint32_t>(Method))
+//   #include "batchode/backends/cpu/runtime_entry_source.inl"
+#pragma once
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "batchode/backends/cpu/run_range.hpp"
+#include "batchode/backends/cpu/runtime_abi.hpp"
+
+#if !defined(BATCHODE_ENTRY_SYSTEM) || !defined(BATCHODE_ENTRY_TABLEAU) || !defined(BATCHODE_ENTRY_VALUE) || \
+    !defined(BATCHODE_ENTRY_METHOD)
+#error "define BATCHODE_ENTRY_SYSTEM, _TABLEAU, _VALUE and _METHOD before including runtime_entry_source.inl"
+#endif
+
+namespace batchode::cpu::entry {
+using System = BATCHODE_ENTRY_SYSTEM;
+using Tab = BATCHODE_ENTRY_TABLEAU;
+using Value = BATCHODE_ENTRY_VALUE;
+using Select = CpuStepperFor<Tab, System, Value>;
+static_assert(Select::available, "the generated system cannot be linearised for this method");
+
+inline void report(const RangeCall<Value>* call, const char* message) {
+  if (call->error == nullptr || call->error_size == 0) return;
+  std::snprintf(call->error, call->error_size, "%s", message);
+}
+}  // namespace batchode::cpu::entry
+
+extern "C" __attribute__((visibility("default"))) void batchode_runtime_abi(batchode::cpu::RuntimeAbi* abi) {
+  using namespace batchode::cpu::entry;
+  *abi = batchode::cpu::expected_runtime_abi<Value>(BATCHODE_ENTRY_METHOD, System::n_states, System::n_params);
+}
+
+extern "C" __attribute__((visibility("default"))) int batchode_integrate_range(
+    const batchode::cpu::RangeCall<BATCHODE_ENTRY_VALUE>* call) {
+  using namespace batchode::cpu::entry;
+  try {
+    typename Select::type stepper;
+    batchode::cpu::integrate_run_range<Tab>(System{}, call->y0, call->params, call->begin, call->end,
+                                            *call->settings, *call->result, stepper);
+    return 0;
+  } catch (const std::exception& e) {
+    report(call, e.what());
+  } catch (...) {
+    report(call, "unknown exception in a runtime-compiled model");
+  }
+  return 1;
+}

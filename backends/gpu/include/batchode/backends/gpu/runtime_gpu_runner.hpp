@@ -1,0 +1,102 @@
+// backends/gpu/: the GPU path of a system known only at run time (a model compiled by NVRTC or
+// hipRTC): the same chunk pipeline as compiled-in systems (chunk_pipeline.hpp: chunking, array
+// managers, two streams, every phase timed under the same names), with sizes given at run time and
+// a launcher that enqueues the loaded kernel through gpu::Module::launch. Host code: built by plain
+// C++ compilers, no vendor header.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "batchode/arrays/chunk_plan.hpp"
+#include "batchode/arrays/result_view.hpp"
+#include "batchode/backends/gpu/chunk_pipeline.hpp"
+#include "batchode/backends/gpu/gpu_run_request.hpp"
+#include "batchode/backends/gpu/runtime_kernels.hpp"
+#include "batchode/gpu/module.hpp"
+#include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/device_views.hpp"
+#include "batchode/kernels/method_registry.hpp"
+#include "batchode/kernels/run_settings.hpp"
+#include "batchode/timing/events.hpp"
+#include "batchode/timing/scoped_timer.hpp"
+#include "batchode/timing/time_logger.hpp"
+
+namespace batchode {
+
+/// Runs batches of a runtime-compiled system in precision T on one GPU. Keeps its buffers and
+/// streams between runs, like GpuRunner, whose interface it shares but for the system: the sizes
+/// and the loaded kernels are arguments.
+template <class T>
+class RuntimeGpuRunner {
+ public:
+  /// The chunk plan of the last run (for tests and telemetry).
+  const arrays::ChunkPlan& last_plan() const noexcept { return pipeline_.last_plan(); }
+  /// Whether the last run had to grow its buffers (see GpuRunner::last_run_grew).
+  bool last_run_grew() const noexcept { return pipeline_.last_run_grew(); }
+
+  /// Integrates runs [first_run, first_run + runs) of the batch (y0: n_states, params: n_params
+  /// values per run, the whole batch, run-major) into the same rows of `result`, on device
+  /// request.device, with `kernels` (request.method's, in precision T, usable on that device). The
+  /// first run of each kernel times its load as kernel_compile unless the caller claimed it
+  /// (RuntimeKernels::claim_first_load). Throws std::invalid_argument when `kernels` do not fit the
+  /// request, GpuError (naming the call and the chunk) on a runtime failure, InvalidInput when the
+  /// memory budget cannot hold one run or an input is not finite.
+  void run(const RuntimeKernels& kernels, std::size_t n_states, std::size_t n_params,
+           const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0, const T* params,
+           std::size_t runs, const ResultView<T>& result, TimeLogger& log, std::size_t first_run = 0) {
+    check(kernels, request);
+    auto load = [&](bool save_series, TimeLogger& l) {
+      if (!kernels.claim_first_load(save_series)) return;
+      ScopedTimer t(l, events::kernel_compile);
+      const gpu::KernelAttributes attributes = gpu::kernel_attributes(kernels.kernel(save_series));
+      t.add_metadata("registers", static_cast<std::int64_t>(attributes.registers));
+      t.add_metadata("local_bytes", static_cast<std::int64_t>(attributes.local_bytes));
+    };
+    const gpu::Module& module = *kernels.module;
+    auto launch = [&](bool save_series, unsigned grid, unsigned block, gpu::stream_t stream,
+                      const RunSettings<T>& settings, const kernels::DeviceInputs<T>& in,
+                      const kernels::DeviceOutputs<T>& out) {
+      // The kernel's first parameter is the system by value: an empty struct, one byte.
+      char system = 0;
+      void* args[] = {&system, const_cast<RunSettings<T>*>(&settings),
+                      const_cast<kernels::DeviceInputs<T>*>(&in),
+                      const_cast<kernels::DeviceOutputs<T>*>(&out)};
+      module.launch(kernels.kernel(save_series), grid, block, stream, args);
+    };
+    pipeline_.run(n_states, n_params, request, run_plan, y0, params, runs, result, log, first_run, load,
+                  launch);
+  }
+
+ private:
+  static void check(const RuntimeKernels& kernels, const GpuRunRequest& request) {
+    if (kernels.module == nullptr || !kernels.final_state || !kernels.series) {
+      throw std::invalid_argument("RuntimeGpuRunner: no kernels loaded");
+    }
+    if (kernels.method != request.method) {
+      throw std::invalid_argument("RuntimeGpuRunner: kernels of " + name_of(kernels.method) +
+                                  " for a solve with " + name_of(request.method));
+    }
+    if (kernels.value_bytes != sizeof(T)) {
+      throw std::invalid_argument("RuntimeGpuRunner: kernels of " + std::to_string(kernels.value_bytes) +
+                                  "-byte values for a solve in " + std::to_string(sizeof(T)) +
+                                  "-byte values");
+    }
+    if (!kernels.module->usable_on(request.device)) {
+      throw std::invalid_argument("RuntimeGpuRunner: module " + kernels.module->label() +
+                                  " was loaded on device " + std::to_string(kernels.module->device()) +
+                                  ", not on device " + std::to_string(request.device));
+    }
+  }
+
+  static std::string name_of(Method m) {
+    return is_known_method(m) ? method_registry[static_cast<int>(m)].name
+                              : "method " + std::to_string(static_cast<int>(m));
+  }
+
+  ChunkPipeline<T> pipeline_;
+};
+
+}  // namespace batchode

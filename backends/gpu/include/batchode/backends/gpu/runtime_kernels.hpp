@@ -1,0 +1,62 @@
+// backends/gpu/: the two batch kernels of one method and precision, compiled at run time (gpu::
+// RuntimeCompiler, from runtime_kernel_program's text) and loaded (gpu::Module): what
+// RuntimeGpuRunner launches in place of a compiled-in integrate_chunk. Host code.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "batchode/gpu/module.hpp"
+#include "batchode/gpu/runtime_compiler.hpp"
+#include "batchode/kernels/method.hpp"
+
+namespace batchode {
+
+/// A loaded module's kernels::integrate_chunk<method, save_series, System, T> for both save_series.
+/// Copies share the module and the record of which first loads were timed.
+struct RuntimeKernels {
+  std::shared_ptr<const gpu::Module> module;
+  Method method = Method::dopri5;
+  std::size_t value_bytes = 0;  ///< sizeof(T) of the kernels' precision
+  gpu::Kernel final_state;      ///< save_series false
+  gpu::Kernel series;           ///< save_series true
+
+  const gpu::Kernel& kernel(bool save_series) const noexcept { return save_series ? series : final_state; }
+
+  /// True exactly once per kernel over all copies: the caller that gets it times the kernel's first
+  /// load (RuntimeGpuRunner does, as kernel_compile). A caller that timed the load itself calls this
+  /// for both kernels first, so the runner does not time it again.
+  bool claim_first_load(bool save_series) const noexcept {
+    return !first_load_claimed->at(save_series ? 1 : 0).exchange(true, std::memory_order_acq_rel);
+  }
+
+  std::shared_ptr<std::array<std::atomic<bool>, 2>> first_load_claimed =
+      std::make_shared<std::array<std::atomic<bool>, 2>>();
+};
+
+/// Loads `compiled` (RuntimeCompiler::compile of runtime_kernel_program's source and name
+/// expressions for `method` in precision T, so lowered_names is {final state only, series}) on the
+/// current device and looks up both kernels. `label` names the module in errors. Throws GpuError
+/// (load or lookup failed), std::invalid_argument (not two lowered names).
+template <class T>
+RuntimeKernels load_runtime_kernels(Method method, const gpu::CompiledKernels& compiled, std::string label) {
+  if (compiled.lowered_names.size() != 2) {
+    throw std::invalid_argument("load_runtime_kernels(" + label +
+                                "): expected the lowered names of 2 kernels, got " +
+                                std::to_string(compiled.lowered_names.size()));
+  }
+  RuntimeKernels k;
+  k.module = std::make_shared<const gpu::Module>(compiled.image, std::move(label));
+  k.method = method;
+  k.value_bytes = sizeof(T);
+  k.final_state = k.module->function(compiled.lowered_names[0]);
+  k.series = k.module->function(compiled.lowered_names[1]);
+  return k;
+}
+
+}  // namespace batchode

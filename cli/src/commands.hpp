@@ -1,0 +1,45 @@
+// cli/: the three `batchode` subcommands as functions: what each takes (filled in by main.cpp's CLI11
+// wiring) and what it returns. One file per command implements it; main.cpp maps what they throw to
+// exit codes (UsageError: 2, any other std::exception: 1).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace batchode::cli {
+
+/// The flags of `batchode run`, as text where main.cpp's CLI11 checks already limited the choices.
+struct RunArgs {
+  std::string model;                ///< the model file (TOML)
+  std::vector<std::string> sweeps;  ///< each --sweep's text (sweep.hpp)
+  std::string grid = "combinatorial";
+  double t0 = 0.0;
+  double t_end = 0.0;
+  std::string method;
+  std::optional<double> rtol, atol, dt, save_every;
+  std::optional<std::uint64_t> max_steps;
+  std::string precision = "float64";  ///< float32 | float64
+  std::string backend = "auto";       ///< auto | cpu | gpu
+  std::string verbosity = "default";  ///< none | default | verbose | debug
+  bool counters = false;
+  std::string output;  ///< .h5, .npy or .csv
+};
+
+/// Solves the model over the grid and writes the output file; prints one line saying what was
+/// written (stdout) and, when some runs failed, how many and why (stderr). Returns 0. Throws
+/// UsageError for a mistake on the command line (found before the model is compiled where possible),
+/// std::exception for a bad model, a failed solve or an output that cannot be written.
+int run_command(const RunArgs& args, std::ostream& out, std::ostream& err);
+
+/// Parses the model file and prints the generated C++ (with the symbolic Jacobian) and the Jacobian's
+/// sparsity. Returns 0; throws models::ModelError ("file:line:col: ...") for a bad model.
+int check_command(const std::string& model_path, std::ostream& out);
+
+/// Prints the backends and devices, the runtime compilers and the cache folder with its entries.
+/// Returns 0; never throws for what it cannot find (it says so instead).
+int info_command(std::ostream& out);
+
+}  // namespace batchode::cli

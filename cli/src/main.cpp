@@ -1,0 +1,134 @@
+// cli/: `batchode`, the command line: CLI11 wiring of the subcommands run, check and info (each in its
+// own file, commands.hpp) and the one place that turns errors into exit codes, so the program never
+// ends with an uncaught exception:
+//   0  success
+//   1  the model, the solve or the output failed (bad model text: "file:line:col: ...")
+//   2  a mistake on the command line (CLI11's own checks, a bad --sweep, a bad option value)
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "batchode/kernels/method_registry.hpp"
+#include "batchode/models/model_error.hpp"
+#include "commands.hpp"
+#include "sweep.hpp"
+
+#ifndef BATCHODE_VERSION_STRING
+#error "BATCHODE_VERSION_STRING (the project's version) is defined by cli/CMakeLists.txt"
+#endif
+
+namespace {
+
+using batchode::cli::RunArgs;
+
+std::vector<std::string> method_names() {
+  std::vector<std::string> names;
+  for (const batchode::MethodInfo& info : batchode::method_registry) names.emplace_back(info.name);
+  return names;
+}
+
+void add_run_options(CLI::App& run, RunArgs& a) {
+  run.add_option("model", a.model,
+                 "The model file (TOML: name, equations, [states], [parameters], [constants])")
+      ->required();
+  run.add_option("--sweep", a.sweeps,
+                 "NAME=linspace(a,b,n): n values from a to b inclusive; NAME=logspace(a,b,n): 10^a to 10^b "
+                 "(numpy's convention: a and b are exponents); NAME=v1,v2,...: these values. NAME is a state "
+                 "(its initial value) or a parameter. Repeat for more axes; quote it in a shell: "
+                 "--sweep 'rho=linspace(0,50,100)'")
+      ->allow_extra_args(false);
+  run.add_option("--grid", a.grid,
+                 "combinatorial: every combination of the sweeps (the first slowest); verbatim: run i takes "
+                 "the i-th value of every sweep (all of one length)")
+      ->check(CLI::IsMember({"combinatorial", "verbatim"}))
+      ->capture_default_str();
+  run.add_option("--t0", a.t0, "Start time")->capture_default_str();
+  run.add_option("--t-end", a.t_end, "End time")->required();
+  run.add_option("--method", a.method, "Integration method")
+      ->required()
+      ->check(CLI::IsMember(method_names()));
+  run.add_option_function<double>(
+      "--rtol", [&a](const double& v) { a.rtol = v; }, "Relative tolerance (1e-6)");
+  run.add_option_function<double>(
+      "--atol", [&a](const double& v) { a.atol = v; }, "Absolute tolerance (1e-6)");
+  run.add_option_function<double>(
+      "--dt", [&a](const double& v) { a.dt = v; },
+      "Step (euler, rk4: required) or first step of adaptive methods");
+  run.add_option_function<double>(
+      "--save-every", [&a](const double& v) { a.save_every = v; },
+      "Save the state at t0 + k * save_every (the series goes to .h5 and .csv; .npy holds final states)");
+  run.add_option_function<std::uint64_t>(
+      "--max-steps", [&a](const std::uint64_t& v) { a.max_steps = v; }, "Steps per run at most (1000000)");
+  run.add_option("--precision", a.precision, "Arithmetic of the solve and of the output")
+      ->check(CLI::IsMember({"float32", "float64"}))
+      ->capture_default_str();
+  run.add_option("--backend", a.backend, "Where the batch runs (auto: a GPU when usable, else the CPU)")
+      ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
+      ->capture_default_str();
+  run.add_option("--verbosity", a.verbosity,
+                 "Timing printed on stderr: none, default (one summary), verbose (a line per phase), debug "
+                 "(BATCHODE_VERBOSITY overrides it)")
+      ->check(CLI::IsMember({"none", "default", "verbose", "debug"}))
+      ->capture_default_str();
+  run.add_flag("--counters", a.counters, "Also write per-run step counters (accepted, rejected, rhs) to .h5");
+  run.add_option("--output", a.output,
+                 "The results: FILE.h5 (HDF5: final states, series, statuses, the grid and the options), "
+                 "FILE.npy (final states, shape (n_runs, n_states), grid order) or FILE.csv")
+      ->required();
+}
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"batchode " BATCHODE_VERSION_STRING
+               ": integrate a batch of ODEs defined in a model file, on GPUs and CPUs.\n"
+               "Exit codes: 0 success, 1 model, solve or output error, 2 command-line error.",
+               "batchode"};
+  app.set_version_flag("--version", BATCHODE_VERSION_STRING);
+  app.require_subcommand(1);
+
+  RunArgs run_args;
+  CLI::App* run = app.add_subcommand("run", "Solve a model over a grid of runs and write the results");
+  add_run_options(*run, run_args);
+
+  std::string check_path;
+  CLI::App* check = app.add_subcommand(
+      "check",
+      "Parse a model; print its errors (file:line:col), or the generated code and the Jacobian's sparsity");
+  check->add_option("model", check_path, "The model file (TOML)")->required();
+
+  CLI::App* info =
+      app.add_subcommand("info", "List backends, devices, runtime compilers and the compiled-model cache");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints the help, the version, or the error and a hint
+    return code == 0 ? 0 : 2;
+  }
+  if (run->parsed()) return batchode::cli::run_command(run_args, std::cout, std::cerr);
+  if (check->parsed()) return batchode::cli::check_command(check_path, std::cout);
+  if (info->parsed()) return batchode::cli::info_command(std::cout);
+  return 2;  // unreachable: CLI11 requires one subcommand
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_cli(argc, argv);
+  } catch (const batchode::cli::UsageError& e) {
+    std::cerr << "batchode: " << e.what() << "\nRun with --help for more information.\n";
+    return 2;
+  } catch (const batchode::models::ModelError& e) {
+    std::cerr << e.what() << '\n';  // "file:line:col: message", at the start of the line as compilers print
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "batchode: " << e.what() << '\n';
+    return 1;
+  } catch (...) {
+    std::cerr << "batchode: an unknown error\n";
+    return 1;
+  }
+}

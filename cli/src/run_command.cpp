@@ -1,0 +1,230 @@
+// cli/: `batchode run`: the flags turned into SolveOptions and checked, then the model loaded and
+// compiled (RuntimeModel), the grid built from the sweeps, the batch solved and the output written
+// in the format its extension names. Mistakes on the command line are found before the model is
+// compiled (which may take seconds) wherever they do not need the model.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "batchode/checks/invalid_input.hpp"
+#include "batchode/kernels/method.hpp"
+#include "batchode/solver/grid.hpp"
+#include "batchode/solver/options.hpp"
+#include "batchode/solver/result_h5.hpp"
+#include "batchode/solver/result_io.hpp"
+#include "batchode/solver/runtime_model.hpp"
+#include "batchode/solver/solver.hpp"
+#include "batchode/timing/scoped_timer.hpp"
+#include "batchode/timing/time_logger.hpp"
+#include "commands.hpp"
+#include "sweep.hpp"
+
+namespace batchode::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+enum class OutputFormat { h5, npy, csv };
+
+// The run as a whole and the writing of its output, timed around the library's own events (model
+// loading, compilation, the solve), so one summary covers the command.
+constexpr const char* run_event = "batchode_run";
+constexpr const char* output_event = "write_output";
+
+void register_events(TimeLogger& logger) {
+  if (!logger.is_registered(run_event)) {
+    logger.register_event(run_event, "cli", "batchode run: from the model file to the output file");
+  }
+  if (!logger.is_registered(output_event)) {
+    logger.register_event(output_event, "output", "writing the results file (.h5, .npy or .csv)");
+  }
+}
+
+/// The format named by the output's extension; the output's folder must exist (checked now, not after
+/// a long solve).
+OutputFormat output_format(const std::string& path) {
+  std::string extension = fs::path(path).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  OutputFormat format = OutputFormat::h5;
+  if (extension == ".h5" || extension == ".hdf5") {
+    format = OutputFormat::h5;
+  } else if (extension == ".npy") {
+    format = OutputFormat::npy;
+  } else if (extension == ".csv") {
+    format = OutputFormat::csv;
+  } else {
+    throw UsageError(
+        fmt::format("--output '{}': {}; the extension names the format: .h5 (or .hdf5), .npy or .csv", path,
+                    extension.empty() ? "no extension" : "unknown extension '" + extension + "'"));
+  }
+  const fs::path folder = fs::path(path).parent_path();
+  std::error_code error;
+  if (!folder.empty() && !fs::is_directory(folder, error)) {
+    throw UsageError(fmt::format("--output '{}': the folder '{}' does not exist", path, folder.string()));
+  }
+  return format;
+}
+
+/// An option error in the flags' names: "SolveOptions.t_end (1) must be after t0 (2)" becomes
+/// "--t-end (1) must be after t0 (2)".
+std::string in_flag_names(std::string message) {
+  static const std::pair<const char*, const char*> names[] = {{"SolveOptions.t_end", "--t-end"},
+                                                              {"SolveOptions.t0", "--t0"},
+                                                              {"SolveOptions.dt", "--dt"},
+                                                              {"SolveOptions.rtol", "--rtol"},
+                                                              {"SolveOptions.atol", "--atol"},
+                                                              {"SolveOptions.save_every", "--save-every"},
+                                                              {"SolveOptions.max_steps", "--max-steps"}};
+  for (const auto& [field, flag] : names) {
+    const std::string from = field;
+    for (std::size_t at = message.find(from); at != std::string::npos; at = message.find(from, at)) {
+      message.replace(at, from.size(), flag);
+    }
+  }
+  return message;
+}
+
+SolveOptions solve_options(const RunArgs& a) {
+  SolveOptions o;
+  o.t0 = a.t0;
+  o.t_end = a.t_end;
+  o.method = parse_method(a.method);  // CLI11 checked the name
+  o.dt = a.dt;
+  if (a.rtol) o.rtol = *a.rtol;
+  if (a.atol) o.atol = *a.atol;
+  o.save_every = a.save_every;
+  if (a.max_steps) o.max_steps = *a.max_steps;
+  o.backend = a.backend == "cpu" ? Backend::cpu : a.backend == "gpu" ? Backend::gpu : Backend::automatic;
+  o.verbosity = parse_verbosity(a.verbosity);
+  o.outputs.counters = a.counters;
+  return o;
+}
+
+/// The model file's text, for the .h5 file's model_source (empty when it cannot be read again).
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return in ? text.str() : std::string();
+}
+
+template <class T>
+void write_output(const SolveResult<T>& r, const Batch<T>& batch, const RuntimeModel<T>& model,
+                  const RunArgs& a, const SolveOptions& options, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::h5: {
+      H5Metadata meta;
+      meta.state_names = model.state_names();
+      meta.parameter_names = model.parameter_names();
+      meta.y0.assign(batch.y0.begin(), batch.y0.end());
+      meta.parameters.assign(batch.params.begin(), batch.params.end());
+      meta.model_name = model.model().name();
+      meta.model_source = file_text(a.model);
+      meta.grid_kind = a.grid;
+      write_h5(r, a.output, options, meta);
+      break;
+    }
+    case OutputFormat::npy:
+      detail::write_npy_array(a.output, r.final_state().data(), {r.n_runs(), r.n_states()});
+      break;
+    case OutputFormat::csv:
+      write_csv(r, a.output, options.t_end);
+      break;
+  }
+}
+
+/// "3 of 100 runs did not reach t_end: 2 max_steps_reached, 1 non_finite_state", or "" when all did.
+template <class T>
+std::string failed_runs(const SolveResult<T>& r) {
+  if (r.statuses().empty()) return {};
+  std::map<int, std::size_t> counts;
+  std::size_t failed = 0;
+  for (Status s : r.statuses()) {
+    if (s == Status::success) continue;
+    ++counts[static_cast<int>(s)];
+    ++failed;
+  }
+  if (failed == 0) return {};
+  std::string why;
+  for (const auto& [code, n] : counts) {
+    why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, to_string(static_cast<Status>(code)));
+  }
+  return fmt::format("{} of {} runs did not reach t_end: {}", failed, r.n_runs(), why);
+}
+
+template <class T>
+std::string where_it_ran(const SolveResult<T>& r) {
+  std::string where;
+  for (const ExecutionRecord& part : r.execution()) {
+    const std::string backend = to_string(part.backend);
+    if (where.find(backend) == std::string::npos) where += (where.empty() ? "" : "+") + backend;
+  }
+  return where.empty() ? "nowhere" : where;
+}
+
+template <class T>
+int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format, const SolveOptions& options,
+        std::ostream& out, std::ostream& err) {
+  TimeLogger& logger = default_timelogger();
+  logger.set_verbosity(*options.verbosity);
+  logger.apply_environment();  // BATCHODE_VERBOSITY overrides --verbosity, as it overrides every level
+  register_events(logger);
+  ScopedTimer whole(logger, run_event);
+  try {
+    const RuntimeModel<T> model(load_model(a.model, logger), RuntimeModelOptions{}, logger);
+    const GridKind kind = a.grid == "verbatim" ? GridKind::verbatim : GridKind::combinatorial;
+    const Batch<T> batch = build_grid(sweeps, kind,
+                                      GridDefaults<T>{model.state_names(), model.parameter_names(),
+                                                      model.default_y0(), model.default_params()});
+    const SolveResult<T> r = solve_ivp(model, batch, options, logger);
+    {
+      ScopedTimer writing(logger, output_event);
+      write_output(r, batch, model, a, options, format);
+    }
+    whole.stop();  // prints the summary (at default verbosity and above) before the last lines
+    if (logger.verbosity() != Verbosity::none) {
+      out << fmt::format("{}: {} runs x {} states ({}, {}, {}) written to {}\n", model.model().name(),
+                         r.n_runs(), r.n_states(), a.method, a.precision, where_it_ran(r), a.output);
+    }
+    const std::string failed = failed_runs(r);
+    if (!failed.empty()) err << "batchode: warning: " << failed << '\n';
+  } catch (...) {
+    // No timing summary after an error: the message is what matters.
+    logger.set_verbosity(Verbosity::none);
+    throw;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
+  const std::vector<Sweep> sweeps = parse_sweeps(args.sweeps);
+  const OutputFormat format = output_format(args.output);
+  const SolveOptions options = solve_options(args);
+  try {
+    if (args.precision == "float32") {
+      validate_for<float>(options);
+    } else {
+      validate_for<double>(options);
+    }
+  } catch (const InvalidInput& e) {
+    throw UsageError(in_flag_names(e.what()));
+  }
+  if (args.precision == "float32") return run<float>(args, sweeps, format, options, out, err);
+  return run<double>(args, sweeps, format, options, out, err);
+}
+
+}  // namespace batchode::cli

@@ -1,0 +1,23 @@
+// models/: the reference interpreter: a model's trees evaluated in double, with exactly the semantics
+// of the generated code (the same order of operations, ipow for small integer powers, min, max, abs
+// and ifelse as kernels/model_math.hpp). Tests check generated code and symbolic derivatives against
+// it; the CLI uses it to evaluate a model without compiling anything.
+#pragma once
+
+#include "batchode/models/model.hpp"
+
+namespace batchode::models {
+
+/// dydt = f(t, y, p). y holds n_states values, p n_params (may be null when n_params is 0).
+void evaluate_rhs(const Model& model, double t, const double* y, const double* p, double* dydt);
+
+/// The symbolic Jacobian J = df/dy (n_states x n_states, row-major: J[i * n_states + j] = df_i/dy_j)
+/// and f_t = df/dt, as the generated jacobian() and time_derivative() compute them. Either output may
+/// be null to skip it.
+void evaluate_jacobian(const Model& model, double t, const double* y, const double* p, double* J,
+                       double* f_t);
+
+/// The auxiliaries' values in order of definition (Model::auxiliary_names), for observables.
+void evaluate_auxiliaries(const Model& model, double t, const double* y, const double* p, double* values);
+
+}  // namespace batchode::models

@@ -1,0 +1,71 @@
+// models/: a model parsed and checked (Model), the one entry point that checks a description
+// (parse_model) and the one that reads a file too (load_model). A Model holds the expression trees of
+// its equations and of their symbolic derivatives; codegen.hpp turns them into C++ and evaluate.hpp
+// evaluates them.
+//
+//   batchode::models::Model lorenz = batchode::models::load_model("lorenz.toml");
+//   std::string source = batchode::models::generate_system(lorenz, {"Lorenz", true});
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "batchode/models/derivative.hpp"
+#include "batchode/models/model_description.hpp"
+#include "batchode/models/model_error.hpp"
+#include "batchode/models/parser.hpp"
+
+namespace batchode::models {
+
+struct ModelData;
+
+/// A model parsed and checked; cheap to copy (copies share the immutable trees).
+class Model {
+ public:
+  /// An empty model (no states, no equations): a placeholder to assign a parsed one to.
+  Model();
+
+  const std::string& name() const;
+  std::size_t n_states() const;
+  std::size_t n_params() const;
+  const std::vector<NamedValue>& states() const;
+  const std::vector<NamedValue>& parameters() const;
+  const std::vector<NamedValue>& constants() const;
+  /// The auxiliaries' names in order of definition.
+  std::vector<std::string> auxiliary_names() const;
+  const std::vector<std::string>& observables() const;
+  /// The structurally nonzero Jacobian entries (i = equation, j = state), row by row: those whose
+  /// simplified symbolic derivative is not the literal 0.
+  std::vector<std::pair<std::size_t, std::size_t>> jacobian_nonzeros() const;
+  const ModelDescription& description() const;
+
+  /// The trees (for the code generator and the interpreter).
+  const ParsedEquations& equations() const;
+  const Derivatives& derivatives() const;
+
+ private:
+  explicit Model(std::shared_ptr<const ModelData> data);
+  friend Model parse_model(const ModelDescription& description);
+  std::shared_ptr<const ModelData> data_;
+};
+
+/// Checks a description and parses its equations. Throws ModelError at the line and column at fault
+/// for: a name that is not an identifier, a reserved word (t, and, or, not, ifelse, pow and the
+/// function names) or declared twice (states, parameters, constants, auxiliaries); a value that is not
+/// finite; an empty model name or one with control characters; no states; any mistake in the
+/// equations (parser.hpp): unknown symbol, a state without an equation or with two, an empty
+/// expression, an unexpected token, unbalanced parentheses, a wrong argument count, an auxiliary used
+/// before its definition, an invalid number; an observable that is not an auxiliary, or listed twice.
+Model parse_model(const ModelDescription& description);
+
+/// read_model_file + parse_model.
+Model load_model(const std::string& path);
+
+/// The Jacobian's sparsity for people (`batchode check`): counts, then one row per equation with a
+/// '*' per structural nonzero and '.' per zero, and the states it depends on.
+std::string describe_sparsity(const Model& model);
+
+}  // namespace batchode::models

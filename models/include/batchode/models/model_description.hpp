@@ -1,0 +1,69 @@
+// models/: a model as written, before any checking: the C++ value type that a TOML model file, the
+// command line and C++ code all fill in, and the TOML reader (model_toml.cpp). parse_model (model.hpp)
+// checks it and turns the equations into expression trees.
+//
+// A TOML model file:
+//   name = "lorenz"
+//   equations = """
+//   dx = sigma * (y - x)
+//   dy = x * (rho - z) - y
+//   dz = x * y - beta * z
+//   """
+//   observables = []          # optional: auxiliaries to save
+//   [states]                  # name = default initial value (declaration order = state index)
+//   x = 1.0
+//   y = 0.0
+//   z = 0.0
+//   [parameters]              # optional: vary per run; default values
+//   rho = 28.0
+//   [constants]               # optional: compiled into the code
+//   sigma = 10.0
+//   beta = 2.6666666666666665
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "batchode/models/model_error.hpp"
+
+namespace batchode::models {
+
+/// A declared name with its value (a state's default initial value, a parameter's default, a constant).
+struct NamedValue {
+  std::string name;
+  double value = 0;
+};
+
+/// A model as written: from a TOML file, or filled in by C++ code.
+struct ModelDescription {
+  std::string name;
+  std::string equations;                 ///< the equation text, one statement per line
+  std::vector<NamedValue> states;        ///< declaration order = state index; value = default initial value
+  std::vector<NamedValue> parameters;    ///< vary per run; value = default
+  std::vector<NamedValue> constants;     ///< compiled into the code
+  std::vector<std::string> observables;  ///< names of auxiliaries to save
+  std::string source = "<string>";       ///< file name for messages
+  std::size_t equations_line = 1, equations_column = 1;  ///< where equations' first character is in source
+  /// Where declarations were written, for messages (read_model_toml fills it; C++ code may leave it
+  /// empty, and messages then name `source` only). Keys: "name", "equations", "observables",
+  /// "states.<name>", "parameters.<name>", "constants.<name>", "observables.<index>".
+  std::map<std::string, SourceLocation> locations;
+};
+
+/// Reads a TOML model file's text (format above). `source` names it in messages. Throws ModelError
+/// naming line and column for TOML syntax errors, unknown top-level keys, values of the wrong type
+/// and a missing `name`, `equations` or `[states]`. The equations themselves are checked by
+/// parse_model. equations_line/column point at the first character of the equations' text: for a
+/// multi-line string ("""...""" or '''...''') whose opening delimiter ends its line, column 1 of the
+/// next line. Escapes in basic strings ("\t", a line-ending backslash) make later columns of that line
+/// (or later lines) differ from the file's; literal strings have none.
+ModelDescription read_model_toml(std::string_view text, const std::string& source = "<string>");
+
+/// Reads and decodes a TOML model file (read_model_toml). Throws ModelError naming the path and the
+/// operating system's reason when it cannot be read.
+ModelDescription read_model_file(const std::string& path);
+
+}  // namespace batchode::models

@@ -1,0 +1,40 @@
+// models/: the equations' grammar, turned into expression trees with every mistake reported at its
+// line and column in the model file. One statement per line:
+//   d<state> = <expr>     the state's equation (every state exactly once)
+//   <name> = <expr>       an auxiliary, usable in later lines
+// <expr>: numbers, names, + - * /, ^ and ** (right-associative, tighter than unary minus: -x^2 is
+// -(x^2)), unary - and +, parentheses, function calls, and ifelse(condition, a, b) whose condition
+// compares (< > <= >= == !=) and joins (and, or, not); conditions appear nowhere else.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "batchode/models/expression.hpp"
+#include "batchode/models/model_description.hpp"
+#include "batchode/models/model_error.hpp"
+
+namespace batchode::models {
+
+/// An auxiliary: `name = value`, defined on `where`'s line.
+struct Auxiliary {
+  std::string name;
+  ExprPtr value;
+  SourceLocation where;
+};
+
+/// The equations as trees.
+struct ParsedEquations {
+  std::vector<Auxiliary> auxiliaries;     ///< in order of definition (index = ExprKind::auxiliary's index)
+  std::vector<ExprPtr> rhs;               ///< rhs[i]: d(state i)/dt
+  std::vector<SourceLocation> rhs_where;  ///< where each state's equation starts
+};
+
+/// Parses `d.equations`. The declarations (states, parameters, constants) must already be checked
+/// (unique, not reserved: parse_model does it). Throws ModelError at the offending line and column.
+ParsedEquations parse_equations(const ModelDescription& d);
+
+/// The file position of the character at (line, column) of the equations' text (both 1-based).
+SourceLocation equations_location(const ModelDescription& d, std::size_t line, std::size_t column);
+
+}  // namespace batchode::models

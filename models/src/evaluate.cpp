@@ -1,0 +1,178 @@
+// models/: the reference interpreter (evaluate.hpp): a recursive walk over the trees. Every rule
+// mirrors what codegen.cpp prints and kernels/model_math.hpp computes for T = double, so the two agree
+// bit for bit on the same machine.
+#include "batchode/models/evaluate.hpp"
+
+#include <cmath>
+#include <vector>
+
+namespace batchode::models {
+
+namespace {
+
+class Interpreter {
+ public:
+  Interpreter(const Model& m, double t, const double* y, const double* p) : m_(m), t_(t), y_(y), p_(p) {
+    const std::vector<Auxiliary>& aux = m.equations().auxiliaries;
+    aux_.reserve(aux.size());
+    for (const Auxiliary& a : aux) aux_.push_back(number(*a.value));  // each uses earlier ones only
+  }
+
+  const std::vector<double>& auxiliaries() const { return aux_; }
+
+  /// The auxiliaries' derivatives in variable v (a state, or t for v == n_states), for the
+  /// aux_derivative nodes of that variable's derivative trees.
+  void set_variable(std::size_t v) {
+    const std::vector<std::vector<ExprPtr>>& d = m_.derivatives().auxiliaries;
+    daux_.assign(d.size(), 0.0);
+    for (std::size_t k = 0; k < d.size(); ++k) daux_[k] = number(*d[k][v]);
+  }
+
+  double number(const Expr& e) const {
+    switch (e.kind) {
+      case ExprKind::number:
+        return e.value;
+      case ExprKind::state:
+        return y_[e.index];
+      case ExprKind::parameter:
+        return p_[e.index];
+      case ExprKind::constant:
+        return m_.constants()[e.index].value;
+      case ExprKind::auxiliary:
+        return aux_[e.index];
+      case ExprKind::aux_derivative:
+        return daux_[e.index];
+      case ExprKind::time:
+        return t_;
+      case ExprKind::negate:
+        return -number(*e.args[0]);
+      case ExprKind::add:
+        return number(*e.args[0]) + number(*e.args[1]);
+      case ExprKind::subtract:
+        return number(*e.args[0]) - number(*e.args[1]);
+      case ExprKind::multiply:
+        return number(*e.args[0]) * number(*e.args[1]);
+      case ExprKind::divide:
+        return number(*e.args[0]) / number(*e.args[1]);
+      case ExprKind::power:
+        if (const std::optional<int> n = small_integer_exponent(*e.args[1])) {
+          return integer_power(number(*e.args[0]), *n);
+        }
+        return std::pow(number(*e.args[0]), number(*e.args[1]));
+      case ExprKind::call:
+        return call(e);
+      case ExprKind::ifelse:
+        return truth(*e.args[0]) ? number(*e.args[1]) : number(*e.args[2]);
+      default:
+        return truth(e) ? 1.0 : 0.0;  // never: conditions only appear as ifelse's first operand
+    }
+  }
+
+ private:
+  double call(const Expr& e) const {
+    const double a = number(*e.args[0]);
+    switch (e.function) {
+      case Function::exp:
+        return std::exp(a);
+      case Function::log:
+        return std::log(a);
+      case Function::sqrt:
+        return std::sqrt(a);
+      case Function::sin:
+        return std::sin(a);
+      case Function::cos:
+        return std::cos(a);
+      case Function::tan:
+        return std::tan(a);
+      case Function::asin:
+        return std::asin(a);
+      case Function::acos:
+        return std::acos(a);
+      case Function::atan:
+        return std::atan(a);
+      case Function::atan2:
+        return std::atan2(a, number(*e.args[1]));
+      case Function::sinh:
+        return std::sinh(a);
+      case Function::cosh:
+        return std::cosh(a);
+      case Function::tanh:
+        return std::tanh(a);
+      case Function::abs:
+        return std::fabs(a);
+      case Function::min: {
+        const double b = number(*e.args[1]);
+        return b < a ? b : a;
+      }
+      case Function::max: {
+        const double b = number(*e.args[1]);
+        return a < b ? b : a;
+      }
+      case Function::floor:
+        return std::floor(a);
+    }
+    return 0;  // unreachable: every function is handled above
+  }
+
+  bool truth(const Expr& e) const {
+    switch (e.kind) {
+      case ExprKind::less:
+        return number(*e.args[0]) < number(*e.args[1]);
+      case ExprKind::greater:
+        return number(*e.args[0]) > number(*e.args[1]);
+      case ExprKind::less_equal:
+        return number(*e.args[0]) <= number(*e.args[1]);
+      case ExprKind::greater_equal:
+        return number(*e.args[0]) >= number(*e.args[1]);
+      case ExprKind::equal:
+        return number(*e.args[0]) == number(*e.args[1]);
+      case ExprKind::not_equal:
+        return number(*e.args[0]) != number(*e.args[1]);
+      case ExprKind::logical_and:
+        return truth(*e.args[0]) && truth(*e.args[1]);
+      case ExprKind::logical_or:
+        return truth(*e.args[0]) || truth(*e.args[1]);
+      case ExprKind::logical_not:
+        return !truth(*e.args[0]);
+      default:
+        return number(e) != 0;  // never: the parser admits only conditions here
+    }
+  }
+
+  const Model& m_;
+  double t_;
+  const double* y_;
+  const double* p_;
+  std::vector<double> aux_, daux_;
+};
+
+}  // namespace
+
+void evaluate_rhs(const Model& model, double t, const double* y, const double* p, double* dydt) {
+  const Interpreter in(model, t, y, p);
+  for (std::size_t i = 0; i < model.n_states(); ++i) dydt[i] = in.number(*model.equations().rhs[i]);
+}
+
+void evaluate_jacobian(const Model& model, double t, const double* y, const double* p, double* J,
+                       double* f_t) {
+  Interpreter in(model, t, y, p);
+  const std::size_t n = model.n_states();
+  const Derivatives& d = model.derivatives();
+  if (J != nullptr) {
+    for (std::size_t j = 0; j < n; ++j) {
+      in.set_variable(j);
+      for (std::size_t i = 0; i < n; ++i) J[i * n + j] = in.number(*d.jacobian[i * n + j]);
+    }
+  }
+  if (f_t != nullptr) {
+    in.set_variable(n);
+    for (std::size_t i = 0; i < n; ++i) f_t[i] = in.number(*d.time[i]);
+  }
+}
+
+void evaluate_auxiliaries(const Model& model, double t, const double* y, const double* p, double* values) {
+  const Interpreter in(model, t, y, p);
+  for (std::size_t k = 0; k < in.auxiliaries().size(); ++k) values[k] = in.auxiliaries()[k];
+}
+
+}  // namespace batchode::models

@@ -1,0 +1,181 @@
+// models/: parse_model: the checks of a description's declarations (names and values), then the
+// equations (parser.cpp), the observables and the derivatives (derivative.cpp), into one immutable
+// ModelData that every copy of the Model shares. Also the Jacobian's sparsity, for people.
+#include "batchode/models/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+#include <utility>
+
+namespace batchode::models {
+
+struct ModelData {
+  ModelDescription description;
+  ParsedEquations equations;
+  Derivatives derivatives;
+  std::vector<std::pair<std::size_t, std::size_t>> nonzeros;
+};
+
+namespace {
+
+const std::shared_ptr<const ModelData>& empty_model() {
+  static const std::shared_ptr<const ModelData> empty = std::make_shared<const ModelData>();
+  return empty;
+}
+
+bool is_identifier(const std::string& name) {
+  if (name.empty()) return false;
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (!letter(name[0])) return false;
+  for (char c : name) {
+    if (!letter(c) && !(c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+SourceLocation location_of(const ModelDescription& d, const std::string& key) {
+  const auto it = d.locations.find(key);
+  if (it != d.locations.end()) return it->second;
+  return {d.source, 0, 0};
+}
+
+void check_name(const ModelDescription& d) {
+  const SourceLocation at = location_of(d, "name");
+  if (d.name.empty()) throw ModelError(at, "the model's name is empty");
+  for (char c : d.name) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7F) {
+      throw ModelError(at, "the model's name contains a control character (a line break, a tab, ...)");
+    }
+  }
+}
+
+/// States, parameters and constants: identifiers, not reserved, unique across the three, finite.
+void check_declarations(const ModelDescription& d) {
+  struct Group {
+    const std::vector<NamedValue>& values;
+    const char* table;  // key prefix in ModelDescription::locations
+    const char* what;
+  };
+  const Group groups[] = {{d.states, "states", "state"},
+                          {d.parameters, "parameters", "parameter"},
+                          {d.constants, "constants", "constant"}};
+  std::map<std::string, std::string> declared;  // name -> "a state", ...
+  for (const Group& g : groups) {
+    for (const NamedValue& v : g.values) {
+      const SourceLocation at = location_of(d, std::string(g.table) + "." + v.name);
+      if (!is_identifier(v.name)) {
+        throw ModelError(at, std::string(g.what) + " name '" + v.name +
+                                 "' is not a valid name (a letter or '_', then letters, digits or '_')");
+      }
+      if (is_reserved_word(v.name)) {
+        throw ModelError(at, "'" + v.name + "' is a reserved word (t, and, or, not and the function names) " +
+                                 "and cannot name a " + g.what);
+      }
+      const auto [it, inserted] = declared.emplace(v.name, g.what);
+      if (!inserted) {
+        throw ModelError(at,
+                         "'" + v.name + "' is declared twice: as a " + it->second + " and as a " + g.what);
+      }
+      if (!std::isfinite(v.value)) {
+        throw ModelError(at, std::string(g.what) + " '" + v.name + "' has a value that is not finite");
+      }
+    }
+  }
+  if (d.states.empty()) {
+    const auto it = d.locations.find("states");
+    throw ModelError(it != d.locations.end() ? it->second : SourceLocation{d.source, 0, 0},
+                     "the model has no states: declare at least one in [states] (name = initial value)");
+  }
+}
+
+void check_observables(const ModelDescription& d, const ParsedEquations& equations) {
+  std::set<std::string> auxiliaries, seen;
+  std::string known;
+  for (const Auxiliary& a : equations.auxiliaries) {
+    auxiliaries.insert(a.name);
+    known += (known.empty() ? "" : ", ") + a.name;
+  }
+  for (std::size_t i = 0; i < d.observables.size(); ++i) {
+    const std::string& name = d.observables[i];
+    SourceLocation at = location_of(d, "observables." + std::to_string(i));
+    if (at.line == 0) at = location_of(d, "observables");
+    if (auxiliaries.count(name) == 0) {
+      throw ModelError(at, "observable '" + name + "' is not an auxiliary of the equations (" +
+                               (known.empty() ? std::string("there are none") : "auxiliaries: " + known) +
+                               ")");
+    }
+    if (!seen.insert(name).second) throw ModelError(at, "observable '" + name + "' is listed twice");
+  }
+}
+
+}  // namespace
+
+Model::Model() : data_(empty_model()) {}
+Model::Model(std::shared_ptr<const ModelData> data) : data_(std::move(data)) {}
+
+const std::string& Model::name() const { return data_->description.name; }
+std::size_t Model::n_states() const { return data_->description.states.size(); }
+std::size_t Model::n_params() const { return data_->description.parameters.size(); }
+const std::vector<NamedValue>& Model::states() const { return data_->description.states; }
+const std::vector<NamedValue>& Model::parameters() const { return data_->description.parameters; }
+const std::vector<NamedValue>& Model::constants() const { return data_->description.constants; }
+const std::vector<std::string>& Model::observables() const { return data_->description.observables; }
+const ModelDescription& Model::description() const { return data_->description; }
+const ParsedEquations& Model::equations() const { return data_->equations; }
+const Derivatives& Model::derivatives() const { return data_->derivatives; }
+
+std::vector<std::string> Model::auxiliary_names() const {
+  std::vector<std::string> names;
+  for (const Auxiliary& a : data_->equations.auxiliaries) names.push_back(a.name);
+  return names;
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> Model::jacobian_nonzeros() const { return data_->nonzeros; }
+
+Model parse_model(const ModelDescription& description) {
+  check_name(description);
+  check_declarations(description);
+  auto data = std::make_shared<ModelData>();
+  data->description = description;
+  data->equations = parse_equations(description);
+  check_observables(description, data->equations);
+  const std::size_t n = description.states.size();
+  data->derivatives = differentiate_model(data->equations, n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      if (!is_zero(*data->derivatives.jacobian[i * n + j])) data->nonzeros.emplace_back(i, j);
+    }
+  }
+  return Model(std::move(data));
+}
+
+Model load_model(const std::string& path) { return parse_model(read_model_file(path)); }
+
+std::string describe_sparsity(const Model& model) {
+  const std::size_t n = model.n_states();
+  const std::vector<std::pair<std::size_t, std::size_t>> nonzeros = model.jacobian_nonzeros();
+  std::vector<std::vector<bool>> pattern(n, std::vector<bool>(n, false));
+  for (const auto& [i, j] : nonzeros) pattern[i][j] = true;
+  std::size_t width = 0;
+  for (const NamedValue& s : model.states()) width = std::max(width, s.name.size() + 1);
+  std::ostringstream out;
+  out << "Jacobian of '" << model.name() << "': " << n << " x " << n << ", " << nonzeros.size() << " of "
+      << n * n << " entries structurally nonzero\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string label = "d" + model.states()[i].name;
+    out << "  " << label << std::string(width - label.size() + 1, ' ');
+    std::string depends;
+    for (std::size_t j = 0; j < n; ++j) {
+      out << (pattern[i][j] ? '*' : '.');
+      if (pattern[i][j]) depends += (depends.empty() ? "" : ", ") + model.states()[j].name;
+    }
+    out << "  depends on " << (depends.empty() ? std::string("no state") : depends) << '\n';
+  }
+  return out.str();
+}
+
+}  // namespace batchode::models

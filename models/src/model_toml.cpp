@@ -1,0 +1,237 @@
+// models/: reading a TOML model file into a ModelDescription (toml++). Only the file's shape is
+// checked here (keys, value types, required entries), each mistake with its line and column; the
+// equations and the names are checked by parse_model (model.cpp), which finds their places in the
+// file through ModelDescription::equations_line/column and ::locations.
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "batchode/models/model_description.hpp"
+#include "batchode/models/model_error.hpp"
+
+namespace batchode::models {
+
+namespace {
+
+SourceLocation location(const std::string& source, const toml::source_region& region) {
+  return {source, static_cast<std::size_t>(region.begin.line), static_cast<std::size_t>(region.begin.column)};
+}
+
+const char* type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::date:
+    case toml::node_type::time:
+    case toml::node_type::date_time:
+      return "a date or time";
+    default:
+      return "nothing";
+  }
+}
+
+/// The 1-based line `line` of `text` (without its line break), or empty past the end.
+std::string_view line_of(std::string_view text, std::size_t line) {
+  std::size_t begin = 0;
+  for (std::size_t l = 1; l < line; ++l) {
+    const std::size_t nl = text.find('\n', begin);
+    if (nl == std::string_view::npos) return {};
+    begin = nl + 1;
+  }
+  const std::size_t end = text.find('\n', begin);
+  return text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
+}
+
+/// The byte offset of the 1-based character column `column` in `line` (UTF-8), or npos.
+std::size_t byte_of_column(std::string_view line, std::size_t column) {
+  std::size_t chars = 1;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) continue;  // continuation byte
+    if (chars == column) return i;
+    ++chars;
+  }
+  return std::string_view::npos;
+}
+
+/// Where the equations' first character is: toml++ gives the position of the opening delimiter.
+/// A multi-line string drops a line break right after its opening delimiter (TOML 1.0).
+void locate_equations(std::string_view text, const toml::source_region& region, ModelDescription& d) {
+  d.equations_line = region.begin.line;
+  d.equations_column = region.begin.column;
+  const std::string_view line = line_of(text, region.begin.line);
+  const std::size_t at = byte_of_column(line, region.begin.column);
+  if (at == std::string_view::npos) return;
+  const std::string_view rest = line.substr(at);
+  std::size_t delimiter = 1;
+  if (rest.substr(0, 3) == "\"\"\"" || rest.substr(0, 3) == "'''") delimiter = 3;
+  const std::string_view after = rest.substr(delimiter);
+  if (delimiter == 3 && (after.empty() || after == "\r")) {
+    d.equations_line += 1;
+    d.equations_column = 1;
+  } else {
+    d.equations_column += delimiter;
+  }
+}
+
+/// A table's entries in the order the file writes them: toml++ keeps tables sorted by key, and the
+/// order of [states] is the order of the state vector.
+std::vector<std::pair<const toml::key*, const toml::node*>> in_file_order(const toml::table& table) {
+  std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+  for (auto&& [key, node] : table) entries.emplace_back(&key, &node);
+  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    const toml::source_position& pa = a.first->source().begin;
+    const toml::source_position& pb = b.first->source().begin;
+    return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+  });
+  return entries;
+}
+
+class Reader {
+ public:
+  Reader(std::string_view text, std::string source) : text_(text), source_(std::move(source)) {}
+
+  ModelDescription read() {
+    toml::table root;
+    try {
+      root = toml::parse(text_, source_);
+    } catch (const toml::parse_error& e) {
+      throw ModelError(location(source_, e.source()), "TOML syntax error: " + std::string(e.description()));
+    }
+    ModelDescription d;
+    d.source = source_;
+    bool have_name = false, have_equations = false, have_states = false;
+    for (const auto& [key_ptr, node_ptr] : in_file_order(root)) {
+      const toml::key& key = *key_ptr;
+      const toml::node& node = *node_ptr;
+      const std::string k(key.str());
+      const SourceLocation key_at = location(source_, key.source());
+      const SourceLocation value_at = location(source_, node.source());
+      if (k == "name") {
+        d.name = string_value(node, "name");
+        d.locations["name"] = value_at;
+        have_name = true;
+      } else if (k == "equations") {
+        d.equations = string_value(node, "equations");
+        d.locations["equations"] = value_at;
+        locate_equations(text_, node.source(), d);
+        have_equations = true;
+      } else if (k == "observables") {
+        read_observables(node, d);
+      } else if (k == "states") {
+        d.states = named_values(node, "states", "state", d);
+        d.locations["states"] = value_at;
+        have_states = true;
+      } else if (k == "parameters") {
+        d.parameters = named_values(node, "parameters", "parameter", d);
+      } else if (k == "constants") {
+        d.constants = named_values(node, "constants", "constant", d);
+      } else {
+        throw ModelError(key_at,
+                         "unknown key '" + k +
+                             "': a model file has name, equations, observables, [states], [parameters] "
+                             "and [constants]");
+      }
+    }
+    const SourceLocation top{source_, 1, 1};
+    if (!have_name) throw ModelError(top, "missing 'name' (name = \"my_model\")");
+    if (!have_equations) throw ModelError(top, "missing 'equations' (equations = \"\"\"dx = ...\"\"\")");
+    if (!have_states) throw ModelError(top, "missing [states] table (state = initial value, one per line)");
+    return d;
+  }
+
+ private:
+  std::string string_value(const toml::node& node, const char* key) const {
+    if (const auto* s = node.as_string()) return s->get();
+    throw ModelError(location(source_, node.source()),
+                     std::string("'") + key + "' must be a string, not " + type_name(node));
+  }
+
+  void read_observables(const toml::node& node, ModelDescription& d) const {
+    const toml::array* list = node.as_array();
+    if (list == nullptr) {
+      throw ModelError(location(source_, node.source()),
+                       std::string("'observables' must be an array of names, not ") + type_name(node));
+    }
+    d.locations["observables"] = location(source_, node.source());
+    for (const toml::node& item : *list) {
+      const auto* s = item.as_string();
+      if (s == nullptr) {
+        throw ModelError(location(source_, item.source()),
+                         std::string("an observable must be a name in quotes, not ") + type_name(item));
+      }
+      d.locations["observables." + std::to_string(d.observables.size())] = location(source_, item.source());
+      d.observables.push_back(s->get());
+    }
+  }
+
+  std::vector<NamedValue> named_values(const toml::node& node, const char* table, const char* what,
+                                       ModelDescription& d) const {
+    const toml::table* t = node.as_table();
+    if (t == nullptr) {
+      throw ModelError(
+          location(source_, node.source()),
+          std::string("'") + table + "' must be a table of name = number, not " + type_name(node));
+    }
+    std::vector<NamedValue> values;
+    for (const auto& [key_ptr, value_ptr] : in_file_order(*t)) {
+      const toml::key& key = *key_ptr;
+      const toml::node& value = *value_ptr;
+      const std::string name(key.str());
+      if (!value.is_number()) {
+        throw ModelError(location(source_, value.source()),
+                         std::string(what) + " '" + name + "' must be a number, not " + type_name(value));
+      }
+      d.locations[std::string(table) + "." + name] = location(source_, key.source());
+      values.push_back({name, value.value<double>().value_or(0.0)});
+    }
+    return values;
+  }
+
+  std::string_view text_;
+  std::string source_;
+};
+
+}  // namespace
+
+ModelDescription read_model_toml(std::string_view text, const std::string& source) {
+  return Reader(text, source).read();
+}
+
+ModelDescription read_model_file(const std::string& path) {
+  // stdio rather than iostreams: errno then reliably holds the reason (a directory opens, then its
+  // read fails with EISDIR).
+  auto fail = [&path](int error) {
+    return ModelError({path, 0, 0}, "cannot read the model file: " + std::string(std::strerror(error)));
+  };
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) throw fail(errno);
+  std::string text;
+  char buffer[65536];
+  std::size_t got = 0;
+  errno = 0;
+  while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, got);
+  const bool failed = std::ferror(file) != 0;
+  const int error = errno;
+  std::fclose(file);
+  if (failed) throw fail(error != 0 ? error : EIO);
+  return read_model_toml(text, path);
+}
+
+}  // namespace batchode::models

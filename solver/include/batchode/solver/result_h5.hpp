@@ -1,0 +1,73 @@
+// solver/: writing a SolveResult as one HDF5 file that a reader can interpret without batchode (h5py,
+// MATLAB, HDFView): every array with its shape, the names of its columns, the grid that was solved and
+// the options of the solve. The HDF5 library is used only in solver/src/result_h5.cpp; this header
+// names none of its types.
+//
+// Layout of the file (arrays C-ordered, run-major; floats in the solve's precision, 32-bit IEEE for
+// SolveResult<float> and 64-bit for SolveResult<double>, the grid included; the host's byte order,
+// which the file records, so readers anywhere convert):
+//
+//   /final_state        (n_runs, n_states)           attribute state_names
+//   /series             (n_runs, n_saves, n_states)  only when a series was saved (save_every set);
+//                                                    attribute state_names; NaN where a run never got
+//   /t                  (n_saves)                    the save times, only with /series
+//   /status             (n_runs) int32               only when statuses were kept (outputs.status);
+//                                                    attribute status_names: the name of code k at k
+//                                                    ("success", "max_steps_reached", ...)
+//   /counters           (n_runs, 3) uint32           only when counters were kept (outputs.counters);
+//                                                    attribute columns: accepted_steps, rejected_steps,
+//                                                    rhs_evaluations
+//   /grid/y0            (n_runs, n_states)           the initial values solved, when H5Metadata.y0 is
+//                                                    given; attribute state_names
+//   /grid/parameters    (n_runs, n_params)           the parameters solved, when H5Metadata.parameters is
+//                                                    given; attribute parameter_names
+//
+// Root attributes (strings are variable-length UTF-8, string lists 1-D arrays of them):
+//   batchode_version  "0.1.0"           state_names, parameter_names  string lists (may be empty)
+//   method            "dopri5", ...     precision   "float32" | "float64"
+//   t0, t_end, rtol, atol               float64
+//   dt, save_every                      float64, only when set
+//   max_steps                           uint64
+//   backend           the option asked for: "automatic" | "cpu" | "gpu"
+//   execution         string list, one per part of the batch: "cpu: runs [0, 1000), gpu_unavailable"
+//   model_name, model_source, grid_kind strings, only when not empty (model_source: e.g. the TOML text)
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "batchode/solver/options.hpp"
+#include "batchode/solver/result.hpp"
+
+namespace batchode {
+
+/// What a reader needs, besides the result and the options, to interpret the file without batchode.
+/// Every field may be left empty; a field that is given must match the result's shape.
+struct H5Metadata {
+  std::vector<std::string> state_names;      ///< empty or n_states names
+  std::vector<std::string> parameter_names;  ///< empty or n_params names
+  /// The grid actually solved, run-major: y0 is n_runs x n_states, parameters n_runs x n_params (with
+  /// n_params = parameter_names.size() when names are given, else parameters.size() / n_runs).
+  std::vector<double> y0, parameters;
+  std::string model_name;    ///< e.g. "lorenz"
+  std::string model_source;  ///< e.g. the model file's text
+  std::string grid_kind;     ///< "combinatorial" | "verbatim" | ""
+};
+
+/// Writes `r` to the HDF5 file `path` (created, or truncated when it exists) with the layout above.
+/// Throws InvalidInput when a metadata field does not match the result's shape (before the file is
+/// touched); std::runtime_error naming the path and the OS error (or what HDF5 reported) when the
+/// file cannot be created or written (an unwritable folder, a full disk), and then removes what it
+/// wrote, so no incomplete file passes for a result. HDF5's own printing of errors is off while it
+/// runs (the caller's handler is put back). Not thread-safe with other HDF5 use in the process unless
+/// the HDF5 library was built thread-safe.
+template <class T>
+void write_h5(const SolveResult<T>& r, const std::string& path, const SolveOptions& options,
+              const H5Metadata& meta = {});
+
+extern template void write_h5<float>(const SolveResult<float>&, const std::string&, const SolveOptions&,
+                                     const H5Metadata&);
+extern template void write_h5<double>(const SolveResult<double>&, const std::string&, const SolveOptions&,
+                                      const H5Metadata&);
+
+}  // namespace batchode

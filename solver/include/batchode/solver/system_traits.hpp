@@ -1,0 +1,87 @@
+// solver/: what the solver's stages ask of a system, for both kinds it solves: a compiled-in System
+// (sizes as static constants, the right-hand side a template the backends instantiate) and a
+// RuntimeModel (sizes known at run time, the right-hand side in a shared object compiled when first
+// needed). The stages ask through these functions only, so neither kind needs an #if or a branch.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <type_traits>
+
+#include "batchode/arrays/host_workers.hpp"
+#include "batchode/arrays/result_view.hpp"
+#include "batchode/backends/cpu/cpu_backend.hpp"
+#include "batchode/kernels/method.hpp"
+#include "batchode/kernels/run_settings.hpp"
+#include "batchode/kernels/system.hpp"
+#include "batchode/solver/runtime_model.hpp"
+#include "batchode/solver/system_key.hpp"
+#include "batchode/timing/time_logger.hpp"
+
+namespace batchode::detail {
+
+template <class S>
+struct is_runtime_model : std::false_type {};
+template <class T>
+struct is_runtime_model<RuntimeModel<T>> : std::true_type {};
+template <class S>
+inline constexpr bool is_runtime_model_v = is_runtime_model<S>::value;
+
+template <class System>
+std::size_t n_states_of(const System& system) {
+  if constexpr (is_runtime_model_v<System>) {
+    return system.n_states();
+  } else {
+    (void)system;
+    return System::n_states;
+  }
+}
+
+template <class System>
+std::size_t n_params_of(const System& system) {
+  if constexpr (is_runtime_model_v<System>) {
+    return system.n_params();
+  } else {
+    (void)system;
+    return System::n_params;
+  }
+}
+
+/// The cost model's name of the system (system_key.hpp; a runtime model names itself by its source).
+template <class System>
+std::string cost_name_of(const System& system) {
+  if constexpr (is_runtime_model_v<System>) {
+    return system.cost_name();
+  } else {
+    (void)system;
+    return system_cost_name<System>();
+  }
+}
+
+/// Why the GPU path cannot run `method` for this system in T ("" when it may).
+template <class System, class T>
+std::string gpu_unavailable_for_system(const System& system, Method method) {
+  if constexpr (is_runtime_model_v<System>) {
+    return system.gpu_unavailable(method);
+  } else {
+    (void)system;
+    return cpu::gpu_unavailable_for_method<System, T>(method);
+  }
+}
+
+/// Integrates runs [first, first + count) on the CPU (cpu::integrate_batch); a runtime model compiles
+/// `method` first if it has not yet (timed in `logger`).
+template <class System, class T>
+void integrate_on_cpu(const System& system, const T* y0, const T* params, std::size_t first,
+                      std::size_t count, Method method, const RunSettings<T>& settings, unsigned threads,
+                      const ResultView<T>& result, TimeLogger& logger, arrays::HostWorkers& workers) {
+  if constexpr (is_runtime_model_v<System>) {
+    cpu::integrate_batch(system.cpu_entry(method, logger), y0, params, first, count, settings, threads,
+                         result, logger, workers);
+  } else {
+    cpu::integrate_batch(system, y0, params, first, count, method, settings, threads, result, logger,
+                         workers);
+  }
+}
+
+}  // namespace batchode::detail

@@ -1,0 +1,268 @@
+// Models defined at run time on the GPU (issue 16): the TOML model's generated system, compiled by
+// NVRTC / hipRTC with the core's batch kernel, gives bit for bit the numbers of the same system
+// compiled in by nvcc / hipcc (one kernel text, the same arithmetic: neither compiler uses fast
+// math, both contract into FMA), run by run, float and double, with and without a series; agrees
+// with the runtime model's own CPU path within gpu_compare.hpp's bounds; solves the stiff Robertson
+// problem with rodas4 through the generated Jacobian as the CPU path does; the automatic backend may
+// pick the GPU for it; a second model object loads the kernels from the on-disk cache, timed as
+// model_cache_hit instead of model_compile.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "batchode/batchode.hpp"
+#include "batchode/models/model.hpp"
+#include "gpu_compare.hpp"
+#include "require_gpu.hpp"
+
+namespace {
+
+using batchode::Backend;
+using batchode::Method;
+using batchode::RuntimeModel;
+using batchode::RuntimeModelOptions;
+using batchode::SolveOptions;
+using batchode::SolveResult;
+
+constexpr const char* kLorenzToml = R"(name = "lorenz"
+equations = """
+dx = sigma * (y - x)
+dy = x * (rho - z) - y
+dz = x * y - beta * z
+"""
+[states]
+x = 1.0
+y = 1.0
+z = 1.0
+[parameters]
+rho = 28.0
+[constants]
+sigma = 10.0
+beta = 2.6666666666666665
+)";
+
+/// The same system written in C++ with the generated code's arithmetic, operation for operation.
+struct LorenzCompiledIn {
+  static constexpr std::size_t n_states = 3;
+  static constexpr std::size_t n_params = 1;
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
+    const T sigma = T(10), beta = T(2.6666666666666665), rho = p[0];
+    dydt[0] = sigma * (y[1] - y[0]);
+    dydt[1] = y[0] * (rho - y[2]) - y[1];
+    dydt[2] = y[0] * y[1] - beta * y[2];
+  }
+};
+
+batchode::models::Model parse(const std::string& toml) {
+  return batchode::models::parse_model(batchode::models::read_model_toml(toml, "test.toml"));
+}
+
+class RuntimeModelGpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string dir = (std::filesystem::temp_directory_path() / "batchode-rtm-gpu-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+    cache_ = dir;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(cache_, ec);
+  }
+  RuntimeModelOptions options() const {
+    RuntimeModelOptions o;
+    o.cache_directory = (cache_ / "cache").string();
+    return o;
+  }
+  std::filesystem::path cache_;
+};
+
+template <class T>
+SolveOptions lorenz_options(Method method, bool series) {
+  SolveOptions o;
+  o.method = method;
+  o.t_end = 1.0;
+  o.verbosity = batchode::Verbosity::none;
+  o.rtol = o.atol = sizeof(T) == 4 ? 1e-5 : 1e-8;
+  if (!batchode::method_info(method).adaptive) o.dt = 1e-3;
+  if (series) o.save_every = 0.1;
+  o.outputs.counters = true;
+  return o;
+}
+
+template <class T>
+void lorenz_sweep(std::size_t runs, std::vector<T>& y0, std::vector<T>& params) {
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.insert(y0.end(), {T(1), T(1) + T(r % 97) / T(100), T(1)});
+    params.push_back(T(21) * T(r) / T(runs));
+  }
+}
+
+template <class T>
+void expect_bitwise_equal(const SolveResult<T>& a, const SolveResult<T>& b) {
+  ASSERT_EQ(a.n_runs(), b.n_runs());
+  ASSERT_EQ(a.n_saves(), b.n_saves());
+  std::size_t differing = 0;
+  for (std::size_t r = 0; r < a.n_runs(); ++r) {
+    bool same = a.status(r) == b.status(r) && a.counters(r).accepted_steps == b.counters(r).accepted_steps;
+    for (std::size_t s = 0; s < 3; ++s) same = same && a.final_state(r, s) == b.final_state(r, s);
+    for (std::size_t k = 0; k < a.n_saves(); ++k) {
+      for (std::size_t s = 0; s < 3; ++s) same = same && a.state_at(r, k, s) == b.state_at(r, k, s);
+    }
+    if (!same && ++differing <= 3) {
+      ADD_FAILURE() << "run " << r << " differs: x " << a.final_state(r, 0) << " vs " << b.final_state(r, 0)
+                    << ", steps " << a.counters(r).accepted_steps << " vs " << b.counters(r).accepted_steps;
+    }
+  }
+  EXPECT_EQ(differing, 0u) << "runs differing bit for bit";
+}
+
+template <class T>
+void check_lorenz(const batchode::models::Model& model, const RuntimeModelOptions& opt, Method method,
+                  bool series) {
+  SCOPED_TRACE(std::string(batchode::to_string(method)) + (sizeof(T) == 4 ? " float" : " double") +
+               (series ? " series" : ""));
+  constexpr std::size_t runs = 20000;
+  std::vector<T> y0, params;
+  lorenz_sweep<T>(runs, y0, params);
+  RuntimeModel<T> runtime(model, opt);
+  SolveOptions o = lorenz_options<T>(method, series);
+  o.backend = Backend::gpu;
+  const SolveResult<T> gpu = batchode::solve_ivp(runtime, y0, params, o);
+  ASSERT_TRUE(gpu.execution().at(0).backend.is_gpu());
+  ASSERT_TRUE(gpu.all_succeeded());
+  const SolveResult<T> compiled_in = batchode::solve_ivp(LorenzCompiledIn{}, y0, params, o);
+  expect_bitwise_equal(gpu, compiled_in);
+  o.backend = Backend::cpu;
+  const SolveResult<T> cpu = batchode::solve_ivp(runtime, y0, params, o);
+  std::size_t steps = 1000;
+  batchode::testing::expect_runs_agree(gpu, cpu, batchode::testing::agreement_bound<T>(method, o.rtol, steps),
+                                       "runtime model, GPU vs CPU");
+}
+
+TEST_F(RuntimeModelGpuTest, LorenzEqualsTheCompiledInKernelBitForBit) {
+  BATCHODE_REQUIRE_GPU();
+  const batchode::models::Model model = parse(kLorenzToml);
+  check_lorenz<double>(model, options(), Method::dopri5, false);
+  check_lorenz<double>(model, options(), Method::rk4, true);
+  check_lorenz<float>(model, options(), Method::tsit5, false);
+  check_lorenz<float>(model, options(), Method::rk4, true);
+}
+
+// Robertson's stiff chemistry: rodas4 on the GPU through the generated Jacobian, against the same
+// model on the CPU, run by run; mass (x + y + z = 1) conserved.
+TEST_F(RuntimeModelGpuTest, StiffRobertsonWithTheGeneratedJacobianAgreesWithTheCpu) {
+  BATCHODE_REQUIRE_GPU();
+  const batchode::models::Model model = parse(R"(name = "robertson"
+equations = """
+dx = -0.04 * x + k3 * y * z
+dy = 0.04 * x - k3 * y * z - 3e7 * y * y
+dz = 3e7 * y * y
+"""
+[states]
+x = 1.0
+y = 0.0
+z = 0.0
+[parameters]
+k3 = 1e4
+)");
+  RuntimeModel<double> runtime(model, options());
+  const std::size_t runs = 2000;
+  std::vector<double> y0, k3;
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.insert(y0.end(), {1.0, 0.0, 0.0});
+    k3.push_back(std::pow(10.0, 2.0 + 4.0 * double(r) / double(runs)));
+  }
+  for (Method m : {Method::rodas4, Method::ros3p}) {
+    SCOPED_TRACE(batchode::to_string(m));
+    SolveOptions o;
+    o.method = m;
+    o.t_end = 40;
+    o.rtol = 1e-6;
+    o.atol = 1e-10;
+    o.verbosity = batchode::Verbosity::none;
+    o.outputs.counters = true;
+    o.backend = Backend::gpu;
+    const SolveResult<double> gpu = batchode::solve_ivp(runtime, y0, k3, o);
+    ASSERT_TRUE(gpu.execution().at(0).backend.is_gpu());
+    o.backend = Backend::cpu;
+    const SolveResult<double> cpu = batchode::solve_ivp(runtime, y0, k3, o);
+    ASSERT_TRUE(cpu.all_succeeded());
+    batchode::testing::expect_runs_agree(gpu, cpu, 200.0 * o.rtol, "robertson GPU vs CPU");
+    for (std::size_t r = 0; r < runs; r += 97) {
+      EXPECT_NEAR(gpu.final_state(r, 0) + gpu.final_state(r, 1) + gpu.final_state(r, 2), 1.0, 1e-6)
+          << "run " << r;
+    }
+  }
+}
+
+TEST_F(RuntimeModelGpuTest, ASecondModelObjectLoadsTheKernelsFromTheCache) {
+  BATCHODE_REQUIRE_GPU();
+  const batchode::models::Model model = parse(kLorenzToml);
+  std::vector<double> y0, params;
+  lorenz_sweep<double>(1000, y0, params);
+  SolveOptions o = lorenz_options<double>(Method::dopri5, false);
+  o.backend = Backend::gpu;
+  batchode::TimeLogger first_log(nullptr, batchode::Verbosity::normal),
+      second_log(nullptr, batchode::Verbosity::normal);
+  RuntimeModel<double> first(model, options(), first_log);
+  (void)first.gpu_kernels(Method::dopri5, 0, first_log);
+  EXPECT_EQ(first_log.stats(batchode::events::model_compile).count, 1u);
+  RuntimeModel<double> second(model, options(), second_log);
+  (void)second.gpu_kernels(Method::dopri5, 0, second_log);
+  EXPECT_EQ(second_log.stats(batchode::events::model_compile).count, 0u)
+      << "the second object compiled again";
+  EXPECT_EQ(second_log.stats(batchode::events::model_cache_hit).count, 1u);
+  const SolveResult<double> a = batchode::solve_ivp(first, y0, params, o);
+  const SolveResult<double> b = batchode::solve_ivp(second, y0, params, o);
+  expect_bitwise_equal(a, b);
+}
+
+// Unless forced, the planner may now choose the GPU for a runtime model: a large sweep does not end
+// up on the CPU for want of a GPU path (reason gpu_unavailable).
+TEST_F(RuntimeModelGpuTest, AutomaticBackendIsOfferedTheGpu) {
+  BATCHODE_REQUIRE_GPU();
+  RuntimeModel<double> runtime(parse(kLorenzToml), options());
+  std::vector<double> y0, params;
+  lorenz_sweep<double>(200000, y0, params);
+  SolveOptions o = lorenz_options<double>(Method::dopri5, false);
+  const SolveResult<double> r = batchode::solve_ivp(runtime, y0, params, o);
+  ASSERT_TRUE(r.all_succeeded());
+  for (const auto& part : r.execution()) {
+    EXPECT_NE(part.reason, batchode::sched::Reason::gpu_unavailable) << batchode::to_string(part.backend);
+  }
+}
+
+// A 64-state model (Lorenz-96) compiles for the GPU in seconds and solves as the CPU path does.
+TEST_F(RuntimeModelGpuTest, Lorenz96With64StatesAgreesWithTheCpu) {
+  BATCHODE_REQUIRE_GPU();
+  constexpr int n = 64;
+  std::string eq, states;
+  auto x = [](int k) { return "x" + std::to_string(((k % n) + n) % n); };
+  for (int i = 0; i < n; ++i) {
+    eq += "d" + x(i) + " = (" + x(i + 1) + " - " + x(i - 2) + ") * " + x(i - 1) + " - " + x(i) + " + F\n";
+    states += x(i) + " = 8.0\n";
+  }
+  RuntimeModel<double> runtime(parse("name = \"lorenz96\"\nequations = \"\"\"\n" + eq + "\"\"\"\n[states]\n" +
+                                     states + "[parameters]\nF = 8.0\n"),
+                               options());
+  const std::size_t runs = 512;
+  std::vector<double> y0, forcing;
+  for (std::size_t r = 0; r < runs; ++r) {
+    for (int i = 0; i < n; ++i) y0.push_back(8.0 + (i == 0 ? 0.01 : 0.0));
+    forcing.push_back(4.0 + 4.0 * double(r) / double(runs));
+  }
+  SolveOptions o = lorenz_options<double>(Method::dopri5, false);
+  o.backend = Backend::gpu;
+  const SolveResult<double> gpu = batchode::solve_ivp(runtime, y0, forcing, o);
+  ASSERT_TRUE(gpu.execution().at(0).backend.is_gpu());
+  o.backend = Backend::cpu;
+  const SolveResult<double> cpu = batchode::solve_ivp(runtime, y0, forcing, o);
+  batchode::testing::expect_runs_agree(gpu, cpu, 200.0 * o.rtol, "lorenz96 GPU vs CPU");
+}
+
+}  // namespace
