@@ -134,6 +134,8 @@ function(_batchode_compile_with_gpu target)
     return()
   endif()
   string(TOUPPER "${_backend}" _lang)
+  # Listed for batchode's own aggregate target batchode_gpu_compiled (top-level CMakeLists.txt).
+  set_property(GLOBAL APPEND PROPERTY BATCHODE_GPU_COMPILED_TARGETS ${target})
   get_target_property(_sources ${target} SOURCES)
   get_target_property(_source_dir ${target} SOURCE_DIR)
   foreach(_source IN LISTS _sources)

@@ -4,8 +4,9 @@
 #   main  build/       default backend (auto: hip on Debian with hipcc), Release, warnings as errors;
 #                      the whole CTest suite (GPU tests skip visibly where no GPU is usable)
 #   asan  build-asan/  CPU only (BATCHODE_GPU=off), AddressSanitizer + UBSan at -O1; ctest -L cpu
-#   cuda  build-cuda/  BATCHODE_GPU=cuda with nvcc, compiled and linked only (no GPU here); skipped
-#                      with a visible line where nvcc is missing
+#   cuda  build-cuda/  BATCHODE_GPU=cuda with nvcc, compiled and linked only (no GPU here): the
+#                      targets nvcc builds and the libraries (batchode_gpu_compiled; the host tests
+#                      are main's); skipped with a visible line where nvcc is missing
 # Default: all three (locally and with CI=true). Choose with
 #   BATCHODE_QUICK=1 or --quick                  main only (ignored when CI=true)
 #   BATCHODE_TEST_VARIANTS="main asan" or --variants main,asan
@@ -24,7 +25,7 @@ while (($# > 0)); do
     --quick) variants=main ;;
     --variants) variants=${2//,/ }; shift ;;
     --variants=*) variants=${1#--variants=}; variants=${variants//,/ } ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -97,7 +98,7 @@ variant_cuda() {
     return 0
   fi
   batchode_phase cuda:configure batchode_configure build-cuda "${BATCHODE_CUDA_ARGS[@]}" &&
-    batchode_phase cuda:build batchode_build build-cuda &&
+    batchode_phase cuda:build batchode_build build-cuda --target batchode_gpu_compiled &&
     echo "==> [cuda] built with $nvcc: compile + link only. Its GPU tests are NOT run here (no NVIDIA" \
       "GPU); run them with scripts/nvidia_build.sh and scripts/nvidia_run.sh (README)."
 }
