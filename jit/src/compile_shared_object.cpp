@@ -13,6 +13,7 @@
 
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/jit/host_compiler.hpp"
+#include "batchode/jit/private_folder.hpp"
 #include "child_process.hpp"
 #include "posix_file.hpp"
 
@@ -23,32 +24,6 @@ constexpr int kMaxLinesShown = 60;
 // Every object is built so (issue 16); request.flags come after them, so a caller can override one.
 constexpr const char* kDefaultFlags[] = {"-std=c++17", "-O3",     "-DNDEBUG",
                                          "-fPIC",      "-shared", "-fvisibility=hidden"};
-
-/// A private temporary folder, removed with everything in it.
-class PrivateFolder {
- public:
-  PrivateFolder() {
-    std::error_code ec;
-    std::filesystem::path base = std::filesystem::temp_directory_path(ec);
-    if (ec) base = "/tmp";
-    std::string pattern = (base / "batchode-jit-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw JitError("cannot create a private temporary folder in " + base.string() + ": " +
-                     detail::errno_text(errno));
-    }
-    path_ = pattern;
-  }
-  ~PrivateFolder() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  PrivateFolder(const PrivateFolder&) = delete;
-  PrivateFolder& operator=(const PrivateFolder&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 std::string first_lines(const std::string& text, int max_lines, int* total) {
   std::istringstream in(text);

@@ -5,8 +5,6 @@
 // (NVRTC / hipRTC) into a code image for the GPU, cached and loaded the same way.
 #include "batchode/solver/runtime_model.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +27,7 @@
 #include "batchode/jit/artifact_cache.hpp"
 #include "batchode/jit/cache_directory.hpp"
 #include "batchode/jit/host_compiler.hpp"
+#include "batchode/jit/private_folder.hpp"
 #include "batchode/jit/sha256.hpp"
 #include "batchode/jit/shared_object.hpp"
 #include "batchode/kernels/method_registry.hpp"
@@ -165,17 +164,6 @@ const jit::HostCompiler& host_compiler() {
   return it->second;
 }
 
-const char* tableau_name(Method method) {
-  switch (method) {
-#define BATCHODE_TABLEAU_NAME(m, Tab) \
-  case Method::m:                     \
-    return "batchode::tableau::" #Tab;
-    BATCHODE_METHOD_REGISTRY(BATCHODE_TABLEAU_NAME)
-#undef BATCHODE_TABLEAU_NAME
-  }
-  throw InvalidInput("unknown method value " + std::to_string(static_cast<int>(method)));
-}
-
 /// The translation unit compiled for one method and precision: the generated system, then the
 /// entry points around the CPU path's per-run loop.
 std::string translation_unit(const RuntimeModelState& state, Method method, const char* value) {
@@ -187,7 +175,7 @@ std::string translation_unit(const RuntimeModelState& state, Method method, cons
   tu += "#include \"batchode/kernels/portable.hpp\"\n\n";
   tu += state.system_source;
   tu += "\n#define BATCHODE_ENTRY_SYSTEM " + std::string(kTypeName) + "\n";
-  tu += "#define BATCHODE_ENTRY_TABLEAU " + std::string(tableau_name(method)) + "\n";
+  tu += "#define BATCHODE_ENTRY_TABLEAU " + tableau_type_name(method) + "\n";
   tu += "#define BATCHODE_ENTRY_VALUE " + std::string(value) + "\n";
   tu += "#define BATCHODE_ENTRY_METHOD " + std::to_string(static_cast<int>(method)) + "\n";
   tu += "#include \"batchode/backends/cpu/runtime_entry_source.inl\"\n";
@@ -237,23 +225,13 @@ constexpr const char* kPrelude =
 class PreludeFolder {
  public:
   explicit PreludeFolder(const std::filesystem::path& precompiled) {
-    std::string folder = (std::filesystem::temp_directory_path() / "batchode-prelude-XXXXXX").string();
-    if (::mkdtemp(folder.data()) == nullptr)
-      throw jit::JitError("cannot create a private folder in " + folder);
-    path_ = folder;
-    std::ofstream(path_ / kPreludeName) << kPrelude;
-    std::filesystem::create_symlink(precompiled, path_ / (std::string(kPreludeName) + ".gch"));
+    std::ofstream(folder_.path() / kPreludeName) << kPrelude;
+    std::filesystem::create_symlink(precompiled, folder_.path() / (std::string(kPreludeName) + ".gch"));
   }
-  ~PreludeFolder() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  PreludeFolder(const PreludeFolder&) = delete;
-  PreludeFolder& operator=(const PreludeFolder&) = delete;
-  std::filesystem::path header() const { return path_ / kPreludeName; }
+  std::filesystem::path header() const { return folder_.path() / kPreludeName; }
 
  private:
-  std::filesystem::path path_;
+  jit::PrivateFolder folder_{"batchode-prelude"};
 };
 
 /// The verified precompiled prelude in `cache` (built and stored on a miss, timed as
@@ -346,20 +324,16 @@ std::shared_ptr<const jit::SharedObject> compile_and_load(const RuntimeModelStat
     if (!path) path = cache->store(key, compile());
     return load(*path);
   }
-  // No cache: a private folder of our own, removed once the object is mapped.
-  std::string folder = (std::filesystem::temp_directory_path() / "batchode-model-XXXXXX").string();
-  if (::mkdtemp(folder.data()) == nullptr) throw jit::JitError("cannot create a private folder in " + folder);
+  // No cache: a private folder of our own, removed once the object is mapped (or the compile threw).
+  const jit::PrivateFolder folder("batchode-model");
   const std::vector<char> bytes = compile();
-  const std::filesystem::path file = std::filesystem::path(folder) / "model.so";
+  const std::filesystem::path file = folder.path() / "model.so";
   {
     std::ofstream out(file, std::ios::binary);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (!out) throw jit::JitError("cannot write " + file.string());
   }
-  auto object = load(file);
-  std::error_code ec;
-  std::filesystem::remove_all(folder, ec);
-  return object;
+  return load(file);
 }
 
 /// The build's runtime compiler, looked up once per process, or why there is none.

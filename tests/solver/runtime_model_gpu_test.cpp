@@ -18,6 +18,7 @@
 #include "batchode/models/model.hpp"
 #include "gpu_compare.hpp"
 #include "require_gpu.hpp"
+#include "runtime_model_systems.hpp"
 
 namespace {
 
@@ -28,39 +29,11 @@ using batchode::RuntimeModelOptions;
 using batchode::SolveOptions;
 using batchode::SolveResult;
 
-constexpr const char* kLorenzToml = R"(name = "lorenz"
-equations = """
-dx = sigma * (y - x)
-dy = x * (rho - z) - y
-dz = x * y - beta * z
-"""
-[states]
-x = 1.0
-y = 1.0
-z = 1.0
-[parameters]
-rho = 28.0
-[constants]
-sigma = 10.0
-beta = 2.6666666666666665
-)";
+using batchode::testing::kLorenzToml;
+using batchode::testing::lorenz96_toml;
+using LorenzCompiledIn = batchode::testing::LorenzModelCompiledIn;
 
-/// The same system written in C++ with the generated code's arithmetic, operation for operation.
-struct LorenzCompiledIn {
-  static constexpr std::size_t n_states = 3;
-  static constexpr std::size_t n_params = 1;
-  template <class T>
-  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
-    const T sigma = T(10), beta = T(2.6666666666666665), rho = p[0];
-    dydt[0] = sigma * (y[1] - y[0]);
-    dydt[1] = y[0] * (rho - y[2]) - y[1];
-    dydt[2] = y[0] * y[1] - beta * y[2];
-  }
-};
-
-batchode::models::Model parse(const std::string& toml) {
-  return batchode::models::parse_model(batchode::models::read_model_toml(toml, "test.toml"));
-}
+batchode::models::Model parse(const std::string& toml) { return batchode::testing::parse_model_text(toml); }
 
 class RuntimeModelGpuTest : public ::testing::Test {
  protected:
@@ -241,15 +214,7 @@ TEST_F(RuntimeModelGpuTest, AutomaticBackendIsOfferedTheGpu) {
 TEST_F(RuntimeModelGpuTest, Lorenz96With64StatesAgreesWithTheCpu) {
   BATCHODE_REQUIRE_GPU();
   constexpr int n = 64;
-  std::string eq, states;
-  auto x = [](int k) { return "x" + std::to_string(((k % n) + n) % n); };
-  for (int i = 0; i < n; ++i) {
-    eq += "d" + x(i) + " = (" + x(i + 1) + " - " + x(i - 2) + ") * " + x(i - 1) + " - " + x(i) + " + F\n";
-    states += x(i) + " = 8.0\n";
-  }
-  RuntimeModel<double> runtime(parse("name = \"lorenz96\"\nequations = \"\"\"\n" + eq + "\"\"\"\n[states]\n" +
-                                     states + "[parameters]\nF = 8.0\n"),
-                               options());
+  RuntimeModel<double> runtime(parse(lorenz96_toml(n)), options());
   const std::size_t runs = 512;
   std::vector<double> y0, forcing;
   for (std::size_t r = 0; r < runs; ++r) {

@@ -14,6 +14,7 @@
 
 #include "batchode/batchode.hpp"
 #include "batchode/models/model.hpp"
+#include "runtime_model_systems.hpp"
 
 namespace {
 
@@ -21,39 +22,11 @@ using batchode::Method;
 using batchode::RuntimeModel;
 using batchode::RuntimeModelOptions;
 
-constexpr const char* kLorenzToml = R"(name = "lorenz"
-equations = """
-dx = sigma * (y - x)
-dy = x * (rho - z) - y
-dz = x * y - beta * z
-"""
-[states]
-x = 1.0
-y = 1.0
-z = 1.0
-[parameters]
-rho = 28.0
-[constants]
-sigma = 10.0
-beta = 2.6666666666666665
-)";
+using batchode::testing::kLorenzToml;
+using batchode::testing::lorenz96_toml;
+using LorenzCompiledIn = batchode::testing::LorenzModelCompiledIn;
 
-/// The same system written in C++ with the generated code's arithmetic, operation for operation.
-struct LorenzCompiledIn {
-  static constexpr std::size_t n_states = 3;
-  static constexpr std::size_t n_params = 1;
-  template <class T>
-  void operator()(T, const T* y, const T* p, T* dydt) const {
-    const T sigma = T(10), beta = T(2.6666666666666665), rho = p[0];
-    dydt[0] = sigma * (y[1] - y[0]);
-    dydt[1] = y[0] * (rho - y[2]) - y[1];
-    dydt[2] = y[0] * y[1] - beta * y[2];
-  }
-};
-
-batchode::models::Model parse(const std::string& toml) {
-  return batchode::models::parse_model(batchode::models::read_model_toml(toml, "test.toml"));
-}
+batchode::models::Model parse(const std::string& toml) { return batchode::testing::parse_model_text(toml); }
 
 /// A fresh cache folder per test, removed afterwards. The precompiled prelude (built once per compiler
 /// and headers: 15 s on the 2-core build machine) is built once in a cache folder of the build tree,
@@ -356,18 +329,6 @@ TEST_F(RuntimeModelTest, ThePrecompiledPreludeIsBuiltOnceAndChangesNoNumber) {
   const auto b = batchode::solve_ivp(without_prelude, y0, params, so);
   for (std::size_t i = 0; i < 16 * 3; ++i) EXPECT_EQ(a.final_state()[i], b.final_state()[i]) << i;
   EXPECT_GT(std::abs(a.final_state()[3]), 0.0);
-}
-
-/// Lorenz-96 with n states as model text: dx_i = (x_{i+1} - x_{i-2}) x_{i-1} - x_i + F.
-std::string lorenz96_toml(int n) {
-  std::string eq, states;
-  auto x = [n](int k) { return "x" + std::to_string(((k % n) + n) % n); };
-  for (int i = 0; i < n; ++i) {
-    eq += "d" + x(i) + " = (" + x(i + 1) + " - " + x(i - 2) + ") * " + x(i - 1) + " - " + x(i) + " + F\n";
-    states += x(i) + " = 8.0\n";
-  }
-  return "name = \"lorenz96\"\nequations = \"\"\"\n" + eq + "\"\"\"\n[states]\n" + states +
-         "[parameters]\nF = 8.0\n";
 }
 
 /// The same system compiled in, with the generated code's operations in the same order.

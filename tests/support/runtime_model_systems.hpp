@@ -1,0 +1,60 @@
+// Models defined at run time and their compiled-in twins, shared by the CPU and GPU runtime-model
+// tests: each C++ system repeats the generated code's arithmetic operation for operation, so the two
+// must give the same bits.
+#pragma once
+
+#include <batchode/batchode.hpp>
+#include <batchode/models/model.hpp>
+#include <cstddef>
+#include <string>
+
+namespace batchode::testing {
+
+inline constexpr const char* kLorenzToml = R"(name = "lorenz"
+equations = """
+dx = sigma * (y - x)
+dy = x * (rho - z) - y
+dz = x * y - beta * z
+"""
+[states]
+x = 1.0
+y = 1.0
+z = 1.0
+[parameters]
+rho = 28.0
+[constants]
+sigma = 10.0
+beta = 2.6666666666666665
+)";
+
+/// kLorenzToml written in C++ (host and device).
+struct LorenzModelCompiledIn {
+  static constexpr std::size_t n_states = 3;
+  static constexpr std::size_t n_params = 1;
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
+    const T sigma = T(10), beta = T(2.6666666666666665), rho = p[0];
+    dydt[0] = sigma * (y[1] - y[0]);
+    dydt[1] = y[0] * (rho - y[2]) - y[1];
+    dydt[2] = y[0] * y[1] - beta * y[2];
+  }
+};
+
+/// Lorenz-96 with n states as model text: dx_i = (x_{i+1} - x_{i-2}) x_{i-1} - x_i + F.
+inline std::string lorenz96_toml(int n) {
+  std::string eq, states;
+  auto x = [n](int k) { return "x" + std::to_string(((k % n) + n) % n); };
+  for (int i = 0; i < n; ++i) {
+    eq += "d" + x(i) + " = (" + x(i + 1) + " - " + x(i - 2) + ") * " + x(i - 1) + " - " + x(i) + " + F\n";
+    states += x(i) + " = 8.0\n";
+  }
+  return "name = \"lorenz96\"\nequations = \"\"\"\n" + eq + "\"\"\"\n[states]\n" + states +
+         "[parameters]\nF = 8.0\n";
+}
+
+/// Model text parsed and checked (ModelError on a mistake).
+inline models::Model parse_model_text(const std::string& toml) {
+  return models::parse_model(models::read_model_toml(toml, "test.toml"));
+}
+
+}  // namespace batchode::testing
