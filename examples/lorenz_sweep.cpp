@@ -4,6 +4,9 @@
 // on the CPU otherwise, with the same output.
 //
 //   lorenz_sweep [--runs N] [--method rk4|dopri5|...] [--chunks K] [--float] [--backend cpu|gpu|automatic]
+//                [--trace FILE.json]
+// --trace (or BATCHODE_TRACE=FILE.json) writes the solve's timeline: open it in Perfetto, or draw it
+// with scripts/plot_trace.py FILE.json FILE.png.
 #include <batchode/batchode.hpp>
 
 #include <cstdio>
@@ -31,6 +34,7 @@ struct Args {
   std::size_t chunks = 8;
   bool single = false;
   batchode::Backend backend = batchode::Backend::automatic;
+  std::string trace;
 };
 
 Args parse(int argc, char** argv) {
@@ -52,10 +56,12 @@ Args parse(int argc, char** argv) {
     } else if (arg == "--backend") {
       const std::string b = value();
       a.backend = b == "cpu" ? batchode::Backend::cpu : b == "gpu" ? batchode::Backend::gpu : batchode::Backend::automatic;
+    } else if (arg == "--trace") {
+      a.trace = value();
     } else {
       throw batchode::InvalidInput("unknown argument '" + arg +
                                    "'; usage: lorenz_sweep [--runs N] [--method M] [--chunks K] [--float] "
-                                   "[--backend cpu|gpu|automatic]");
+                                   "[--backend cpu|gpu|automatic] [--trace FILE.json]");
     }
   }
   return a;
@@ -96,7 +102,11 @@ int sweep(const Args& a) {
 int main(int argc, char** argv) {
   try {
     const Args a = parse(argc, argv);
-    return a.single ? sweep<float>(a) : sweep<double>(a);
+    if (!a.trace.empty()) batchode::default_timelogger().start_trace(a.trace);
+    const int status = a.single ? sweep<float>(a) : sweep<double>(a);
+    const std::string trace = batchode::default_timelogger().stop_trace();
+    if (!trace.empty()) std::printf("timeline written to %s\n", trace.c_str());
+    return status;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lorenz_sweep: %s\n", e.what());
     return 2;

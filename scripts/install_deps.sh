@@ -10,13 +10,14 @@ set -euo pipefail
 # HIP runtime headers/library and the AMD device bitcode for the hip backend; Boost.Odeint (header
 # only, in libboost-dev); {fmt}; GoogleTest/GoogleMock (static libs + CMake config); Google Benchmark;
 # toml++ (model files), OpenSSL's libcrypto (SHA-256 of compiled-model cache entries), CLI11 and
-# HDF5 (the batchode command line and its .h5 output).
+# HDF5 (the batchode command line and its .h5 output); matplotlib for Debian's python3
+# (scripts/plot_trace.py, the picture of a solve's timeline, and its test).
 packages=(
   build-essential cmake ninja-build
   hipcc libamdhip64-dev rocm-device-libs
   libboost-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3
+  python3 python3-matplotlib
   libtomlplusplus-dev libssl-dev libcli11-dev libhdf5-dev
 )
 

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # scripts/test.sh: README command 2, and what CI runs (through .ci/run). Installs the dependencies,
 # then builds and tests up to three variants, each in its own folder:
-#   main  build/       default backend (auto: hip on Debian with hipcc), Release, warnings as errors;
-#                      the whole CTest suite (GPU tests skip visibly where no GPU is usable)
+#   main  build/       default backend (auto: hip on Debian with hipcc, for gfx90a only), Release,
+#                      warnings as errors; the whole CTest suite (GPU tests skip visibly where no GPU
+#                      is usable; consumer tests: each route once, BATCHODE_CONSUMER_TESTS=routes)
 #   asan  build-asan/  CPU only (BATCHODE_GPU=off), AddressSanitizer + UBSan at -O1; ctest -L cpu
+#                      (no header checks: they compile, never run, and main compiles them)
 #   cuda  build-cuda/  BATCHODE_GPU=cuda with nvcc, compiled and linked only (no GPU here): the
 #                      targets nvcc builds and the libraries (batchode_gpu_compiled; the host tests
-#                      are main's); skipped with a visible line where nvcc is missing
+#                      are main's, the benchmarks nvidia_build.sh's); skipped with a visible line
+#                      where nvcc is missing
 # Default: all three (locally and with CI=true). Choose with
 #   BATCHODE_QUICK=1 or --quick                  main only (ignored when CI=true)
 #   BATCHODE_TEST_VARIANTS="main asan" or --variants main,asan
@@ -71,9 +74,14 @@ run_ctest() {
 
 # Each variant: its phases in order, stopping at the first that fails.
 variant_main() {
+  # One AMD target and each consumer route once: nothing runs on an AMD GPU here, so compiling the
+  # device code twice, or batchode four more times for the consumers, would check little more and
+  # cost CI a quarter of its hour.
   batchode_phase main:configure batchode_configure build -DCMAKE_BUILD_TYPE=Release \
     -DBATCHODE_GPU="${BATCHODE_GPU:-auto}" -DBATCHODE_WARNINGS_AS_ERRORS=ON -DBATCHODE_SANITIZE=OFF \
-    -DBATCHODE_BUILD_TESTS=ON -DBATCHODE_BUILD_EXAMPLES=ON -DBATCHODE_BUILD_BENCHMARKS=ON &&
+    -DBATCHODE_BUILD_TESTS=ON -DBATCHODE_BUILD_EXAMPLES=ON -DBATCHODE_BUILD_BENCHMARKS=ON \
+    -DBATCHODE_HIP_ARCHITECTURES="${BATCHODE_HIP_ARCHITECTURES:-gfx90a}" \
+    -DBATCHODE_CONSUMER_TESTS="${BATCHODE_CONSUMER_TESTS:-routes}" &&
     batchode_phase main:build batchode_build build &&
     batchode_phase main:ctest run_ctest build
 }
@@ -83,7 +91,7 @@ variant_asan() {
   batchode_phase asan:configure batchode_configure build-asan -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DBATCHODE_GPU=off -DBATCHODE_SANITIZE=ON \
     -DBATCHODE_WARNINGS_AS_ERRORS=OFF -DBATCHODE_BUILD_TESTS=ON -DBATCHODE_BUILD_EXAMPLES=OFF \
-    -DBATCHODE_BUILD_BENCHMARKS=OFF &&
+    -DBATCHODE_BUILD_BENCHMARKS=OFF -DBATCHODE_CHECK_HEADERS=OFF &&
     batchode_phase asan:build batchode_build build-asan &&
     ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1:strict_init_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
       UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \

@@ -26,6 +26,7 @@ struct RunArgs {
   std::string verbosity = "default";  ///< none | default | verbose | debug
   bool counters = false;
   std::string output;  ///< .h5, .npy or .csv
+  std::string trace;   ///< a Trace Event Format file of the run's timeline (empty: none)
 };
 
 /// Solves the model over the grid and writes the output file; prints one line saying what was

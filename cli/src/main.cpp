@@ -78,6 +78,9 @@ void add_run_options(CLI::App& run, RunArgs& a) {
                  "The results: FILE.h5 (HDF5: final states, series, statuses, the grid and the options), "
                  "FILE.npy (final states, shape (n_runs, n_states), grid order) or FILE.csv")
       ->required();
+  run.add_option("--trace", a.trace,
+                 "Also write the run's timeline to FILE.json (Trace Event Format: open it in Perfetto or "
+                 "chrome://tracing, or draw it with scripts/plot_trace.py); BATCHODE_TRACE does the same");
 }
 
 int run_cli(int argc, char** argv) {

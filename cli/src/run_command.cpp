@@ -181,6 +181,7 @@ int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format,
   logger.set_verbosity(*options.verbosity);
   logger.apply_environment();  // BATCHODE_VERBOSITY overrides --verbosity, as it overrides every level
   register_events(logger);
+  if (!a.trace.empty()) logger.start_trace(a.trace);
   ScopedTimer whole(logger, run_event);
   try {
     const RuntimeModel<T> model(load_model(a.model, logger), RuntimeModelOptions{}, logger);
@@ -194,15 +195,18 @@ int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format,
       write_output(r, batch, model, a, options, format);
     }
     whole.stop();  // prints the summary (at default verbosity and above) before the last lines
+    const std::string trace = logger.stop_trace();
     if (logger.verbosity() != Verbosity::none) {
       out << fmt::format("{}: {} runs x {} states ({}, {}, {}) written to {}\n", model.model().name(),
                          r.n_runs(), r.n_states(), a.method, a.precision, where_it_ran(r), a.output);
+      if (!trace.empty()) out << fmt::format("timeline written to {}\n", trace);
     }
     const std::string failed = failed_runs(r);
     if (!failed.empty()) err << "batchode: warning: " << failed << '\n';
   } catch (...) {
-    // No timing summary after an error: the message is what matters.
+    // No timing summary after an error: the message is what matters. A trace keeps what ran.
     logger.set_verbosity(Verbosity::none);
+    (void)logger.stop_trace();
     throw;
   }
   return 0;
@@ -214,6 +218,10 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
   const std::vector<Sweep> sweeps = parse_sweeps(args.sweeps);
   const OutputFormat format = output_format(args.output);
   const SolveOptions options = solve_options(args);
+  if (!args.trace.empty() && *options.verbosity == Verbosity::none) {
+    throw UsageError("--trace records the timeline the timing records, and --verbosity none records nothing; "
+                     "drop one of them");
+  }
   try {
     if (args.precision == "float32") {
       validate_for<float>(options);

@@ -24,6 +24,16 @@ void set_device(int device) {
 #endif
 }
 
+int current_device() {
+#if BATCHODE_HAS_GPU_RUNTIME
+  int device = 0;
+  BATCHODE_CHECK(hipGetDevice(&device));
+  return device;
+#else
+  no_backend("hipGetDevice", __FILE__, __LINE__);
+#endif
+}
+
 void synchronize_device() {
 #if BATCHODE_HAS_GPU_RUNTIME
   BATCHODE_CHECK(hipDeviceSynchronize());

@@ -36,6 +36,11 @@ void register_solver_events(TimeLogger& logger) {
       {events::input_validation, event_category::runtime, "checking the batch's sizes and values"},
       {events::result_allocation, event_category::runtime, "allocating the result's arrays"},
       {events::chunk_planning, event_category::runtime, "choice of chunk sizes from the memory available"},
+      {events::execution_planning, event_category::runtime,
+       "choice of where the batch runs: GPU discovery (the runtime's start on first use), the cost model "
+       "and its calibration"},
+      {events::gpu_buffer_allocation, event_category::runtime,
+       "device and pinned staging buffers of the chunk pipeline (allocated when a run needs more)"},
       {events::execution_part, event_category::runtime,
        "one part of a batch on one backend (metadata: backend, reason, runs, predicted_ms)"},
       {events::kernel_compile, event_category::compile, "first-launch load of the GPU module"},

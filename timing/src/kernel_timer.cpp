@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "batchode/gpu/buffers.hpp"
+#include "gpu_clock.hpp"
 
 namespace batchode {
 
@@ -21,7 +22,13 @@ class GpuEventPair final : public PendingGpuDuration {
  public:
   GpuEventPair() = default;
 
-  void record_start(gpu::stream_t stream) { start_.record(stream); }
+  // While a trace is written the pair is placed on the host's clock (gpu_clock.hpp): the anchor is
+  // taken before the start event is recorded, so the start comes after it on the device.
+  void record_start(gpu::stream_t stream) {
+    anchor_.reset();
+    if (gpu_clock_wanted()) anchor_ = anchor_gpu_clock(stream);
+    start_.record(stream);
+  }
   void record_stop(gpu::stream_t stream) { stop_.record(stream); }
 
   double wait_ms() const override {
@@ -32,11 +39,16 @@ class GpuEventPair final : public PendingGpuDuration {
     if (!stop_.ready()) return std::nullopt;
     return elapsed();
   }
+  std::optional<GpuSpan> span() const override {
+    if (!anchor_ || !stop_.ready()) return std::nullopt;
+    return GpuSpan{anchor_->device, anchor_->stream, host_time_of(*anchor_, start_)};
+  }
 
  private:
   double elapsed() const { return static_cast<double>(gpu::elapsed_ms(start_, stop_)); }
   gpu::Event start_;
   gpu::Event stop_;
+  std::optional<GpuClockAnchor> anchor_;
 };
 #else
 // No runtime: the type exists so KernelTimer's members compile; it is never created.

@@ -7,10 +7,13 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <stdexcept>
 
 #include "batchode/timing/events.hpp"
+#include "trace_file.hpp"  // complete, for trace_'s destructor
 
 namespace batchode {
 
@@ -21,7 +24,13 @@ std::atomic<std::uint64_t> next_logger_id{1};  // never reused, so a cached id c
 TimeLogger::TimeLogger(std::ostream* out, Verbosity verbosity)
     : verbosity_(verbosity), id_(next_logger_id.fetch_add(1)), out_(out), epoch_(Clock::now()) {}
 
-TimeLogger::~TimeLogger() = default;
+TimeLogger::~TimeLogger() {
+  try {
+    (void)stop_trace();
+  } catch (...) {
+    // a destructor must not throw; the trace file is closed by its own destructor
+  }
+}
 
 std::ostream& TimeLogger::out() const { return out_ != nullptr ? *out_ : std::cerr; }
 
@@ -81,12 +90,27 @@ void TimeLogger::set_verbosity(Verbosity verbosity) {
     ThreadState& thread = entry.second;
     while (!thread.open.empty()) {
       records_[thread.open.back()].metadata.set("interrupted", 1);
+      // Its profiler range belongs to its own thread, which this may not be: it stays open there.
+      records_[thread.open.back()].range_pushed = false;
       finish(thread.open.back(), now, thread);
     }
   }
 }
 
 bool TimeLogger::apply_environment() {
+  if (const char* ranges = std::getenv("BATCHODE_PROFILER_RANGES"); ranges != nullptr && *ranges != '\0') {
+    set_profiler_ranges(std::string_view(ranges) != "0");
+  } else if (std::getenv("NVTX_INJECTION64_PATH") != nullptr || std::getenv("HSA_TOOLS_LIB") != nullptr) {
+    set_profiler_ranges(true);  // a profiler is attached: show it batchode's phases
+  }
+  if (const char* trace = std::getenv("BATCHODE_TRACE"); trace != nullptr && *trace != '\0' && !tracing()) {
+    try {
+      start_trace(trace);
+    } catch (const std::exception& error) {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      out() << fmt::format("batchode: ignoring BATCHODE_TRACE: {}\n", error.what());
+    }
+  }
   std::string problem;
   if (const std::optional<Verbosity> level = environment_verbosity(&problem)) {
     set_verbosity(*level);
@@ -174,6 +198,8 @@ TimeLogger& default_timelogger() {
     auto* created = new TimeLogger(nullptr, Verbosity::normal);
     register_solver_events(*created);
     created->apply_environment();
+    // Never destroyed, so a trace it writes (BATCHODE_TRACE) is closed when the program exits.
+    std::atexit([] { (void)default_timelogger().stop_trace(); });
     return created;
   }();
   return *logger;

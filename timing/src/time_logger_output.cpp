@@ -30,6 +30,7 @@ std::string format_rate(double bytes_per_second) {
 }  // namespace
 
 void TimeLogger::after_stop(std::size_t index, const char* verb) {
+  if (trace_) trace_finished(index);
   const Verbosity level = verbosity();
   const Record& record = records_[index];
   const EventInfo& info = events_[record.event];

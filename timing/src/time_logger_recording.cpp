@@ -8,6 +8,7 @@
 #include <exception>
 #include <stdexcept>
 
+#include "batchode/gpu/profiler_ranges.hpp"
 #include "batchode/timing/time_logger.hpp"
 
 namespace batchode {
@@ -68,6 +69,10 @@ void TimeLogger::start_checked(std::string_view label) {
   if (verbosity() >= Verbosity::debug) {
     out() << fmt::format("[batchode] {:{}}start {} [thread {}]\n", "", 2 * records_.back().depth, label,
                          thread.number);
+  }
+  if (profiler_ranges()) {
+    gpu::push_profiler_range(events_[event].label.c_str());
+    records_.back().range_pushed = true;
   }
   // Taken last, so neither the lock nor the printing is counted in the event.
   records_.back().start = Clock::now();
@@ -152,6 +157,10 @@ void TimeLogger::finish(std::size_t index, Clock::time_point now, ThreadState& t
   record.wall_ms = std::chrono::duration<double, std::milli>(now - record.start).count();
   record.running = false;
   thread.open.pop_back();
+  if (record.range_pushed) {
+    gpu::pop_profiler_range();
+    record.range_pushed = false;
+  }
 }
 
 }  // namespace batchode

@@ -33,6 +33,8 @@ using event_t = EventHandle*;
 
 /// Makes `device` current for the calling thread (hipSetDevice). Throws GpuError.
 void set_device(int device);
+/// The device current on the calling thread (hipGetDevice). Throws GpuError.
+int current_device();
 /// Waits for all work on the current device (hipDeviceSynchronize). Throws GpuError.
 void synchronize_device();
 

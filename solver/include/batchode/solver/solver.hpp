@@ -145,7 +145,10 @@ class Solver {
     const detail::SolveContext<System, T> ctx{system_, options_, *logger_, *cpu_workers_, *result_memory_, gpus_};
     telemetry_.begin_solve();
     calibrator_.begin_solve();
-    const sched::Selection selection = detail::plan_parts(ctx, calibrator_, forced_parts_, y0, params, runs, saves);
+    const sched::Selection selection = [&] {
+      ScopedTimer planning(*logger_, events::execution_planning);
+      return detail::plan_parts(ctx, calibrator_, forced_parts_, y0, params, runs, saves);
+    }();
     check_cpu_parts_finite(selection, y0, params);
     std::optional<SolveResult<T>> allocated;
     {

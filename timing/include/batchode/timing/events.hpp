@@ -34,6 +34,8 @@ inline constexpr const char* host_staging = "host_staging";
 inline constexpr const char* input_validation = "input_validation";
 inline constexpr const char* result_allocation = "result_allocation";
 inline constexpr const char* chunk_planning = "chunk_planning";
+inline constexpr const char* execution_planning = "execution_planning";        ///< where the batch runs
+inline constexpr const char* gpu_buffer_allocation = "gpu_buffer_allocation";  ///< the chunk pipeline's buffers
 inline constexpr const char* execution_part = "execution_part";
 // category compile
 inline constexpr const char* kernel_compile = "kernel_compile";

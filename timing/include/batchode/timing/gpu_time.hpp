@@ -1,10 +1,20 @@
 // timing/: a duration measured on the GPU, either already known or still pending on the device.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 
 namespace batchode {
+
+/// Where and when a GPU measurement ran, for a trace's GPU tracks: its device, its stream (an
+/// opaque id, equal for measurements on the same stream) and its start on the host's steady_clock.
+struct GpuSpan {
+  int device = 0;
+  std::uintptr_t stream = 0;
+  std::chrono::steady_clock::time_point start;
+};
 
 /// A device-side measurement that may not have finished yet (e.g. a recorded GPU event pair).
 /// Implemented by KernelTimer; other components may implement it too.
@@ -17,6 +27,10 @@ class PendingGpuDuration {
   /// Returns the duration if the device has finished, std::nullopt otherwise; never blocks.
   /// Throws batchode::GpuError.
   virtual std::optional<double> poll_ms() const = 0;
+  /// Where and when it ran, once it has completed, for measurements that were placed on the host's
+  /// clock (KernelTimer's while a TimeLogger writes a trace); std::nullopt otherwise. Never blocks.
+  /// Throws batchode::GpuError.
+  virtual std::optional<GpuSpan> span() const { return std::nullopt; }
 };
 
 /// The GPU time of one event occurrence: nothing, a value in milliseconds, or a pending
@@ -47,12 +61,18 @@ class GpuTime {
   void resolve() {
     if (pending_) {
       value_ = pending_->wait_ms();
+      span_ = pending_->span();
       pending_.reset();
     }
   }
+  /// Where and when the measurement ran (PendingGpuDuration::span), kept through resolve();
+  /// std::nullopt for a plain value or a measurement that was not placed. Never blocks.
+  /// Throws batchode::GpuError.
+  std::optional<GpuSpan> span() const { return pending_ ? pending_->span() : span_; }
 
  private:
   std::optional<double> value_;
+  std::optional<GpuSpan> span_;
   std::shared_ptr<const PendingGpuDuration> pending_;
 };
 

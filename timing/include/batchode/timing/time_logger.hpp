@@ -29,6 +29,7 @@
 #include <deque>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -44,6 +45,10 @@
 #include "batchode/timing/verbosity.hpp"
 
 namespace batchode {
+
+namespace detail {
+class TraceFile;  // timing/src/trace_file.hpp: the Trace Event Format writer
+}
 
 /// Records named, nested, repeated events from any number of host threads (one mutex; measured
 /// cost in benchmarks/timing_overhead.cpp) and prints what the verbosity asks for to one stream.
@@ -84,6 +89,10 @@ class TimeLogger {
   bool enabled() const noexcept { return verbosity() != Verbosity::none; }
   /// Applies BATCHODE_VERBOSITY if it is set and valid and returns true. An invalid value leaves
   /// the level as it is and prints one warning on the stream (once per logger); returns false.
+  /// Also starts a trace to BATCHODE_TRACE when it names a file (a file that cannot be written is
+  /// reported on the stream, and nothing is traced) and sets the profiler ranges from
+  /// BATCHODE_PROFILER_RANGES (1 or 0; unset: on when a profiler is attached, i.e. when
+  /// NVTX_INJECTION64_PATH, as Nsight Systems sets it, or rocprof's HSA_TOOLS_LIB is set).
   bool apply_environment();
   /// Where summaries and event lines go (std::cerr when null).
   void set_output(std::ostream* out);
@@ -122,6 +131,27 @@ class TimeLogger {
   /// Forgets every finished occurrence; registrations, verbosity and events still running stay
   /// (they get new ids and are reported when they stop).
   void reset();
+
+  // --- timeline -----------------------------------------------------------------------------
+  /// Starts writing a trace to `path` (created or truncated): every occurrence that finishes from
+  /// now on, as it finishes, becomes a complete event in the Trace Event Format (Perfetto,
+  /// chrome://tracing) on its host thread's track, with its metadata, id and parent as arguments;
+  /// one with a GPU measurement from KernelTimer is drawn again on its device stream's track, where
+  /// the device clock, aligned to the host's, places it. What is traced is what is recorded: nothing
+  /// at Verbosity::none. A trace already running is stopped first. Throws std::runtime_error naming
+  /// the path when it cannot be written.
+  void start_trace(const std::string& path);
+  /// Waits for the GPU parts still pending, writes them, closes the file and returns its path; ""
+  /// when no trace was running. A write that failed on the way is reported on the stream.
+  std::string stop_trace();
+  /// True while a trace is being written.
+  bool tracing() const noexcept { return tracing_.load(std::memory_order_relaxed); }
+  /// While on, each event started on a thread is also a range of the vendor's profiler API on that
+  /// thread (NVTX in CUDA builds, roctx in HIP builds: gpu/profiler_ranges.hpp), so profiler
+  /// timelines show batchode's phases by name. Off by default; apply_environment() may set it.
+  /// Events added by record_event() have no range: they are known only once finished.
+  void set_profiler_ranges(bool on) noexcept { profiler_ranges_.store(on, std::memory_order_relaxed); }
+  bool profiler_ranges() const noexcept { return profiler_ranges_.load(std::memory_order_relaxed); }
 
   // --- calls spanning threads ----------------------------------------------------------------
   /// The calling thread's level (when a CallScope sets one) and innermost open event (its own, or
@@ -165,6 +195,14 @@ class TimeLogger {
     Clock::time_point start;
     double wall_ms = 0;
     bool running = true;
+    bool range_pushed = false;  // a profiler range was opened for it on its thread
+    GpuTime gpu;
+    Metadata metadata;
+  };
+  // The GPU part of a traced occurrence, written once its measurement completes.
+  struct TraceGpuPart {
+    std::size_t id = 0;
+    std::size_t event = 0;
     GpuTime gpu;
     Metadata metadata;
   };
@@ -213,6 +251,10 @@ class TimeLogger {
   // Adds the wall time of `record` to its category's total unless an ancestor already counts it.
   void add_category_time(std::size_t record, std::map<std::string, double>& totals) const;
   std::string render(const std::vector<std::size_t>& records, std::string_view title) const;
+  // The trace (time_logger_trace.cpp), all under mutex_: writes a finished record's host event and
+  // queues its GPU part; writes the GPU parts that completed (all of them, waiting, when `wait`).
+  void trace_finished(std::size_t record);
+  void trace_gpu_parts(bool wait);
   std::ostream& out() const;
 
   std::atomic<Verbosity> verbosity_;
@@ -228,6 +270,10 @@ class TimeLogger {
   std::unordered_map<std::string_view, std::size_t> event_by_label_;
   std::vector<Record> records_;
   std::unordered_map<std::thread::id, ThreadState> threads_;
+  std::atomic<bool> tracing_{false};
+  std::atomic<bool> profiler_ranges_{false};
+  std::unique_ptr<detail::TraceFile> trace_;
+  std::deque<TraceGpuPart> trace_gpu_;
 };
 
 /// The process-wide logger that batchode's solvers use. Built on first use with every event of

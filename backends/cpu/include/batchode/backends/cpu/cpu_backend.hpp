@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <exception>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -24,6 +24,7 @@
 #include "batchode/kernels/run_integrator.hpp"
 #include "batchode/kernels/method_registry.hpp"
 #include "batchode/timing/events.hpp"
+#include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
 
 namespace batchode::cpu {
@@ -49,8 +50,9 @@ inline unsigned worker_count(unsigned requested, std::size_t runs) {
 
 /// Runs `count` runs on `threads` workers (0: all hardware threads) in blocks: each worker calls
 /// make_worker() once for its range function, then range(begin, end) (offsets into [0, count)) per
-/// block it takes. Records one `cpu_integration` event per worker in `logger` (from the calling thread,
-/// after the join) and rethrows the first worker's exception. The workers are `pool`'s threads (a
+/// block it takes. Each worker times itself as one `cpu_integration` event on its own thread, nested
+/// in the caller's innermost event (a CallScope with the caller's context), so a trace shows the
+/// workers side by side; the first worker's exception is rethrown. The workers are `pool`'s threads (a
 /// Solver keeps one: starting 16 threads per solve cost 0.5 ms on the H100 machine's host, more than
 /// 100 runs of Lorenz take); one worker runs on the calling thread.
 template <class MakeWorker>
@@ -61,11 +63,15 @@ void run_on_workers(std::size_t count, unsigned threads, TimeLogger& logger, arr
   const std::size_t block = std::clamp<std::size_t>(count / (workers * 16), 1, 256);
 
   std::atomic<std::size_t> next{0};
-  std::vector<double> worker_ms(workers, 0.0);
   std::vector<std::size_t> worker_runs(workers, 0);
   std::vector<std::exception_ptr> errors(workers);
+  const TimeLogger::CallContext context = logger.context();
+  const std::thread::id caller = std::this_thread::get_id();
   auto work = [&](unsigned w) {
-    const auto start = std::chrono::steady_clock::now();
+    std::optional<TimeLogger::CallScope> scope;  // a pool thread joins the caller's call
+    if (std::this_thread::get_id() != caller) scope.emplace(logger, context);
+    std::optional<ScopedTimer> timed;
+    if (logger.enabled()) timed.emplace(logger, events::cpu_integration);
     try {
       auto range = make_worker();
       for (;;) {
@@ -79,7 +85,10 @@ void run_on_workers(std::size_t count, unsigned threads, TimeLogger& logger, arr
       errors[w] = std::current_exception();
       next.store(count);  // stop the other workers early
     }
-    worker_ms[w] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (timed) {
+      timed->add_metadata("worker", static_cast<std::int64_t>(w));
+      timed->add_metadata("runs", static_cast<std::int64_t>(worker_runs[w]));
+    }
   };
   if (workers == 1) {
     work(0);
@@ -88,11 +97,6 @@ void run_on_workers(std::size_t count, unsigned threads, TimeLogger& logger, arr
                         [&](std::size_t w, std::size_t, std::size_t) { work(static_cast<unsigned>(w)); });
   }
 
-  for (unsigned w = 0; w < workers; ++w) {
-    logger.record_event(events::cpu_integration, worker_ms[w],
-                        {{"worker", static_cast<std::int64_t>(w)},
-                         {"runs", static_cast<std::int64_t>(worker_runs[w])}});
-  }
   for (auto& e : errors) {
     if (e) std::rethrow_exception(e);
   }

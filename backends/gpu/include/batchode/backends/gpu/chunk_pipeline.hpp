@@ -97,11 +97,15 @@ class ChunkPipeline {
       timer.add_metadata("chunk_runs", static_cast<std::int64_t>(plan_.chunk_runs));
       timer.add_metadata("device_bytes", static_cast<std::int64_t>(plan_.device_bytes));
     }
-    const bool inputs_grew = inputs_.prepare(plan_, n_states, n_params);
-    const bool outputs_grew =
-        outputs_.prepare(plan_, n_states, saves, request.outputs.status, request.outputs.counters);
-    last_run_grew_ = inputs_grew || outputs_grew;
-    while (streams_.size() < plan_.slots) streams_.emplace_back();
+    {
+      ScopedTimer timer(log, events::gpu_buffer_allocation);
+      const bool inputs_grew = inputs_.prepare(plan_, n_states, n_params);
+      const bool outputs_grew =
+          outputs_.prepare(plan_, n_states, saves, request.outputs.status, request.outputs.counters);
+      last_run_grew_ = inputs_grew || outputs_grew;
+      while (streams_.size() < plan_.slots) streams_.emplace_back();
+      timer.add_metadata("grew", std::int64_t{last_run_grew_ ? 1 : 0});
+    }
 
     ScopedTimer timer(log, events::kernel_run_execution);
     timer.add_metadata(keys::backend, fmt::format("gpu:{}", request.device));

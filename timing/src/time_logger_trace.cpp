@@ -1,0 +1,102 @@
+// timing/: TimeLogger's timeline: the trace file (start_trace, stop_trace, each finished occurrence
+// written as it finishes, GPU parts once their measurement completes) and the profiler ranges'
+// settings from the environment. Recording calls reach this only while a trace or the ranges are on.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <variant>
+
+#include "batchode/timing/json_writer.hpp"
+#include "batchode/timing/time_logger.hpp"
+#include "gpu_clock.hpp"
+#include "trace_file.hpp"
+
+namespace batchode {
+
+namespace {
+
+double micros(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double, std::micro>(d).count();
+}
+
+void write_metadata(JsonWriter& json, const Metadata& metadata) {
+  for (const MetaEntry& entry : metadata) {
+    json.key(entry.key);
+    std::visit([&](const auto& held) { json.value(held); }, entry.value.storage());
+  }
+}
+
+}  // namespace
+
+void TimeLogger::start_trace(const std::string& path) {
+  auto file = std::make_unique<detail::TraceFile>(path);  // throws before anything changes
+  (void)stop_trace();
+  const std::lock_guard<std::mutex> lock(mutex_);
+  trace_ = std::move(file);
+  detail::want_gpu_clock(true);
+  tracing_.store(true, std::memory_order_relaxed);
+}
+
+std::string TimeLogger::stop_trace() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (!trace_) return {};
+  trace_gpu_parts(true);
+  std::string path = trace_->path();
+  if (!trace_->close())
+    out() << fmt::format("batchode: writing the trace file '{}' failed (disk full?)\n", path);
+  trace_.reset();
+  trace_gpu_.clear();
+  tracing_.store(false, std::memory_order_relaxed);
+  detail::want_gpu_clock(false);
+  return path;
+}
+
+void TimeLogger::trace_finished(std::size_t index) {
+  const Record& record = records_[index];
+  const EventInfo& info = events_[record.event];
+  JsonWriter args;
+  args.begin_object().field("id", index).key("parent");
+  if (record.parent == no_parent) {
+    args.null();
+  } else {
+    args.value(record.parent);
+  }
+  args.field("depth", record.depth).field("wall_ms", record.wall_ms);
+  write_metadata(args, record.metadata);
+  args.end_object();
+  trace_->complete(info.label, info.category, trace_->host_track(record.thread),
+                   micros(record.start - epoch_), record.wall_ms * 1000.0, args.str());
+  if (record.gpu.has_value())
+    trace_gpu_.push_back(TraceGpuPart{index, record.event, record.gpu, record.metadata});
+  // A top-level event's end is where a summary is printed (waiting for its GPU times too): the
+  // trace then holds everything so far, and a viewer opening the file sees it.
+  trace_gpu_parts(record.parent == no_parent);
+  if (record.parent == no_parent) trace_->flush();
+}
+
+void TimeLogger::trace_gpu_parts(bool wait) {
+  while (!trace_gpu_.empty()) {
+    TraceGpuPart& part = trace_gpu_.front();
+    try {
+      std::optional<double> ms = wait ? part.gpu.wait() : part.gpu.peek();
+      if (!ms) return;  // in order: the first one still running holds the rest back
+      if (const std::optional<GpuSpan> span = part.gpu.span()) {
+        const EventInfo& info = events_[part.event];
+        JsonWriter args;
+        args.begin_object().field("id", part.id).field("gpu_ms", *ms).field("device", span->device);
+        write_metadata(args, part.metadata);
+        args.end_object();
+        trace_->complete(info.label, info.category, trace_->gpu_track(span->device, span->stream),
+                         micros(span->start - epoch_), *ms * 1000.0, args.str());
+      }
+    } catch (const std::exception&) {
+      // The runtime could not read it: the host event is in the trace, this part is dropped.
+    }
+    trace_gpu_.pop_front();
+  }
+}
+
+}  // namespace batchode
