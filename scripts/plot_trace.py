@@ -32,13 +32,23 @@ def colour_of(name):
 
 
 def read_trace(path):
-    """The complete events and the track names of a trace file (a JSON array; a file cut short
-    without its closing bracket is read too, as Perfetto reads it)."""
+    """The complete events and the track names of a trace file: a JSON array (or an object with
+    traceEvents); a file cut short by a crash (no closing bracket, perhaps half a last line) gives
+    the events of its complete lines, batchode writing one event per line."""
     with open(path, encoding="utf-8") as f:
-        text = f.read().strip()
-    if not text.endswith("]"):
-        text = text.rstrip(",") + "]"
-    events = json.loads(text)
+        text = f.read()
+    try:
+        events = json.loads(text)
+    except ValueError:
+        events = []
+        for line in text.splitlines():
+            line = line.strip().rstrip(",")
+            if line in ("", "[", "]"):
+                continue
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                break  # the line a crash cut: nothing after it was written
     if isinstance(events, dict):
         events = events.get("traceEvents", [])
     names = {}

@@ -59,29 +59,36 @@ def main():
         fail(f"{focused} is too small to be the picture")
     try:
         plot_trace.main([trace, focused, "--focus", "no_such_event"])
-        fail("--focus on an event the trace lacks drew something")
     except SystemExit as stop:
         if "no 'no_such_event' event" not in str(stop.code):
             fail(f"unexpected message for an unknown --focus: {stop.code}")
+    else:
+        fail("--focus on an event the trace lacks drew something")
 
     cut = os.path.join(work, "cut.json")
     with open(trace, encoding="utf-8") as f:
         text = f.read().rstrip().rstrip("]").rstrip()
     with open(cut, "w", encoding="utf-8") as f:
-        f.write(text + ",\n")  # as a crash would leave it
+        f.write(text + ",\n")  # as a crash after a flush would leave it
     read, _ = plot_trace.read_trace(cut)
     if len(read) != len(spans):
         fail(f"the cut-short trace gave {len(read)} events, not {len(spans)}")
+    with open(cut, "w", encoding="utf-8") as f:
+        f.write(text[: len(text) - 20])  # and one cut in the middle of its last line
+    read, _ = plot_trace.read_trace(cut)
+    if len(read) != len(spans) - 1:
+        fail(f"the trace cut mid-line gave {len(read)} events, not {len(spans) - 1}")
 
     empty = os.path.join(work, "empty.json")
     with open(empty, "w", encoding="utf-8") as f:
         f.write("[\n]\n")
     try:
         plot_trace.main([empty, os.path.join(work, "empty.png")])
-        fail("an empty trace was drawn")
     except SystemExit as stop:
         if "no events" not in str(stop.code):
             fail(f"unexpected message for an empty trace: {stop.code}")
+    else:
+        fail("an empty trace was drawn")
     print(f"plot_trace_test: {len(spans)} events traced and drawn to {png}")
 
 

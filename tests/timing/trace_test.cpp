@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -155,6 +157,69 @@ TEST(Trace, StartingAgainClosesTheFirstFile) {
   EXPECT_EQ(trace_checks::read_trace(second).host.size(), 2u);
   std::remove(first.c_str());
   std::remove(second.c_str());
+}
+
+TEST(Trace, StartingAgainOnTheSameFileClosesItFirst) {
+  std::ostringstream out;
+  TimeLogger log(&out, Verbosity::normal);
+  log.register_event("step", "runtime");
+  const std::string path = temp_path("batchode-trace-same");
+  log.start_trace(path);
+  log.start_event("step");
+  log.stop_event("step");
+  log.start_trace(path);  // BATCHODE_TRACE and --trace naming one file do this
+  log.start_event("step");
+  log.stop_event("step");
+  EXPECT_EQ(log.stop_trace(), path);
+  EXPECT_EQ(trace_checks::read_trace(path).host.size(), 1u) << "the second trace, alone and valid";
+  std::remove(path.c_str());
+}
+
+// The solver's events and two of a test's own, "outer" and "inner".
+struct NestedTraced : TracedLogger {
+  explicit NestedTraced(const std::string& name) : TracedLogger(Verbosity::normal, name) {
+    log.register_event("outer", "runtime");
+    log.register_event("inner", "runtime");
+  }
+};
+
+TEST(Trace, SerialsStayUniqueAcrossAReset) {
+  NestedTraced traced("batchode-trace-reset");
+  TimeLogger& log = traced.log;
+  for (int round = 0; round < 2; ++round) {
+    log.start_event("outer");
+    log.start_event("inner");
+    log.stop_event("inner");
+    log.stop_event("outer");
+    log.reset();
+  }
+  (void)log.stop_trace();
+  const trace_checks::Trace trace = trace_checks::read_trace(traced.path);
+  ASSERT_EQ(trace.host.size(), 4u);
+  std::set<double> serials;
+  std::map<double, std::string> name_of;
+  for (const trace_checks::Span& span : trace.host) {
+    EXPECT_TRUE(serials.insert(span.args["serial"].number).second) << "serial repeated";
+    name_of[span.args["serial"].number] = span.name;
+  }
+  for (const trace_checks::Span& span : trace.host) {
+    if (span.name == "inner") {
+      EXPECT_EQ(name_of.at(span.args["parent_serial"].number), "outer");
+    }
+  }
+}
+
+TEST(Trace, EventsClosedBySwitchingTimingOffAreTracedAsInterrupted) {
+  NestedTraced traced("batchode-trace-interrupted");
+  TimeLogger& log = traced.log;
+  log.start_event("outer");
+  log.start_event("inner");
+  log.set_verbosity(Verbosity::none);  // as the command line does after an error
+  (void)log.stop_trace();
+  const trace_checks::Trace trace = trace_checks::read_trace(traced.path);
+  ASSERT_EQ(trace.host.size(), 2u);
+  for (const trace_checks::Span& span : trace.host)
+    EXPECT_EQ(span.args["interrupted"].number, 1.0) << span.name;
 }
 
 TEST(Trace, EnvironmentStartsATraceAndNamesAFileItCannotWrite) {

@@ -11,6 +11,7 @@ namespace {
 
 std::atomic<int> clock_users{0};
 std::atomic<std::uint64_t> clock_generation{0};  // bumped by each new trace: anchors are renewed
+std::atomic<bool> exiting{false};
 
 struct Anchor {
   std::uint64_t generation = 0;
@@ -48,7 +49,8 @@ GpuClockAnchor anchor_gpu_clock(gpu::stream_t stream) {
   Anchors& all = anchors();
   const std::lock_guard<std::mutex> lock(all.mutex);
   Anchor& anchor = all.by_device[device];
-  if (!anchor.event || anchor.generation != generation) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!anchor.event || anchor.generation != generation || now - anchor.host > max_anchor_age) {
     auto event = std::make_shared<gpu::Event>();
     event->record(stream);
     event->synchronize();
@@ -64,5 +66,8 @@ std::chrono::steady_clock::time_point host_time_of(const GpuClockAnchor& anchor,
   return anchor.host + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                            std::chrono::duration<double, std::milli>(ms));
 }
+
+void gpu_runtime_exiting() noexcept { exiting.store(true); }
+bool gpu_runtime_may_be_gone() noexcept { return exiting.load(); }
 
 }  // namespace batchode::detail

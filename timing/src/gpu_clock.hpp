@@ -22,6 +22,8 @@ void want_gpu_clock(bool on) noexcept;
 bool gpu_clock_wanted() noexcept;
 
 /// A device's anchor as a measurement took it, with the stream the measurement ran on.
+inline constexpr std::chrono::seconds max_anchor_age{10};
+
 struct GpuClockAnchor {
   int device = 0;
   std::uintptr_t stream = 0;                   ///< the measurement's stream, as an opaque id
@@ -29,10 +31,16 @@ struct GpuClockAnchor {
   std::chrono::steady_clock::time_point host;  ///< when the host saw it complete
 };
 /// The calling thread's current device's anchor, made (recorded on `stream` and waited for) when
-/// the device has none for the current trace. Throws GpuError.
+/// the device has none for the current trace or it is older than max_anchor_age: elapsed times are
+/// float milliseconds, whose resolution at 10 s is about a microsecond. Throws GpuError.
 GpuClockAnchor anchor_gpu_clock(gpu::stream_t stream);
 /// The host time at which `event`, recorded after `anchor` on its device and completed, happened.
 /// Throws GpuError.
 std::chrono::steady_clock::time_point host_time_of(const GpuClockAnchor& anchor, const gpu::Event& event);
+
+/// Set when the program exits (the default logger's atexit handler): the GPU runtime may have been
+/// torn down by its own handler, so pending GPU measurements are no longer read.
+void gpu_runtime_exiting() noexcept;
+bool gpu_runtime_may_be_gone() noexcept;
 
 }  // namespace batchode::detail

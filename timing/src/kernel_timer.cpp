@@ -24,9 +24,15 @@ class GpuEventPair final : public PendingGpuDuration {
 
   // While a trace is written the pair is placed on the host's clock (gpu_clock.hpp): the anchor is
   // taken before the start event is recorded, so the start comes after it on the device.
+  // Tracing must not fail the work it watches: a pair that cannot be anchored is just not placed.
   void record_start(gpu::stream_t stream) {
     anchor_.reset();
-    if (gpu_clock_wanted()) anchor_ = anchor_gpu_clock(stream);
+    if (gpu_clock_wanted()) {
+      try {
+        anchor_ = anchor_gpu_clock(stream);
+      } catch (const GpuError&) {
+      }
+    }
     start_.record(stream);
   }
   void record_stop(gpu::stream_t stream) { stop_.record(stream); }
@@ -40,8 +46,12 @@ class GpuEventPair final : public PendingGpuDuration {
     return elapsed();
   }
   std::optional<GpuSpan> span() const override {
-    if (!anchor_ || !stop_.ready()) return std::nullopt;
-    return GpuSpan{anchor_->device, anchor_->stream, host_time_of(*anchor_, start_)};
+    try {
+      if (!anchor_ || !stop_.ready()) return std::nullopt;
+      return GpuSpan{anchor_->device, anchor_->stream, host_time_of(*anchor_, start_)};
+    } catch (const GpuError&) {
+      return std::nullopt;  // a place on the timeline is optional; the duration is what counts
+    }
   }
 
  private:

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "batchode/timing/events.hpp"
+#include "gpu_clock.hpp"
 #include "trace_file.hpp"  // complete, for trace_'s destructor
 
 namespace batchode {
@@ -86,13 +87,17 @@ void TimeLogger::set_verbosity(Verbosity verbosity) {
   if (verbosity != Verbosity::none) return;
   // Nothing is recorded at none, so events still open could never be stopped: close them now.
   const auto now = Clock::now();
+  const ThreadState* self = &this_thread_state();  // before the loop: it may add to threads_
   for (auto& entry : threads_) {
     ThreadState& thread = entry.second;
     while (!thread.open.empty()) {
-      records_[thread.open.back()].metadata.set("interrupted", 1);
-      // Its profiler range belongs to its own thread, which this may not be: it stays open there.
-      records_[thread.open.back()].range_pushed = false;
-      finish(thread.open.back(), now, thread);
+      const std::size_t index = thread.open.back();
+      records_[index].metadata.set("interrupted", 1);
+      // A profiler range belongs to its own thread: this one pops its own, innermost first; another
+      // thread's stays open there.
+      if (&thread != self) records_[index].range_pushed = false;
+      finish(index, now, thread);
+      if (trace_) trace_finished(index);
     }
   }
 }
@@ -199,7 +204,16 @@ TimeLogger& default_timelogger() {
     register_solver_events(*created);
     created->apply_environment();
     // Never destroyed, so a trace it writes (BATCHODE_TRACE) is closed when the program exits.
-    std::atexit([] { (void)default_timelogger().stop_trace(); });
+    // The GPU runtime's own exit handler, registered later, has run by then: GPU parts still
+    // pending are dropped unread (gpu_clock.hpp).
+    std::atexit([] {
+      detail::gpu_runtime_exiting();
+      try {
+        (void)default_timelogger().stop_trace();
+      } catch (...) {
+        // nothing can be reported at exit
+      }
+    });
     return created;
   }();
   return *logger;

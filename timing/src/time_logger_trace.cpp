@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <deque>
 #include <exception>
 #include <string>
 #include <variant>
@@ -32,12 +33,16 @@ void write_metadata(JsonWriter& json, const Metadata& metadata) {
 }  // namespace
 
 void TimeLogger::start_trace(const std::string& path) {
-  auto file = std::make_unique<detail::TraceFile>(path);  // throws before anything changes
-  (void)stop_trace();
-  const std::lock_guard<std::mutex> lock(mutex_);
-  trace_ = std::move(file);
-  detail::want_gpu_clock(true);
-  tracing_.store(true, std::memory_order_relaxed);
+  // The running trace is closed before the new file is opened: they may be the same file.
+  for (;;) {
+    (void)stop_trace();
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (trace_) continue;  // another thread started one meanwhile: close that one too
+    trace_ = std::make_unique<detail::TraceFile>(path);  // throws: then no trace runs
+    detail::want_gpu_clock(true);
+    tracing_.store(true, std::memory_order_relaxed);
+    return;
+  }
 }
 
 std::string TimeLogger::stop_trace() {
@@ -58,11 +63,14 @@ void TimeLogger::trace_finished(std::size_t index) {
   const Record& record = records_[index];
   const EventInfo& info = events_[record.event];
   JsonWriter args;
-  args.begin_object().field("id", index).key("parent");
+  // id and parent are the occurrence ids (TimeLogger::occurrences(): since the last reset());
+  // serial and parent_serial stay unique over the logger's life, across resets.
+  args.begin_object().field("id", index).field("serial", record.serial).key("parent");
   if (record.parent == no_parent) {
     args.null();
   } else {
     args.value(record.parent);
+    args.field("parent_serial", records_[record.parent].serial);
   }
   args.field("depth", record.depth).field("wall_ms", record.wall_ms);
   write_metadata(args, record.metadata);
@@ -78,6 +86,12 @@ void TimeLogger::trace_finished(std::size_t index) {
 }
 
 void TimeLogger::trace_gpu_parts(bool wait) {
+  if (detail::gpu_runtime_may_be_gone()) {
+    // At exit the runtime may be torn down already: its events are neither read nor destroyed.
+    (void)new std::deque<TraceGpuPart>(std::move(trace_gpu_));
+    trace_gpu_.clear();
+    return;
+  }
   while (!trace_gpu_.empty()) {
     TraceGpuPart& part = trace_gpu_.front();
     try {

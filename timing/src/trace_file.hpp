@@ -1,6 +1,7 @@
 // timing/src (private): a trace file in the Trace Event Format (the JSON that Perfetto and
 // chrome://tracing read), written as events happen: a JSON array, one event per line, closed by
-// close(). A file cut short (a crash) lacks only the closing bracket, which both viewers accept.
+// close(). The file is flushed at the end of every top-level event, so a crash loses at most what
+// came after the last one (and may cut its last line); scripts/plot_trace.py reads such a file.
 #pragma once
 
 #include <cstdint>
