@@ -2,7 +2,7 @@
 """tests/timing/: a solve's timeline, end to end: the main example (lorenz_sweep --trace) writes a
 trace of a chunked CPU solve, which is valid JSON with the phases nested in the solve, and
 scripts/plot_trace.py draws it as a PNG; a trace cut short (no closing bracket) is still read, and
-an empty one is refused with a message. Exit 77 (skipped) where matplotlib cannot be imported.
+an empty or missing one is refused with a message. Exit 77 (skipped) where matplotlib cannot be imported.
 
   plot_trace_test.py LORENZ_SWEEP PLOT_TRACE_PY WORK_DIR
 """
@@ -78,6 +78,14 @@ def main():
     read, _ = plot_trace.read_trace(cut)
     if len(read) != len(spans) - 1:
         fail(f"the trace cut mid-line gave {len(read)} events, not {len(spans) - 1}")
+
+    try:
+        plot_trace.main([os.path.join(work, "no_such_trace.json"), os.path.join(work, "x.png")])
+    except SystemExit as stop:
+        if "cannot read the trace" not in str(stop.code):
+            fail(f"unexpected message for a missing trace file: {stop.code}")
+    else:
+        fail("a missing trace file was drawn")
 
     empty = os.path.join(work, "empty.json")
     with open(empty, "w", encoding="utf-8") as f:

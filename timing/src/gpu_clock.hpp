@@ -3,7 +3,8 @@
 // time at which the wait returned (the event completed at most that wait's wake-up before: a few
 // microseconds). A GPU event's host time is then anchor + elapsed(anchor event, event).
 // Anchors are made only while some TimeLogger writes a trace (want_gpu_clock), and are made again
-// for each new trace, so the float milliseconds of elapsed() stay short and precise.
+// for each new trace and every max_anchor_age, so the float milliseconds of elapsed() stay short
+// and precise.
 #pragma once
 
 #include <chrono>
@@ -21,9 +22,10 @@ void want_gpu_clock(bool on) noexcept;
 /// True while some logger writes a trace. One relaxed atomic load: what KernelTimer pays when off.
 bool gpu_clock_wanted() noexcept;
 
-/// A device's anchor as a measurement took it, with the stream the measurement ran on.
+/// How long an anchor serves before it is made again.
 inline constexpr std::chrono::seconds max_anchor_age{10};
 
+/// A device's anchor as a measurement took it, with the stream the measurement ran on.
 struct GpuClockAnchor {
   int device = 0;
   std::uintptr_t stream = 0;                   ///< the measurement's stream, as an opaque id

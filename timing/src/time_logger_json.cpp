@@ -1,23 +1,15 @@
 // timing/: TimeLogger::to_json(): registered events with their statistics, category totals and
 // every occurrence (running ones flagged), written with the shared JsonWriter.
 #include <type_traits>
-#include <variant>
 
 #include "batchode/timing/json_writer.hpp"
 #include "batchode/timing/time_logger.hpp"
 
 #include "batchode/timing/metadata_keys.hpp"
 #include "event_tally.hpp"
+#include "metadata_json.hpp"
 
 namespace batchode {
-
-namespace {
-
-void write_value(JsonWriter& json, const MetaValue& value) {
-  std::visit([&](const auto& held) { json.value(held); }, value.storage());
-}
-
-}  // namespace
 
 std::string TimeLogger::to_json() const {
   const std::lock_guard<std::mutex> lock(mutex_);
@@ -75,10 +67,7 @@ std::string TimeLogger::to_json() const {
     }
     json.field("gpu_ms", gpu[i]).key("running").boolean(record.running);
     json.key("metadata").begin_object();
-    for (const MetaEntry& entry : record.metadata) {
-      json.key(entry.key);
-      write_value(json, entry.value);
-    }
+    detail::write_metadata_fields(json, record.metadata);
     // The GPU time of an event with an event pair is also metadata (keys::gpu_time_ms), as the
     // timing design names it, once it is known.
     if (gpu[i] && record.metadata.find(keys::gpu_time_ms) == nullptr) json.field(keys::gpu_time_ms, *gpu[i]);

@@ -1,6 +1,6 @@
-// timing/: TimeLogger's timeline: the trace file (start_trace, stop_trace, each finished occurrence
-// written as it finishes, GPU parts once their measurement completes) and the profiler ranges'
-// settings from the environment. Recording calls reach this only while a trace or the ranges are on.
+// timing/: TimeLogger's trace file: start_trace, stop_trace, each finished occurrence written as it
+// finishes, its GPU part once the measurement completes. Recording calls reach this only while a
+// trace is on (the profiler ranges are pushed and popped in time_logger_recording.cpp).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -8,11 +8,11 @@
 #include <deque>
 #include <exception>
 #include <string>
-#include <variant>
 
 #include "batchode/timing/json_writer.hpp"
 #include "batchode/timing/time_logger.hpp"
 #include "gpu_clock.hpp"
+#include "metadata_json.hpp"
 #include "trace_file.hpp"
 
 namespace batchode {
@@ -21,13 +21,6 @@ namespace {
 
 double micros(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double, std::micro>(d).count();
-}
-
-void write_metadata(JsonWriter& json, const Metadata& metadata) {
-  for (const MetaEntry& entry : metadata) {
-    json.key(entry.key);
-    std::visit([&](const auto& held) { json.value(held); }, entry.value.storage());
-  }
 }
 
 }  // namespace
@@ -73,7 +66,7 @@ void TimeLogger::trace_finished(std::size_t index) {
     args.field("parent_serial", records_[record.parent].serial);
   }
   args.field("depth", record.depth).field("wall_ms", record.wall_ms);
-  write_metadata(args, record.metadata);
+  detail::write_metadata_fields(args, record.metadata);
   args.end_object();
   trace_->complete(info.label, info.category, trace_->host_track(record.thread),
                    micros(record.start - epoch_), record.wall_ms * 1000.0, args.str());
@@ -101,7 +94,7 @@ void TimeLogger::trace_gpu_parts(bool wait) {
         const EventInfo& info = events_[part.event];
         JsonWriter args;
         args.begin_object().field("id", part.id).field("gpu_ms", *ms).field("device", span->device);
-        write_metadata(args, part.metadata);
+        detail::write_metadata_fields(args, part.metadata);
         args.end_object();
         trace_->complete(info.label, info.category, trace_->gpu_track(span->device, span->stream),
                          micros(span->start - epoch_), *ms * 1000.0, args.str());
