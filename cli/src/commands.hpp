@@ -23,6 +23,7 @@ struct RunArgs {
   std::optional<std::uint64_t> max_steps;
   std::string precision = "float64";  ///< float32 | float64
   std::string backend = "auto";       ///< auto | cpu | gpu
+  std::string run_order = "auto";     ///< auto | off
   std::string verbosity = "default";  ///< none | default | verbose | debug
   bool counters = false;
   std::string output;  ///< .h5, .npy or .csv

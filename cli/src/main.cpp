@@ -68,6 +68,12 @@ void add_run_options(CLI::App& run, RunArgs& a) {
   run.add_option("--backend", a.backend, "Where the batch runs (auto: a GPU when usable, else the CPU)")
       ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
       ->capture_default_str();
+  run.add_option("--run-order", a.run_order,
+                 "auto: on the GPU, adaptive and stiff methods hand each chunk's runs to threads in the order of "
+                 "their inputs, so that a warp's runs cost about the same (results are the same bit for bit); "
+                 "off: the grid's order")
+      ->check(CLI::IsMember({"auto", "off"}))
+      ->capture_default_str();
   run.add_option("--verbosity", a.verbosity,
                  "Timing printed on stderr: none, default (one summary), verbose (a line per phase), debug "
                  "(BATCHODE_VERBOSITY overrides it)")

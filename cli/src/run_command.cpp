@@ -107,6 +107,7 @@ SolveOptions solve_options(const RunArgs& a) {
   o.save_every = a.save_every;
   if (a.max_steps) o.max_steps = *a.max_steps;
   o.backend = a.backend == "cpu" ? Backend::cpu : a.backend == "gpu" ? Backend::gpu : Backend::automatic;
+  o.run_order = a.run_order == "off" ? RunOrder::off : RunOrder::automatic;
   o.verbosity = parse_verbosity(a.verbosity);
   o.outputs.counters = a.counters;
   return o;

@@ -48,6 +48,14 @@ std::string to_string(Backend b) {
   return "unknown";
 }
 
+std::string to_string(RunOrder order) {
+  switch (order) {
+    case RunOrder::automatic: return "automatic";
+    case RunOrder::off: return "off";
+  }
+  return "unknown";
+}
+
 std::string to_string(Status s) {
   switch (s) {
     case Status::success: return "success";
@@ -135,6 +143,10 @@ void validate(const SolveOptions& o) {
   if (g.device < 0) throw InvalidInput(fmt::format("SolveOptions.gpu.device must be >= 0, got {}", g.device));
   if (o.backend != Backend::automatic && o.backend != Backend::cpu && o.backend != Backend::gpu) {
     throw InvalidInput(fmt::format("unknown backend (enum value {})", static_cast<int>(o.backend)));
+  }
+  if (o.run_order != RunOrder::automatic && o.run_order != RunOrder::off) {
+    throw InvalidInput(
+        fmt::format("SolveOptions.run_order: unknown value (enum value {})", static_cast<int>(o.run_order)));
   }
 }
 

@@ -389,6 +389,7 @@ void write_file(const SolveResult<T>& r, const std::string& path, const SolveOpt
   if (options.save_every) w.attribute(root, "save_every", *options.save_every);
   w.attribute(root, "max_steps", static_cast<std::uint64_t>(options.max_steps));
   w.attribute(root, "backend", to_string(options.backend));
+  w.attribute(root, "run_order", to_string(options.run_order));
   std::vector<std::string> execution;
   for (const ExecutionRecord& part : r.execution()) {
     execution.push_back(fmt::format("{}: runs [{}, {}), {}", to_string(part.backend), part.first_run,

@@ -351,11 +351,13 @@ const RuntimeCompilerLookup& runtime_compiler() {
   return found;
 }
 
-// A cached GPU entry: this header line, the two lowered names (one per line), then the code image.
-constexpr const char* kGpuEntryHeader = "batchode runtime kernels 1\n";
+// A cached GPU entry: this header line, the number of lowered names, the names (one per line), then
+// the code image. (Format 1 held exactly two names; its entries no longer match and are compiled
+// again: the module now also holds the run-order kernel.)
+constexpr const char* kGpuEntryHeader = "batchode runtime kernels 2\n";
 
 std::vector<char> pack_gpu_entry(const gpu::CompiledKernels& compiled) {
-  std::string head = kGpuEntryHeader;
+  std::string head = kGpuEntryHeader + std::to_string(compiled.lowered_names.size()) + '\n';
   for (const std::string& name : compiled.lowered_names) head += name + '\n';
   std::vector<char> bytes(head.begin(), head.end());
   bytes.insert(bytes.end(), compiled.image.begin(), compiled.image.end());
@@ -369,19 +371,30 @@ std::optional<gpu::CompiledKernels> unpack_gpu_entry(const std::vector<char>& by
     return std::nullopt;
   gpu::CompiledKernels compiled;
   std::size_t at = header.size();
-  for (int i = 0; i < 2; ++i) {
+  auto next_line = [&](std::string& line) {
     const auto end = std::find(bytes.begin() + static_cast<std::ptrdiff_t>(at), bytes.end(), '\n');
-    if (end == bytes.end()) return std::nullopt;
-    compiled.lowered_names.emplace_back(bytes.begin() + static_cast<std::ptrdiff_t>(at), end);
+    if (end == bytes.end()) return false;
+    line.assign(bytes.begin() + static_cast<std::ptrdiff_t>(at), end);
     at = static_cast<std::size_t>(end - bytes.begin()) + 1;
+    return true;
+  };
+  std::string count;
+  if (!next_line(count) || count.empty() || count.size() > 2 ||
+      !std::all_of(count.begin(), count.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  for (int i = 0, n = std::stoi(count); i < n; ++i) {
+    std::string name;
+    if (!next_line(name)) return std::nullopt;
+    compiled.lowered_names.push_back(std::move(name));
   }
   compiled.image.assign(bytes.begin() + static_cast<std::ptrdiff_t>(at), bytes.end());
   if (compiled.image.empty()) return std::nullopt;
   return compiled;
 }
 
-/// `method`'s two batch kernels in `value` for `device`'s architecture: from the cache when a verified
-/// entry exists, else compiled by the runtime compiler (and stored).
+/// `method`'s two batch kernels and the run-order kernel in `value` for `device`'s architecture: from
+/// the cache when a verified entry exists, else compiled by the runtime compiler (and stored).
 gpu::CompiledKernels compile_gpu_kernels(const RuntimeModelState& state, Method method, const char* value,
                                          int device, TimeLogger& logger) {
   const gpu::RuntimeCompiler& compiler = *runtime_compiler().compiler;

@@ -171,7 +171,8 @@ def main():
         expected_root = {"state_names": ["x", "y", "z"], "parameter_names": ["rho"], "method": "rk4",
                          "precision": args.precision, "t0": 0, "t_end": T_END, "dt": DT,
                          "save_every": SAVE_EVERY, "rtol": 1e-6, "atol": 1e-6, "max_steps": 1000000,
-                         "backend": "cpu", "model_name": "lorenz", "grid_kind": "combinatorial",
+                         "backend": "cpu", "run_order": "automatic", "model_name": "lorenz",
+                         "grid_kind": "combinatorial",
                          "model_source": Path(args.model).read_text()}
         for key, value in expected_root.items():
             checks.equal(f"attribute {key}", root.get(key), value)

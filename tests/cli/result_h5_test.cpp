@@ -164,6 +164,7 @@ TYPED_TEST(WriteH5, WritesEveryDatasetAndAttribute) {
   options.save_every = 0.5;
   options.max_steps = 12345;
   options.backend = batchode::Backend::cpu;
+  options.run_order = batchode::RunOrder::off;
   options.outputs.counters = true;
   const std::size_t runs = 3, states = 2, saves = 4;
   SolveResult<T> r(runs, states, saves, options);
@@ -254,6 +255,7 @@ TYPED_TEST(WriteH5, WritesEveryDatasetAndAttribute) {
   EXPECT_EQ(h5.scalar<double>("save_every"), 0.5);
   EXPECT_EQ(h5.scalar<std::uint64_t>("max_steps"), 12345u);
   EXPECT_EQ(h5.string("backend"), "cpu");
+  EXPECT_EQ(h5.string("run_order"), "off");
   EXPECT_EQ(h5.strings("/", "execution"), (std::vector<std::string>{"cpu: runs [0, 3), user_preference"}));
   EXPECT_EQ(h5.string("model_name"), "oscillator");
   EXPECT_EQ(h5.string("model_source"), meta.model_source);

@@ -80,7 +80,7 @@ TEST(RuntimeCompiler, LoadsTheBuildsCompilerOrSaysWhyNot) {
 TEST(RuntimeCompiler, CompilesLorenzAndTheBatchKernelIntoAnImage) {
   BATCHODE_REQUIRE_RUNTIME_COMPILER(compiler);
   const RuntimeKernelProgram program = runtime_kernel_program(kLorenzSource, "Lorenz", Method::rk4, "float");
-  ASSERT_EQ(program.name_expressions.size(), 2u);
+  ASSERT_EQ(program.name_expressions.size(), 3u);
   const auto start = std::chrono::steady_clock::now();
   const gpu::CompiledKernels compiled = compiler->compile(program.source, program.name_expressions,
                                                           test_options(*compiler), "lorenz_rk4_float");
@@ -91,17 +91,17 @@ TEST(RuntimeCompiler, CompilesLorenzAndTheBatchKernelIntoAnImage) {
   EXPECT_EQ(std::string(compiled.image.data(), 4),
             "\x7f"
             "ELF");
-  ASSERT_EQ(compiled.lowered_names.size(), 2u);
+  ASSERT_EQ(compiled.lowered_names.size(), 3u);
   const std::string image(compiled.image.begin(), compiled.image.end());
-  for (std::size_t i = 0; i < 2; ++i) {
+  for (std::size_t i = 0; i < 3; ++i) {
     const std::string& lowered = compiled.lowered_names[i];
     EXPECT_EQ(lowered.rfind("_Z", 0), 0u) << program.name_expressions[i] << " lowered to " << lowered;
-    EXPECT_NE(lowered.find("integrate_chunk"), std::string::npos) << lowered;
+    EXPECT_NE(lowered.find(i < 2 ? "integrate_chunk" : "run_order_"), std::string::npos) << lowered;
     // The symbol table holds each kernel's lowered name.
     EXPECT_NE(image.find(lowered), std::string::npos) << lowered << " is not in the image";
   }
   EXPECT_NE(compiled.lowered_names[0], compiled.lowered_names[1]);
-  std::cout << "  " << compiler->name_and_version() << ": rk4 float, 2 kernels, " << compiled.image.size()
+  std::cout << "  " << compiler->name_and_version() << ": rk4 float, 3 kernels, " << compiled.image.size()
             << " bytes for " << test_architecture(*compiler) << " in " << seconds << " s\n";
 }
 
@@ -144,7 +144,8 @@ TEST(RuntimeCompiler, ArchitectureOptions) {
 
 TEST(RuntimeKernelProgram, NamesBothKernelsAndRefusesCpuOnlyMethods) {
   const RuntimeKernelProgram p = runtime_kernel_program(kLorenzSource, "Lorenz", Method::dopri5, "double");
-  ASSERT_EQ(p.name_expressions.size(), 2u);
+  ASSERT_EQ(p.name_expressions.size(), 3u);
+  EXPECT_EQ(p.name_expressions[2], "batchode::kernels::run_order_segments<double>");
   EXPECT_EQ(p.name_expressions[0],
             "batchode::kernels::integrate_chunk<batchode::tableau::Dopri5, false, Lorenz, double>");
   EXPECT_EQ(p.name_expressions[1],

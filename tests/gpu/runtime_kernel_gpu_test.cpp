@@ -196,7 +196,7 @@ TYPED_TEST(RuntimeKernelGpu, TimesTheSamePhasesAsTheCompiledInRunner) {
        {events::chunk_planning, events::kernel_run_execution, events::host_staging, events::host_transpose,
         events::h2d_transfer_initial_values, events::h2d_transfer_parameters, events::kernel_launch,
         events::d2h_transfer_state, events::d2h_transfer_status_codes,
-        events::d2h_transfer_iteration_counters}) {
+        events::d2h_transfer_iteration_counters, events::run_ordering}) {
     SCOPED_TRACE(label);
     const std::vector<Occurrence> got = runtime_log.occurrences(label);
     const std::vector<Occurrence> want = compiled_log.occurrences(label);

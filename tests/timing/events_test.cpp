@@ -31,7 +31,7 @@ TEST(SolverEvents, EveryEventIsRegisteredWithItsCategoryAndADescription) {
       batchode::events::cpu_integration, batchode::events::host_transpose, batchode::events::host_staging,
       batchode::events::input_validation, batchode::events::result_allocation, batchode::events::chunk_planning,
       batchode::events::execution_part, batchode::events::execution_planning,
-      batchode::events::gpu_buffer_allocation};
+      batchode::events::gpu_buffer_allocation, batchode::events::run_ordering};
   for (const char* label : runtime) EXPECT_EQ(category[label], "runtime") << label;
   EXPECT_EQ(category["kernel_compile"], "compile");
   EXPECT_EQ(category["codegen"], "codegen");
@@ -41,7 +41,7 @@ TEST(SolverEvents, EveryEventIsRegisteredWithItsCategoryAndADescription) {
   EXPECT_EQ(category["model_cache_hit"], "compile");
   EXPECT_EQ(category["model_load"], "compile");
   EXPECT_EQ(category["model_prelude_compile"], "compile");
-  EXPECT_EQ(category.size(), 29u);
+  EXPECT_EQ(category.size(), 30u);
   EXPECT_STREQ(batchode::events::kernel_launch, "kernel_launch");
 }
 
@@ -59,7 +59,7 @@ TEST(SolverEvents, ConflictingEarlierRegistrationIsReported) {
     EXPECT_NE(what.find("'codegen'"), std::string::npos) << what;
   }
   // The conflicting labels keep their owner's category; every other one is registered.
-  EXPECT_EQ(log.registered_events().size(), 29u);
+  EXPECT_EQ(log.registered_events().size(), 30u);
   EXPECT_EQ(log.stats("kernel_launch").category, "my_category");
   EXPECT_TRUE(log.is_registered(batchode::events::kernel_compile));  // registered after the conflict
 }

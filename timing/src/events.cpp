@@ -43,6 +43,9 @@ void register_solver_events(TimeLogger& logger) {
        "device and pinned staging buffers of the chunk pipeline (allocated when a run needs more)"},
       {events::execution_part, event_category::runtime,
        "one part of a batch on one backend (metadata: backend, reason, runs, predicted_ms)"},
+      {events::run_ordering, event_category::runtime,
+       "ordering a GPU chunk's runs by their inputs so that the runs of a warp cost about the same (plan on "
+       "the host from a sample; GPU time: the order kernel)"},
       {events::kernel_compile, event_category::compile, "first-launch load of the GPU module"},
       {events::codegen, event_category::codegen, "code generation (reserved)"},
       {events::model_parse, event_category::codegen, "parsing and checking a model's text"},

@@ -1,10 +1,12 @@
 // arrays/: the device-side inputs of a chunked batch (initial values and parameters): per buffer
 // slot, a device buffer and its pinned staging, the (parallel) copy into staging, which also checks
-// that every value is finite, and the asynchronous uploads. Layout and stride: see device_views.hpp.
+// that every value is finite, the device buffers of the chunk's run order when the solve orders
+// its runs (run_order.hpp), and the asynchronous uploads. Layout and stride: see device_views.hpp.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -16,6 +18,7 @@
 #include "batchode/kernels/device_views.hpp"
 #include "batchode/checks/finite.hpp"
 #include "batchode/arrays/host_workers.hpp"
+#include "batchode/kernels/run_order_kernels.hpp"
 
 namespace batchode::arrays {
 
@@ -31,7 +34,8 @@ struct NonFiniteInput {
 /// manager kept across solves stops allocating once it has seen the largest batch.
 ///
 /// Per chunk and slot: stage() (host transpose into pinned memory), then upload_*() (enqueued on
-/// the slot's stream), then the kernel reads device_view(). A slot may be staged again only after
+/// the slot's stream), then the order kernel (on order_job(), when the solve orders its runs) and
+/// the batch kernel read device_view(). A slot may be staged again only after
 /// its previous uploads completed (synchronise the slot's stream or an event after them).
 template <class T>
 class InputArrayManager {
@@ -39,7 +43,8 @@ class InputArrayManager {
   /// Sizes every slot for `plan` (plan.slots slots of plan.chunk_runs runs); returns true when a
   /// buffer had to grow (the solve then paid allocations). Throws GpuError, or InvalidInput when a
   /// buffer size does not fit in size_t.
-  bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_params) {
+  /// `ordered`: the slots also hold a run order (4 bytes per run, on the device).
+  bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_params, bool ordered = false) {
     // Sizes first: a throw leaves the manager as it was.
     const std::size_t y0_values =
         checks::checked_mul(n_states, plan.chunk_runs, "initial-value buffer (n_states x chunk runs)");
@@ -57,7 +62,11 @@ class InputArrayManager {
       grew |= slot.y0_staging.ensure(y0_values);
       grew |= slot.params.ensure(param_values);
       grew |= slot.params_staging.ensure(param_values);
+      if (ordered) {
+        grew |= slot.order.ensure(plan.chunk_runs);
+      }
       slot.count = 0;
+      slot.ordered = false;
     }
     return grew;
   }
@@ -105,6 +114,7 @@ class InputArrayManager {
       copy_part(0, 0, count);
     }
     s.count = count;
+    s.ordered = false;
     const std::size_t run_y = *std::min_element(bad_y.begin(), bad_y.end());
     const std::size_t run_p = *std::min_element(bad_p.begin(), bad_p.end());
     if (run_y == none && run_p == none) return std::nullopt;
@@ -114,6 +124,19 @@ class InputArrayManager {
     const T* row = (in_params ? p_src : y_src) + run * width;
     const std::size_t index = checks::first_non_finite_in(row, 0, width);
     return NonFiniteInput{in_params, first_run + run, index, static_cast<double>(row[index])};
+  }
+
+  /// What the order kernel needs to order the runs staged in slot `slot` by `key` (planned by
+  /// plan_run_order()); from now on device_view() names the slot's order, which that kernel must
+  /// fill before the batch kernel runs. Needs prepare(..., ordered = true).
+  kernels::RunOrderJob<T> order_job(std::size_t slot, const kernels::RunOrderKey& key) {
+    Slot& s = checked_slot(slot);
+    if (s.order.size() < s.count) {
+      throw std::logic_error("InputArrayManager::order_job: the slots were prepared without a run order");
+    }
+    s.ordered = true;
+    return kernels::RunOrderJob<T>{device_view(slot), static_cast<port::uint32_t>(n_states_),
+                                   static_cast<port::uint32_t>(n_params_), key, s.order.data()};
   }
 
   /// Enqueues the copy of the staged initial values (n_states x count values) on `stream`; returns
@@ -139,7 +162,8 @@ class InputArrayManager {
   /// Throws std::out_of_range for a bad slot.
   kernels::DeviceInputs<T> device_view(std::size_t slot) const {
     const Slot& s = checked_slot(slot);
-    return kernels::DeviceInputs<T>{s.y0.data(), n_params_ > 0 ? s.params.data() : nullptr, s.count};
+    return kernels::DeviceInputs<T>{s.y0.data(), n_params_ > 0 ? s.params.data() : nullptr, s.count,
+                                    s.ordered ? s.order.data() : nullptr};
   }
 
   std::size_t slots() const noexcept { return n_slots_; }
@@ -149,7 +173,9 @@ class InputArrayManager {
   /// Device bytes currently allocated by all slots (grows, never shrinks).
   std::size_t device_bytes() const noexcept {
     std::size_t total = 0;
-    for (const Slot& s : slots_) total += s.y0.bytes() + s.params.bytes();
+    for (const Slot& s : slots_) {
+      total += s.y0.bytes() + s.params.bytes() + s.order.bytes();
+    }
     return total;
   }
 
@@ -157,7 +183,9 @@ class InputArrayManager {
   struct Slot {
     gpu::DeviceBuffer<T> y0, params;
     gpu::PinnedBuffer<T> y0_staging, params_staging;
+    gpu::DeviceBuffer<std::uint32_t> order;  // the run order, made on the device
     std::size_t count = 0;  // runs staged (the chunk's device stride)
+    bool ordered = false;   // order_job() was asked for the staged runs
   };
 
   Slot& checked_slot(std::size_t slot) {

@@ -90,12 +90,15 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
 
 #if BATCHODE_GPU_COMPILER
 /// One thread per run; threads past the chunk's end return at once. Runs of one warp that finish
-/// early idle until the warp's slowest run is done: slower, never wrong (no shared state).
+/// early idle until the warp's slowest run is done: slower, never wrong (no shared state). Thread i
+/// takes run in.order[i] when the chunk was ordered (arrays/run_order.hpp), so that a warp's runs
+/// cost about the same; each run still reads and writes only its own rows.
 template <class Tab, bool SaveSeries, class System, class T>
 __global__ void integrate_chunk(System sys, RunSettings<T> plan, kernels::DeviceInputs<T> in,
                                 kernels::DeviceOutputs<T> out) {
-  const port::size_t r = static_cast<port::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (r >= in.stride) return;
+  const port::size_t i = static_cast<port::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= in.stride) return;
+  const port::size_t r = in.order != nullptr ? static_cast<port::size_t>(in.order[i]) : i;
   integrate_chunk_run<Tab, SaveSeries>(sys, plan, in, out, r);
 }
 #endif

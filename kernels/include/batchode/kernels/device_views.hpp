@@ -6,6 +6,8 @@
 //   parameter p of run r                      at [r * n_params + p]    (run-major, as on the host)
 //   saved state s of run r at save k          at [(k * n_states + s) * stride + r]   (runs fastest)
 //   status, counters of run r                 at [r]
+//   thread i of the chunk integrates run order[i] when `order` is given (arrays/run_order.hpp), run i
+//   otherwise: only which thread takes a run changes, never where its values are.
 // Why two layouts: a run's initial values, parameters and final state are touched once; a warp's
 // accesses to them cover one contiguous block of 32 runs, so every byte of every memory transaction
 // is used and the host copies are plain memcpys, with no transpose at all. The series is written at
@@ -25,6 +27,8 @@ struct DeviceInputs {
   const T* y0;          ///< stride x n_states, [r * n_states + s]
   const T* params;      ///< stride x n_params, [r * n_params + p]; nullptr when n_params == 0
   port::size_t stride;  ///< runs in this chunk
+  /// The run each thread integrates (a permutation of 0 .. stride-1), or nullptr: thread i takes run i.
+  const port::uint32_t* order = nullptr;
 };
 
 /// A chunk's outputs on the device. Inactive outputs are nullptr: the kernel must not write them.

@@ -24,6 +24,7 @@ namespace batchode::port {
 
 using std::int32_t;
 using std::size_t;
+using std::uint16_t;
 using std::uint32_t;
 using std::uint64_t;
 
@@ -71,9 +72,10 @@ namespace batchode::port {
 // --- Integer types: the widths the CUDA and HIP device ABIs give these types. ---
 using size_t = decltype(sizeof(0));
 using int32_t = int;
+using uint16_t = unsigned short;
 using uint32_t = unsigned int;
 using uint64_t = unsigned long long;
-static_assert(sizeof(int32_t) == 4 && sizeof(uint32_t) == 4 && sizeof(uint64_t) == 8);
+static_assert(sizeof(int32_t) == 4 && sizeof(uint16_t) == 2 && sizeof(uint32_t) == 4 && sizeof(uint64_t) == 8);
 
 // --- Type traits: what the core's detection idioms and static_asserts use. ---
 template <class T, T V>

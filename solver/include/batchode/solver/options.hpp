@@ -20,6 +20,19 @@ namespace batchode {
 enum class Backend { automatic, cpu, gpu };
 std::string to_string(Backend b);
 
+/// Which thread of a GPU chunk integrates which run. Results are bitwise the same either way.
+enum class RunOrder {
+  /// Adaptive and stiff methods on the GPU: each chunk's runs are ordered by their inputs on the
+  /// device (kernels/run_order_kernels.hpp, planned by arrays/run_order.hpp), so the runs sharing a
+  /// warp cost about the same and finish together; a batch already in input order (a sweep in its
+  /// own order) is left as it is. Timed as run_ordering. Fixed-step methods and the CPU: the
+  /// batch's order (nothing to gain: fixed steps cost the same in every run, and CPU threads take
+  /// blocks of runs as they finish). Costs and gains on the H100: benchmarks/RESULTS.md.
+  automatic,
+  off,  ///< the batch's order everywhere
+};
+std::string to_string(RunOrder order);
+
 /// The PI step-size controller of adaptive methods (Hairer, Norsett & Wanner II.4; Gustafsson).
 /// After a step with error norm err (<= 1 accepted) the next step is
 ///   h * clamp(safety * err^(-ki/k) * err_prev^(kp/k), min_factor, max_factor),  k = error_order + 1.
@@ -64,6 +77,7 @@ struct SolveOptions {
   StepControl step_control;
   OutputSelection outputs;
   GpuOptions gpu;
+  RunOrder run_order = RunOrder::automatic;
   unsigned cpu_threads = 0;  ///< 0: all hardware threads
 };
 

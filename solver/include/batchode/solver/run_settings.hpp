@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "batchode/backends/gpu/gpu_run_request.hpp"
+#include "batchode/kernels/method_registry.hpp"
 #include "batchode/kernels/run_settings.hpp"
 #include "batchode/solver/options.hpp"
 
@@ -35,9 +36,13 @@ RunSettings<T> make_run_settings(const SolveOptions& o) {
   return plan;
 }
 
-/// The GPU path's share of `o`: method, device, block size, memory budget, outputs.
+/// The GPU path's share of `o`: method, device, block size, memory budget, outputs, and whether
+/// chunks are ordered (RunOrder::automatic orders the runs of adaptive methods; fixed steps cost the
+/// same in every run, so there is nothing to gain).
 inline GpuRunRequest make_gpu_run_request(const SolveOptions& o) {
-  return GpuRunRequest{o.method, o.gpu.device, o.gpu.block_size, o.gpu, o.outputs};
+  const bool order = o.run_order == RunOrder::automatic && is_known_method(o.method) &&
+                     method_registry[static_cast<int>(o.method)].adaptive;
+  return GpuRunRequest{o.method, o.gpu.device, o.gpu.block_size, o.gpu, o.outputs, order};
 }
 
 }  // namespace batchode

@@ -37,6 +37,7 @@ inline constexpr const char* chunk_planning = "chunk_planning";
 inline constexpr const char* execution_planning = "execution_planning";        ///< where the batch runs
 inline constexpr const char* gpu_buffer_allocation = "gpu_buffer_allocation";  ///< the chunk pipeline's buffers
 inline constexpr const char* execution_part = "execution_part";
+inline constexpr const char* run_ordering = "run_ordering";  ///< GPU chunks' runs ordered by their inputs
 // category compile
 inline constexpr const char* kernel_compile = "kernel_compile";
 // category codegen

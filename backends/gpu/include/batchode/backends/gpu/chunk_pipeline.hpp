@@ -1,8 +1,10 @@
 // backends/gpu/: the GPU path of a solve, all of it but the kernel launch. Plans chunks to fit the
 // device-memory budget, then for each chunk: stage inputs (copied into pinned memory, checked finite
-// on the way), upload, launch the batch kernel (through the caller's launcher), download the active
-// outputs, and scatter them into the result. Chunks alternate between two streams with their own
-// buffer slots, so chunk k+1's upload and chunk k-1's download overlap chunk k's kernel.
+// on the way), upload, order its runs on the device when the request asks (kernels/
+// run_order_kernels.hpp, planned by arrays/run_order.hpp), launch the batch kernel (through the
+// caller's launcher), download the active outputs, and scatter them into the result. Chunks
+// alternate between two streams with their own buffer slots, so chunk k+1's upload and chunk k-1's
+// download overlap chunk k's kernel.
 // Every phase is a TimeLogger event with its GPU time from a KernelTimer event pair.
 //
 // Sizes are run-time values, so one pipeline serves a compiled-in system (GpuRunner, whose launcher
@@ -28,6 +30,7 @@
 #include "batchode/arrays/outputs.hpp"
 #include "batchode/arrays/result_memory.hpp"
 #include "batchode/arrays/result_view.hpp"
+#include "batchode/arrays/run_order.hpp"
 #include "batchode/backends/gpu/gpu_run_request.hpp"
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/gpu/buffers.hpp"
@@ -35,6 +38,7 @@
 #include "batchode/gpu/gpu_error.hpp"
 #include "batchode/gpu/runtime.hpp"
 #include "batchode/kernels/device_views.hpp"
+#include "batchode/kernels/run_order_kernels.hpp"
 #include "batchode/kernels/run_settings.hpp"
 #include "batchode/kernels/status.hpp"
 #include "batchode/timing/events.hpp"
@@ -64,16 +68,20 @@ class ChunkPipeline {
   ///   launch(bool save_series, unsigned grid, unsigned block, gpu::stream_t stream,
   ///          const RunSettings<T>&, const kernels::DeviceInputs<T>&, const kernels::DeviceOutputs<T>&)
   /// which must enqueue integrate_chunk<method, save_series> on `stream` and throw GpuError when
-  /// the launch fails. `load(bool save_series, TimeLogger&)` is called once per run, inside the
-  /// kernel_run_execution event and before the first chunk, so a first-use module load is timed
-  /// apart from the chunks. save_series is result.n_saves > 0, the same for the whole run.
+  /// the launch fails. When request.order_runs, a chunk whose runs are to be ordered goes first to
+  ///   launch_order(gpu::stream_t stream, const kernels::RunOrderJob<T>&)
+  /// which must enqueue kernels::run_order_segments (kernels/run_order_kernels.hpp, with the block
+  /// size and grid that header names) on `stream`, and throw GpuError when the launch fails.
+  /// `load(bool save_series, TimeLogger&)` is called once per run, inside the kernel_run_execution
+  /// event and before the first chunk, so a first-use module load is timed apart from the chunks.
+  /// save_series is result.n_saves > 0, the same for the whole run.
   /// Throws GpuError (naming the call and the chunk) on a runtime failure, InvalidInput when the
   /// memory budget cannot hold one run or an input is not finite.
-  template <class Load, class Launch>
+  template <class Load, class Launch, class LaunchOrder>
   void run(std::size_t n_states, std::size_t n_params, const GpuRunRequest& request,
            const RunSettings<T>& run_plan, const T* y0, const T* params, std::size_t runs,
            const ResultView<T>& result, TimeLogger& log, std::size_t first_run, Load&& load,
-           Launch&& launch) {
+           Launch&& launch, LaunchOrder&& launch_order) {
     gpu::set_device(request.device);
     const std::size_t saves = result.n_saves;
     {
@@ -82,8 +90,10 @@ class ChunkPipeline {
       gpu::memory_info(request.device, free_bytes, total_bytes);
       // Buffers this pipeline already holds are reused, so they count as free for the new plan.
       free_bytes += inputs_.device_bytes() + outputs_.device_bytes();
-      const arrays::RunFootprint footprint =
-          arrays::run_footprint(n_states, n_params, saves, sizeof(T), request.outputs);
+      arrays::RunFootprint footprint = arrays::run_footprint(n_states, n_params, saves, sizeof(T), request.outputs);
+      if (request.order_runs) {  // each chunk's run order, on the device
+        footprint.device_bytes_per_run += sizeof(std::uint32_t);
+      }
       arrays::MemoryBudget gpu = request.budget;
       plan_ = arrays::plan_chunks(runs, footprint, free_bytes, gpu);
       // A batch that fits in one chunk still goes in several when it is large, so the transfers and
@@ -99,7 +109,7 @@ class ChunkPipeline {
     }
     {
       ScopedTimer timer(log, events::gpu_buffer_allocation);
-      const bool inputs_grew = inputs_.prepare(plan_, n_states, n_params);
+      const bool inputs_grew = inputs_.prepare(plan_, n_states, n_params, request.order_runs);
       const bool outputs_grew =
           outputs_.prepare(plan_, n_states, saves, request.outputs.status, request.outputs.counters);
       last_run_grew_ = inputs_grew || outputs_grew;
@@ -114,19 +124,22 @@ class ChunkPipeline {
     const bool save_series = saves > 0;
     load(save_series, log);
     const double phase_sum_ms = run_chunks(save_series, n_states, n_params, request, run_plan, y0, params,
-                                           result, log, first_run, launch);
+                                           result, log, first_run, launch, launch_order);
     // Transfers and kernels overlap when this sum exceeds the run's wall time.
     if (log.enabled()) timer.add_metadata("gpu_phase_sum_ms", phase_sum_ms);
   }
 
  private:
-  template <class Launch>
+  template <class Launch, class LaunchOrder>
   double run_chunks(bool save_series, std::size_t n_states, std::size_t n_params,
                     const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0,
                     const T* params, const ResultView<T>& result, TimeLogger& log, std::size_t first_run,
-                    Launch& launch) {
+                    Launch& launch, LaunchOrder& launch_order) {
     const bool timed = log.enabled();
     std::vector<GpuTime> phases;  // every phase's GPU time, summed once the streams are idle
+    const arrays::RunOrderPlan order_plan =
+        request.order_runs ? plan_order(n_states, n_params, y0, params, plan_.n_runs, first_run, log)
+                           : arrays::RunOrderPlan{};
     ProgressReporter progress(plan_.n_chunks, plan_.n_runs, log.verbosity());
     std::vector<std::size_t> in_slot(plan_.slots, no_chunk);
     std::size_t chunks_done = 0, runs_done = 0;
@@ -201,6 +214,10 @@ class ChunkPipeline {
           transfer(events::h2d_transfer_parameters,
                    [&] { return inputs_.upload_parameters(slot, count, stream); });
         }
+        // A chunk of one or two warps has nothing to reorder.
+        if (order_plan.order && count > 2 * warp_runs) {
+          order(slot, c, stream, order_plan.key, log, phases, launch_order);
+        }
 
         const unsigned block = static_cast<unsigned>(request.block_size);
         const unsigned grid = static_cast<unsigned>((count + block - 1) / block);
@@ -249,6 +266,40 @@ class ChunkPipeline {
     return sum;
   }
 
+  /// Plans the order of runs [first_run, first_run + runs) of the batch (arrays/run_order.hpp: from a
+  /// sample of them, whether to order them and by which key), timed as run_ordering. Once per run:
+  /// reading the sample costs cache and TLB misses that per chunk would add up.
+  arrays::RunOrderPlan plan_order(std::size_t n_states, std::size_t n_params, const T* y0, const T* params,
+                                  std::size_t runs, std::size_t first_run, TimeLogger& log) {
+    ScopedTimer t(log, events::run_ordering);
+    const arrays::RunOrderPlan plan = arrays::plan_run_order(
+        y0 + first_run * n_states, n_params > 0 ? params + first_run * n_params : nullptr, runs, n_states, n_params);
+    t.add_metadata("ordered", std::int64_t{plan.order ? 1 : 0});
+    t.add_metadata("already_in_order", std::int64_t{plan.already_in_order ? 1 : 0});
+    t.add_metadata("varying_inputs", static_cast<std::int64_t>(plan.varying_columns));
+    t.add_metadata("log_scaled_inputs", static_cast<std::int64_t>(plan.log_columns));
+    return plan;
+  }
+
+  /// Enqueues the order kernel of the runs staged in `slot` (chunk `chunk`) on `stream`, after their
+  /// upload, through launch_order(stream, job): one run_ordering event per chunk, whose GPU time is
+  /// the order kernel's.
+  template <class LaunchOrder>
+  void order(std::size_t slot, std::size_t chunk, gpu::stream_t stream, const kernels::RunOrderKey& key,
+             TimeLogger& log, std::vector<GpuTime>& phases, LaunchOrder& launch_order) {
+    if (!log.enabled()) {
+      launch_order(stream, inputs_.order_job(slot, key));
+      return;
+    }
+    KernelTimer kt(events::run_ordering);
+    log.start_event(events::run_ordering);
+    kt.start(stream);
+    launch_order(stream, inputs_.order_job(slot, key));
+    kt.stop(stream);
+    phases.push_back(kt.deferred());
+    log.stop_event(events::run_ordering, {{keys::chunk_index, static_cast<std::int64_t>(chunk)}}, kt.deferred());
+  }
+
   /// An exception (a non-finite input met while staging, a failed call) leaves earlier chunks'
   /// copies and kernels in flight on buffers the next solve reuses: they are waited for before the
   /// exception leaves run(). Errors while waiting are dropped; the exception in flight is the report.
@@ -267,6 +318,7 @@ class ChunkPipeline {
   };
 
   static constexpr std::size_t no_chunk = static_cast<std::size_t>(-1);
+  static constexpr std::size_t warp_runs = 32;  // NVIDIA's warp; AMD's wavefront of 64 is two
   // Below this many runs a chunk's launch and transfer latencies outweigh what overlap saves.
   static constexpr std::size_t min_overlap_chunk_runs = std::size_t(1) << 17;
   arrays::HostWorkers workers_;

@@ -14,6 +14,9 @@ struct GpuRunRequest {
   int block_size = 128;
   arrays::MemoryBudget budget;
   OutputSelection outputs;
+  /// Each chunk's runs are ordered by their inputs so that a warp's runs cost about the same
+  /// (arrays/run_order.hpp); results are the same either way.
+  bool order_runs = false;
 };
 
 }  // namespace batchode

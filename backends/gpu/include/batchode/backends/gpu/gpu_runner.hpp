@@ -19,6 +19,7 @@
 #include "batchode/kernels/batch_kernel.hpp"
 #include "batchode/kernels/device_views.hpp"
 #include "batchode/kernels/method_registry.hpp"
+#include "batchode/kernels/run_order_kernels.hpp"
 #include "batchode/kernels/run_settings.hpp"
 #include "batchode/timing/events.hpp"
 #include "batchode/timing/scoped_timer.hpp"
@@ -47,6 +48,11 @@ class GpuRunner {
   void run(const System& sys, const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0,
            const T* params, std::size_t runs, const ResultView<T>& result, TimeLogger& log,
            std::size_t first_run = 0) {
+    auto launch_order = [](gpu::stream_t stream, const kernels::RunOrderJob<T>& job) {
+      kernels::run_order_segments<T><<<kernels::run_order_blocks(job.in.stride), kernels::run_order_block, 0,
+                                       gpu::native_stream(stream)>>>(job);
+      gpu::check_last_launch("kernels::run_order_segments", __FILE__, __LINE__);
+    };
     tableau::dispatch(request.method, [&](auto tag) {
       using Tab = typename decltype(tag)::type;
       auto load = [&](bool save_series, TimeLogger& l) {
@@ -70,7 +76,7 @@ class GpuRunner {
         }
         gpu::check_last_launch("kernels::integrate_chunk", __FILE__, __LINE__);
       };
-      pipeline_.run(N, P, request, run_plan, y0, params, runs, result, log, first_run, load, launch);
+      pipeline_.run(N, P, request, run_plan, y0, params, runs, result, log, first_run, load, launch, launch_order);
     });
   }
 

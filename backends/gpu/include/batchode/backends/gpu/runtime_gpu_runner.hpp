@@ -66,8 +66,12 @@ class RuntimeGpuRunner {
                       const_cast<kernels::DeviceOutputs<T>*>(&out)};
       module.launch(kernels.kernel(save_series), grid, block, stream, args);
     };
+    auto launch_order = [&](gpu::stream_t stream, const kernels::RunOrderJob<T>& job) {
+      void* args[] = {const_cast<kernels::RunOrderJob<T>*>(&job)};
+      module.launch(kernels.order, kernels::run_order_blocks(job.in.stride), kernels::run_order_block, stream, args);
+    };
     pipeline_.run(n_states, n_params, request, run_plan, y0, params, runs, result, log, first_run, load,
-                  launch);
+                  launch, launch_order);
   }
 
  private:

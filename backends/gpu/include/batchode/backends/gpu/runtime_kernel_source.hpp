@@ -1,8 +1,9 @@
 // backends/gpu/: the text a runtime compiler (NVRTC, hipRTC) is given to build the batch kernels of a
 // system known only at run time: the core's batch kernel (kernels/batch_kernel.hpp, found through
 // -I<kernels include dir>), the system's source, checks that fail to compile with a clear message,
-// and the two instantiations of kernels::integrate_chunk (final state only, and with a series) for
-// one method and precision, with their name expressions so the compiler gives their lowered names.
+// the two instantiations of kernels::integrate_chunk (final state only, and with a series) for one
+// method and precision and the run order's kernel (kernels/run_order_kernels.hpp) in that precision,
+// with their name expressions so the compiler gives their lowered names.
 // The same arithmetic as a compiled-in system: nvcc/hipcc and NVRTC/hipRTC compile one source.
 // Host code, plain strings.
 #pragma once
@@ -46,11 +47,11 @@ inline std::string integrate_chunk_expression(Method method, bool save_series, c
          (save_series ? "true" : "false") + ", " + system + ", " + precision + ">";
 }
 
-/// A program for a runtime compiler and the name expressions of its two kernels.
+/// A program for a runtime compiler and the name expressions of its three kernels.
 struct RuntimeKernelProgram {
   std::string source;
-  /// [0]: without a series (save_series false), [1]: with one; load_runtime_kernels expects the
-  /// lowered names in this order.
+  /// [0]: without a series (save_series false), [1]: with one, [2]: the run order's kernel;
+  /// load_runtime_kernels expects the lowered names in this order.
   std::vector<std::string> name_expressions;
 };
 
@@ -75,6 +76,7 @@ inline RuntimeKernelProgram runtime_kernel_program(const std::string& system_sou
   RuntimeKernelProgram program;
   program.source =
       "#include \"batchode/kernels/batch_kernel.hpp\"\n"
+      "#include \"batchode/kernels/run_order_kernels.hpp\"\n"
       "#include \"batchode/kernels/method_registry.hpp\"\n"
       "#include \"batchode/kernels/system.hpp\"\n\n" +
       system_source +
@@ -95,6 +97,9 @@ inline RuntimeKernelProgram runtime_kernel_program(const std::string& system_sou
                       precision + ">, batchode::kernels::DeviceOutputs<" + precision + ">);\n";
     program.name_expressions.push_back(expression);
   }
+  const std::string order = std::string("batchode::kernels::run_order_segments<") + precision + ">";
+  program.source += "template __global__ void " + order + "(batchode::kernels::RunOrderJob<" + precision + ">);\n";
+  program.name_expressions.push_back(order);
   return program;
 }
 

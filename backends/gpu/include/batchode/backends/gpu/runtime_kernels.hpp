@@ -1,6 +1,7 @@
-// backends/gpu/: the two batch kernels of one method and precision, compiled at run time (gpu::
-// RuntimeCompiler, from runtime_kernel_program's text) and loaded (gpu::Module): what
-// RuntimeGpuRunner launches in place of a compiled-in integrate_chunk. Host code.
+// backends/gpu/: the two batch kernels of one method and precision and the run-order kernel,
+// compiled at run time (gpu::RuntimeCompiler, from runtime_kernel_program's text) and loaded
+// (gpu::Module): what RuntimeGpuRunner launches in place of a compiled-in integrate_chunk and
+// beside it. Host code.
 #pragma once
 
 #include <array>
@@ -25,6 +26,7 @@ struct RuntimeKernels {
   std::size_t value_bytes = 0;  ///< sizeof(T) of the kernels' precision
   gpu::Kernel final_state;      ///< save_series false
   gpu::Kernel series;           ///< save_series true
+  gpu::Kernel order;             ///< kernels::run_order_segments<T> (kernels/run_order_kernels.hpp)
 
   const gpu::Kernel& kernel(bool save_series) const noexcept { return save_series ? series : final_state; }
 
@@ -40,14 +42,14 @@ struct RuntimeKernels {
 };
 
 /// Loads `compiled` (RuntimeCompiler::compile of runtime_kernel_program's source and name
-/// expressions for `method` in precision T, so lowered_names is {final state only, series}) on the
-/// current device and looks up both kernels. `label` names the module in errors. Throws GpuError
-/// (load or lookup failed), std::invalid_argument (not two lowered names).
+/// expressions for `method` in precision T, so lowered_names is {final state only, series, run
+/// order}) on the current device and looks up all three. `label` names the module in errors. Throws
+/// GpuError (load or lookup failed), std::invalid_argument (not three lowered names).
 template <class T>
 RuntimeKernels load_runtime_kernels(Method method, const gpu::CompiledKernels& compiled, std::string label) {
-  if (compiled.lowered_names.size() != 2) {
+  if (compiled.lowered_names.size() != 3) {
     throw std::invalid_argument("load_runtime_kernels(" + label +
-                                "): expected the lowered names of 2 kernels, got " +
+                                "): expected the lowered names of 3 kernels, got " +
                                 std::to_string(compiled.lowered_names.size()));
   }
   RuntimeKernels k;
@@ -56,6 +58,7 @@ RuntimeKernels load_runtime_kernels(Method method, const gpu::CompiledKernels& c
   k.value_bytes = sizeof(T);
   k.final_state = k.module->function(compiled.lowered_names[0]);
   k.series = k.module->function(compiled.lowered_names[1]);
+  k.order = k.module->function(compiled.lowered_names[2]);
   return k;
 }
 
