@@ -1,5 +1,5 @@
-// arrays/: the host's plan of a chunk's run order (run_order.hpp): column ranges from a sample, the
-// key's scaling, and the check that the chunk is not already in input order.
+// arrays/: the host's plan of a batch's run order (run_order.hpp): column ranges from a sample, the
+// key's scaling, and the check that the batch is not already in input order.
 #include "batchode/arrays/run_order.hpp"
 
 #include <algorithm>
@@ -29,7 +29,7 @@ RunOrderPlan plan_run_order(const T* y0, const T* params, std::size_t runs, std:
                         : static_cast<double>(params[r * n_params + (c - n_states)]);
   };
   // The sample: every stride-th run and its successor, each value read once into `sample` (the
-  // reads miss the caches and the TLB: 512 pairs cost about 0.1 ms a chunk, 4096 pairs 1 ms).
+  // reads miss the caches and the TLB: 512 pairs cost about 0.1 ms, 4096 pairs 1 ms on the H100 machine).
   const std::size_t stride = std::max<std::size_t>(1, runs / run_order_sampled_runs);
   // Each sample at a pseudo-random place within its stretch of `stride` runs: a fixed stride would
   // alias with a grid whose axis period divides it (and see one value of that axis).
@@ -83,12 +83,13 @@ RunOrderPlan plan_run_order(const T* y0, const T* params, std::size_t runs, std:
   for (std::uint32_t k = 0; k < key.columns; ++k) key.scale[k] *= cells;
 
   // Already in input order? Count the sampled pairs of consecutive runs that are far apart in some
-  // key column: more than one cell, and more than 8 times the spacing of the chunk's runs spread
-  // evenly over the column (a chunk of fewer runs than cells is in order with steps of many cells).
+  // key column: more than one cell, and more than 8 times the spacing of the batch's runs spread
+  // evenly over the column (a batch of fewer runs than cells is in order with steps of many cells).
   const double far = std::max(1.0, 8.0 * cells / static_cast<double>(runs));
   auto scaled = [&](std::uint32_t k, double v) {
-    return (((key.log_mask >> k) & 1u) != 0 ? std::log(std::max(v, std::numeric_limits<double>::min())) : v) *
-           key.scale[k];
+    // As the key scales it (from low): differences of large values with a small range keep their digits.
+    const double x = ((key.log_mask >> k) & 1u) != 0 ? std::log(std::max(v, std::numeric_limits<double>::min())) : v;
+    return (x - key.low[k]) * key.scale[k];
   };
   std::size_t pairs = 0, jumps = 0;
   for (std::size_t i = 0; i + 1 < rows.size(); i += 2, ++pairs) {

@@ -416,7 +416,9 @@ gpu::CompiledKernels compile_gpu_kernels(const RuntimeModelState& state, Method 
     std::vector<char> bytes;
     const jit::Lookup found = cache->find(key, &bytes);
     if (found.path) {
-      if (std::optional<gpu::CompiledKernels> entry = unpack_gpu_entry(bytes)) return *entry;
+      std::optional<gpu::CompiledKernels> entry = unpack_gpu_entry(bytes);
+      // An entry with another number of kernels than the program names is not this program's.
+      if (entry && entry->lowered_names.size() == program.name_expressions.size()) return *entry;
       notice(logger, "cache entry " + found.path->string() + " is not a kernel entry; rebuilding");
     } else {
       timer.add_metadata("miss", jit::to_string(found.miss));

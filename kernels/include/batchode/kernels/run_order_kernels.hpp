@@ -91,7 +91,7 @@ BATCHODE_HOST_DEVICE port::uint32_t run_order_key(const RunOrderKey& key, const 
 /// step counts of the uneven Lorenz sweep: 1.006x the lanes of a perfect sort, against 1.41x
 /// shuffled), in one launch with no global atomics and nothing to clear between chunks.
 template <class T>
-__global__ void run_order_segments(RunOrderJob<T> job) {
+__global__ void __launch_bounds__(run_order_block) run_order_segments(RunOrderJob<T> job) {
   __shared__ port::uint32_t position[run_order_buckets];  // counts, then each key's next position
   __shared__ port::uint32_t partial[run_order_block];     // per thread: the sum of its bins, scanned
   __shared__ port::uint16_t keys[run_order_segment];
