@@ -157,6 +157,8 @@ TEST(BadInput, GpuSettings) {
   expect_bad_option([](auto& o) { o.gpu.block_size = 100; }, {"block_size", "multiple of 32"});
   expect_bad_option([](auto& o) { o.gpu.device = -1; }, {"gpu.device"});
   expect_bad_option([](auto& o) { o.backend = static_cast<batchode::Backend>(7); }, {"unknown backend"});
+  expect_bad_option([](auto& o) { o.run_order = static_cast<batchode::RunOrder>(5); },
+                    {"SolveOptions.run_order", "unknown value"});
 }
 
 // This test file is compiled by the plain C++ compiler, so the GPU path is absent from it whatever
