@@ -11,13 +11,16 @@ set -euo pipefail
 # only, in libboost-dev); {fmt}; GoogleTest/GoogleMock (static libs + CMake config); Google Benchmark;
 # toml++ (model files), OpenSSL's libcrypto (SHA-256 of compiled-model cache entries), CLI11 and
 # HDF5 (the batchode command line and its .h5 output); matplotlib for Debian's python3
-# (scripts/plot_trace.py, the picture of a solve's timeline, and its test).
+# (scripts/plot_trace.py, the picture of a solve's timeline, and its test, and the Python example);
+# pybind11, Python's headers, numpy, pytest and venv (with pip's wheel) for the Python package
+# (python/: built by CMake and by `pip install .` in a `python3 -m venv --system-site-packages`).
 packages=(
   build-essential cmake ninja-build
   hipcc libamdhip64-dev rocm-device-libs
   libboost-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-matplotlib
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-venv python3-pip
   libtomlplusplus-dev libssl-dev libcli11-dev libhdf5-dev
 )
 

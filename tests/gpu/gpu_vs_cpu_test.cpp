@@ -4,6 +4,7 @@
 
 #include <batchode/batchode.hpp>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <vector>
 
@@ -167,6 +168,32 @@ TEST(GpuSolver, NonFiniteInputInALaterChunkIsNamedAndTheSolverRecovers) {
     EXPECT_NE(what.find("parameter of run 6999 (index 1) is -inf"), std::string::npos) << what;
   }
   const auto after = solver.solve(good);
+  EXPECT_EQ(before.final_state(), after.final_state());
+  EXPECT_TRUE(after.all_succeeded());
+}
+
+TEST(GpuSolver, AStopRequestEndsTheSolveBetweenChunksAndTheSolverRecovers) {
+  BATCHODE_REQUIRE_GPU();
+  // SolveOptions.stop (Ctrl-C in Python): checked before each chunk is queued; here set before the
+  // solve, so it stops before chunk 0 and the Solver's buffers stay fit for the next solve. (A stop
+  // in the middle of a solve, with chunks in flight: python/tests' test_ctrl_c_stops_a_gpu_solve.)
+  std::atomic<bool> stop{false};
+  SolveOptions o = base_options(Method::dopri5, false);
+  o.backend = Backend::gpu;
+  o.gpu.chunks = 7;
+  o.stop = &stop;
+  Solver<Lorenz, double> solver(Lorenz{}, o);
+  const Batch<double> batch = lorenz_sweep<double>(7000);
+  const auto before = solver.solve(batch);
+  stop = true;
+  try {
+    (void)solver.solve(batch);
+    FAIL() << "expected SolveInterrupted";
+  } catch (const SolveInterrupted& e) {
+    EXPECT_NE(std::string(e.what()).find("on GPU 0 before chunk 0 of 7"), std::string::npos) << e.what();
+  }
+  stop = false;
+  const auto after = solver.solve(batch);
   EXPECT_EQ(before.final_state(), after.final_state());
   EXPECT_TRUE(after.all_succeeded());
 }

@@ -2,6 +2,7 @@
 // (Boost.Odeint). The umbrella header: everything a user needs.
 #pragma once
 
+#include "batchode/arrays/stop_request.hpp"
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/runtime.hpp"
 #include "batchode/models/model.hpp"

@@ -105,7 +105,7 @@ class Executor {
     timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(count));
     timer.add_metadata(keys::num_chunks, std::int64_t{1});
     integrate_on_cpu(ctx_.system, y0, params, first, count, ctx_.options.method, make_run_settings<T>(ctx_.options),
-                     ctx_.options.cpu_threads, result.view(), ctx_.logger, ctx_.workers);
+                     ctx_.options.cpu_threads, result.view(), ctx_.logger, ctx_.workers, ctx_.options.stop);
     timer.stop();
     return ms_since(start);
   }

@@ -1,6 +1,7 @@
 // solver/: the options of a batch solve and their validation.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -79,6 +80,10 @@ struct SolveOptions {
   GpuOptions gpu;
   RunOrder run_order = RunOrder::automatic;
   unsigned cpu_threads = 0;  ///< 0: all hardware threads
+  /// A flag the caller owns (null: none). Setting it stops the solve early, on the CPU before the next
+  /// block of runs and on a GPU before the next chunk, and the solve throws SolveInterrupted
+  /// (arrays/stop_request.hpp): Ctrl-C in the Python package, a signal handler or another thread in C++.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 /// Checks every field; throws InvalidInput naming the first bad one.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "batchode/arrays/host_workers.hpp"
+#include "batchode/arrays/stop_request.hpp"
 #include "batchode/backends/cpu/run_range.hpp"
 #include "batchode/backends/cpu/runtime_entry.hpp"
 #include "batchode/kernels/jacobian.hpp"
@@ -54,10 +55,11 @@ inline unsigned worker_count(unsigned requested, std::size_t runs) {
 /// in the caller's innermost event (a CallScope with the caller's context), so a trace shows the
 /// workers side by side; the first worker's exception is rethrown. The workers are `pool`'s threads (a
 /// Solver keeps one: starting 16 threads per solve cost 0.5 ms on the H100 machine's host, more than
-/// 100 runs of Lorenz take); one worker runs on the calling thread.
+/// 100 runs of Lorenz take); one worker runs on the calling thread. A set `stop` (SolveOptions.stop)
+/// ends each worker before its next block and throws SolveInterrupted.
 template <class MakeWorker>
 void run_on_workers(std::size_t count, unsigned threads, TimeLogger& logger, arrays::HostWorkers& pool,
-                    MakeWorker&& make_worker) {
+                    MakeWorker&& make_worker, const std::atomic<bool>* stop = nullptr) {
   const unsigned workers = worker_count(threads, count);
   // Blocks small enough to balance runs of very different cost, large enough to keep the counter cold.
   const std::size_t block = std::clamp<std::size_t>(count / (workers * 16), 1, 256);
@@ -77,6 +79,10 @@ void run_on_workers(std::size_t count, unsigned threads, TimeLogger& logger, arr
       for (;;) {
         const std::size_t begin = next.fetch_add(block, std::memory_order_relaxed);
         if (begin >= count) break;
+        if (arrays::stop_requested(stop)) {
+          throw SolveInterrupted("solve stopped on request on the CPU (run " + std::to_string(begin) + " of " +
+                                 std::to_string(count) + " next)");
+        }
         const std::size_t end = std::min(count, begin + block);
         range(begin, end);
         worker_runs[w] += end - begin;
@@ -107,7 +113,7 @@ void run_on_workers(std::size_t count, unsigned threads, TimeLogger& logger, arr
 template <class System, class T>
 void integrate_batch(const System& sys, const T* y0, const T* params, std::size_t first, std::size_t count,
                      Method method, const RunSettings<T>& plan, unsigned threads, const ResultView<T>& result,
-                     TimeLogger& logger, arrays::HostWorkers& pool) {
+                     TimeLogger& logger, arrays::HostWorkers& pool, const std::atomic<bool>* stop = nullptr) {
   tableau::dispatch(method, [&](auto tag) {
     using Tab = typename decltype(tag)::type;
     using Select = CpuStepperFor<Tab, System, T>;
@@ -120,7 +126,7 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
         return [&, stepper = typename Select::type{}](std::size_t begin, std::size_t end) mutable {
           integrate_run_range<Tab>(sys, y0, params, first + begin, first + end, plan, result, stepper);
         };
-      });
+      }, stop);
     }
   });
 }
@@ -130,7 +136,7 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
 template <class T>
 void integrate_batch(const RuntimeEntry<T>& entry, const T* y0, const T* params, std::size_t first,
                      std::size_t count, const RunSettings<T>& plan, unsigned threads, const ResultView<T>& result,
-                     TimeLogger& logger, arrays::HostWorkers& pool) {
+                     TimeLogger& logger, arrays::HostWorkers& pool, const std::atomic<bool>* stop = nullptr) {
   run_on_workers(count, threads, logger, pool, [&] {
     return [&](std::size_t begin, std::size_t end) {
       char message[512] = {};
@@ -139,7 +145,7 @@ void integrate_batch(const RuntimeEntry<T>& entry, const T* y0, const T* params,
         throw std::runtime_error("model '" + entry.name + "' (compiled at run time) failed: " + message);
       }
     };
-  });
+  }, stop);
 }
 
 }  // namespace batchode::cpu

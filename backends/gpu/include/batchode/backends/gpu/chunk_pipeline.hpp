@@ -31,6 +31,7 @@
 #include "batchode/arrays/result_memory.hpp"
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/arrays/run_order.hpp"
+#include "batchode/arrays/stop_request.hpp"
 #include "batchode/backends/gpu/gpu_run_request.hpp"
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/gpu/buffers.hpp"
@@ -173,6 +174,11 @@ class ChunkPipeline {
 
     const std::int64_t chunked = plan_.n_chunks > 1 ? 1 : 0;
     for (std::size_t c = 0; c < plan_.n_chunks; ++c) {
+      // Streams drain on the way out (DrainOnThrow): no copy still lands in a result being dropped.
+      if (arrays::stop_requested(request.stop)) {
+        throw SolveInterrupted(fmt::format("solve stopped on request on GPU {} before chunk {} of {}", request.device,
+                                           c, plan_.n_chunks));
+      }
       const std::size_t slot = c % plan_.slots;
       const gpu::stream_t stream = streams_[slot].get();
       const std::size_t first = first_run + plan_.first(c), count = plan_.count(c);

@@ -2,6 +2,8 @@
 // solver/ builds it in every translation unit, GPU-compiled or not.
 #pragma once
 
+#include <atomic>
+
 #include "batchode/arrays/outputs.hpp"
 #include "batchode/kernels/method.hpp"
 
@@ -17,6 +19,8 @@ struct GpuRunRequest {
   /// Each chunk's runs are ordered by their inputs so that a warp's runs cost about the same
   /// (arrays/run_order.hpp); results are the same either way.
   bool order_runs = false;
+  /// SolveOptions.stop: checked before each chunk (arrays/stop_request.hpp); null: never set.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 }  // namespace batchode

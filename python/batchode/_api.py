@@ -1,0 +1,270 @@
+"""solve_ivp and Solver: the vocabulary of scipy's solve_ivp and of CuBIE over batchode's solver.
+
+Where the two name one thing differently both are accepted; giving both with different values is a
+ValueError (neither silently wins):
+    t_span=(t0, t_end)        scipy   | duration=..., t0=0.0           CuBIE
+    method="dopri5"           scipy   | algorithm="dormand-prince-54"  CuBIE
+    dt=...                    CuBIE   | first_step=...                 scipy (adaptive methods' first step)
+    save_every=...            CuBIE   | dt_save=...                    older CuBIE
+Method names: batchode's own (batchode.methods()), scipy's RK45 and RK23, and CuBIE's
+classical-rk4, dormand-prince-54, bogacki-shampine-32 and cash-karp-54.
+"""
+
+import numbers
+
+import numpy
+
+from . import _batchode
+from ._result import Result
+
+_METHOD_ALIASES = {
+    "RK45": "dopri5",
+    "RK23": "bogacki_shampine32",
+    "classical-rk4": "rk4",
+    "dormand-prince-54": "dopri5",
+    "bogacki-shampine-32": "bogacki_shampine32",
+    "cash-karp-54": "cash_karp54",
+    "explicit-euler": "euler",
+}
+_PRECISIONS = {"float64": numpy.float64, "float32": numpy.float32}
+_VERBOSITIES = ("default", "none", "verbose", "debug")
+
+
+def methods():
+    """batchode's methods: dicts with name, order, adaptive, stiff and gpu (has a GPU kernel)."""
+    return _batchode.methods()
+
+
+def gpu_unavailable(model, method="dopri5", precision="float64"):
+    """Why `method` cannot run on a GPU for `model` here ('' when it can)."""
+    return _batchode.gpu_unavailable(model, _method_name(method), _precision_name(precision))
+
+
+def _method_name(method):
+    if not isinstance(method, str):
+        raise TypeError(f"method must be a string, not {type(method).__name__}")
+    return _METHOD_ALIASES.get(method, method)
+
+
+def _precision_name(precision):
+    try:
+        name = numpy.dtype(precision).name
+    except TypeError:
+        name = None
+    if name not in _PRECISIONS:
+        raise ValueError(f"precision {precision!r}: use 'float64' or 'float32'")
+    return name
+
+
+def _one_of(name_a, a, name_b, b):
+    """The value given under either name; both given and different is an error."""
+    if a is not None and b is not None and a != b:
+        raise ValueError(f"{name_a}={a!r} and {name_b}={b!r} name the same setting with different values; give one")
+    return a if a is not None else b
+
+
+def _span(t_span, duration, t0):
+    """(t0, t_end) from scipy's t_span or CuBIE's duration and t0."""
+    if t_span is not None:
+        try:
+            start, end = (float(v) for v in t_span)
+        except (TypeError, ValueError):
+            raise ValueError(f"t_span must be a pair (t0, t_end), not {t_span!r}") from None
+        if duration is not None and not numpy.isclose(end - start, float(duration), rtol=1e-12, atol=0):
+            raise ValueError(f"t_span={t_span!r} and duration={duration!r} disagree; give one")
+        if t0 is not None and float(t0) != start:
+            raise ValueError(f"t_span={t_span!r} and t0={t0!r} disagree; give one")
+        return start, end
+    start = 0.0 if t0 is None else float(t0)
+    if duration is None:
+        raise ValueError("give the span: t_span=(t0, t_end) or duration= (and t0=, default 0)")
+    return start, start + float(duration)
+
+
+def _is_rows(x):
+    """True for an (n_runs, n) array (or nested list): one row per run."""
+    return x is not None and not isinstance(x, dict) and numpy.ndim(x) == 2
+
+
+def _defaults(given, names, defaults, what):
+    """The default row: the model's, or a 1-D array/list of len(names) given instead."""
+    if given is None or isinstance(given, dict):
+        return numpy.array(defaults, dtype=numpy.float64)
+    row = numpy.asarray(given, dtype=numpy.float64)
+    if row.ndim != 1 or row.shape[0] != len(names):
+        raise ValueError(
+            f"{what} has shape {row.shape}: give ({len(names)},) for one value per {what[:-1] if what.endswith('s') else what} "
+            f"shared by all runs, (n_runs, {len(names)}) for one row per run, or a dict {{name: value(s)}}")
+    return row
+
+
+def _axes(given, names, defaults, is_parameter, what):
+    """A dict's entries: scalars replace defaults, 1-D sequences become grid axes."""
+    axes = []
+    if not isinstance(given, dict):
+        return axes
+    for name, values in given.items():
+        if name not in names:
+            raise ValueError(f"{what}: the model has no {('parameter' if is_parameter else 'state')} named {name!r} "
+                             f"(it has {', '.join(names) or 'none'})")
+        values = numpy.asarray(values, dtype=numpy.float64)
+        if values.ndim == 0:
+            defaults[names.index(name)] = float(values)
+        elif values.ndim == 1:
+            axes.append((is_parameter, name, values.tolist()))
+        else:
+            raise ValueError(f"{what}[{name!r}] has shape {values.shape}: give a number or a 1-D sequence")
+    return axes
+
+
+def _batch(model, y0, parameters, grid_type, precision):
+    """(y0, parameters) as run-major arrays (parameters None when the model has none): arrays given
+    per run pass through untouched (the extension reads them in place when they are C-contiguous and
+    of the solve's dtype); dicts build a grid by batchode's GridBuilder."""
+    if grid_type not in ("combinatorial", "verbatim"):
+        raise ValueError(f"grid_type {grid_type!r}: use 'combinatorial' or 'verbatim'")
+    n_params = model.n_parameters
+    if n_params == 0 and parameters is not None and numpy.size(parameters) > 0:
+        raise ValueError(f"the model '{model.name}' has no parameters, but parameters were given")
+    # The common case of repeated solves, kept cheap: both given per run as numpy arrays.
+    if type(y0) is numpy.ndarray and y0.ndim == 2 and type(parameters) is numpy.ndarray and parameters.ndim == 2:
+        return y0, (parameters if n_params > 0 else None)
+    dtype = _PRECISIONS[precision]
+    if _is_rows(y0) or _is_rows(parameters):
+        if isinstance(y0, dict) or isinstance(parameters, dict):
+            raise ValueError("y0 or parameters is given per run (a 2-D array), so the other must be an array too "
+                             "(2-D, or 1-D shared by all runs, or None for the model's defaults); a dict builds a grid")
+        runs = numpy.shape(y0)[0] if _is_rows(y0) else numpy.shape(parameters)[0]
+        if not _is_rows(y0):
+            y0 = numpy.ascontiguousarray(
+                numpy.broadcast_to(_defaults(y0, model.state_names, model.default_y0, "y0").astype(dtype),
+                                   (runs, model.n_states)))
+        if not _is_rows(parameters):
+            row = _defaults(parameters, model.parameter_names, model.default_parameters, "parameters")
+            parameters = numpy.ascontiguousarray(numpy.broadcast_to(row.astype(dtype), (runs, n_params)))
+        return y0, (parameters if n_params > 0 else None)
+    y_defaults = _defaults(y0, model.state_names, model.default_y0, "y0")
+    p_defaults = _defaults(parameters, model.parameter_names, model.default_parameters, "parameters")
+    axes = _axes(y0, model.state_names, y_defaults, False, "y0")
+    axes += _axes(parameters, model.parameter_names, p_defaults, True, "parameters")
+    build = _batchode.build_grid64 if precision == "float64" else _batchode.build_grid32
+    y, p = build(model, y_defaults.tolist(), p_defaults.tolist(), axes, grid_type)
+    return y, (p if n_params > 0 else None)
+
+
+class Solver:
+    """A solver built once and solved many times: the model compiled once per method and precision,
+    the GPU buffers, CPU threads and result memory kept between solves.
+
+        s = batchode.Solver(model, method="rk4", dt=1e-3, precision="float32", t_span=(0, 1))
+        r = s.solve(y0=..., parameters=...)
+
+    Keywords as solve_ivp's. solve() may give another span (t_span or duration/t0); a different one
+    builds a new solver underneath (compiled code is kept, buffers are not).
+    """
+
+    def __init__(self, model, method=None, *, t_span=None, duration=None, t0=None, rtol=1e-6, atol=1e-6,
+                 dt=None, save_every=None, max_steps=1_000_000, precision="float64", backend="auto",
+                 verbosity=None, counters=False, run_order="auto", cpu_threads=0, memory_fraction=None,
+                 chunks=0, algorithm=None, first_step=None, dt_save=None):
+        if not isinstance(model, _batchode.Model):
+            raise TypeError(f"model must be a batchode.Model (batchode.Model(...) or batchode.load_model(path)), "
+                            f"not {type(model).__name__}")
+        self.model = model
+        self._names = (list(model.state_names), list(model.parameter_names), model.name)
+        self.precision = _precision_name(precision)
+        method = _one_of("method", None if method is None else _method_name(method),
+                         "algorithm", None if algorithm is None else _method_name(algorithm))
+        self.method = method if method is not None else "dopri5"
+        if verbosity is not None and verbosity not in _VERBOSITIES:
+            raise ValueError(f"verbosity {verbosity!r}: use one of {', '.join(_VERBOSITIES)}")
+        for name, value in (("rtol", rtol), ("atol", atol)):
+            if not isinstance(value, numbers.Real):
+                raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+        self._settings = dict(
+            method=self.method, rtol=float(rtol), atol=float(atol),
+            dt=_optional_float(_one_of("dt", dt, "first_step", first_step), "dt"),
+            save_every=_optional_float(_one_of("save_every", save_every, "dt_save", dt_save), "save_every"),
+            max_steps=_count(max_steps, "max_steps", 1), backend=str(backend), verbosity=verbosity,
+            counters=bool(counters), run_order=str(run_order), cpu_threads=_count(cpu_threads, "cpu_threads", 0),
+            memory_fraction=_optional_float(memory_fraction, "memory_fraction"), chunks=_count(chunks, "chunks", 0))
+        self._span = None
+        self._solver = None
+        if t_span is not None or duration is not None:
+            self._build(_span(t_span, duration, t0))
+        elif t0 is not None:
+            raise ValueError("t0 alone is not a span: give duration= too, or t_span=(t0, t_end)")
+
+    def _build(self, span):
+        options = _batchode.make_options(t0=span[0], t_end=span[1], **self._settings)
+        cls = _batchode.Solver64 if self.precision == "float64" else _batchode.Solver32
+        self._solver = cls(self.model, options)
+        self._span = span
+
+    def solve(self, y0=None, parameters=None, grid_type="combinatorial", *, t_span=None, duration=None, t0=None):
+        """Solves one batch; returns a batchode.Result.
+
+        y0: None (the model's defaults), a dict {state: value or 1-D values}, an (n_states,) array
+            (one initial state for all runs) or an (n_runs, n_states) array (one per run).
+        parameters: the same with parameters.
+        grid_type: how the dicts' 1-D values combine: "combinatorial" (every combination, the first
+            axis slowest) or "verbatim" (the i-th value of each, all of one length).
+        """
+        if t_span is not None or duration is not None or t0 is not None:
+            if t_span is None and t0 is None and self._span is not None:
+                t0 = self._span[0]  # a new duration from the Solver's own start
+            span = _span(t_span, duration, t0)
+            if span != self._span:
+                self._build(span)
+        if self._solver is None:
+            raise ValueError("give the span: t_span=(t0, t_end) or duration= (to Solver or to solve)")
+        y, p = _batch(self.model, y0, parameters, grid_type, self.precision)
+        parts, y_used, p_used = self._solver.solve(y, p)
+        return Result(parts, y_used, p_used, self._names, self.precision)
+
+
+def _count(value, name, least):
+    """A whole number >= least, named in the error otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a whole number, not {type(value).__name__}")
+    if value < least:
+        raise ValueError(f"{name} is {value}; it must be at least {least}")
+    return int(value)
+
+
+def _optional_float(value, name):
+    if value is None:
+        return None
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number or None, not {type(value).__name__}")
+    return float(value)
+
+
+def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combinatorial", duration=None, t0=None,
+              **options):
+    """Solves a batch of runs of `model` in one call: Solver(model, **options).solve(...).
+
+        r = batchode.solve_ivp(m, t_span=(0.0, 1.0), y0={"x": 1.0},
+                               parameters={"rho": numpy.linspace(0, 21, 2**20)},
+                               method="dopri5", rtol=1e-6, atol=1e-6)
+
+    model       batchode.Model or batchode.load_model(path)
+    t_span      (t0, t_end); or duration= and t0= (CuBIE's names)
+    y0, parameters, grid_type: as Solver.solve
+    method      "dopri5" (default), "tsit5", "rk4", "euler", "bogacki_shampine32", "cash_karp54",
+                "fehlberg78", "rodas4", "ros3p", "rosenbrock4" (CPU only), or an alias (module doc)
+    rtol, atol  tolerances of adaptive methods (1e-6)
+    dt          the step of fixed-step methods (rk4, euler: required); the first step of adaptive ones
+    save_every  save the state every save_every from t0 (r.state, r.t); None: final state only
+    max_steps   per run (1e6)
+    precision   "float64" or "float32"
+    backend     "auto" (a GPU when one is usable, else the CPU; r.execution says why), "cpu", "gpu"
+                (raises batchode.GpuUnavailable when none can run)
+    verbosity   "default", "none", "verbose", "debug" (None: the time logger's level)
+    counters    also return per-run step counters (r.counters)
+    run_order   "auto" (GPU: order each chunk's runs by their inputs) or "off"; results are the same
+    cpu_threads CPU worker threads (0: every core)
+    memory_fraction, chunks: the GPU's memory budget (a fraction of its free memory) and a forced
+                chunk count (0: planned from the budget)
+    """
+    return Solver(model, t_span=t_span, duration=duration, t0=t0, **options).solve(y0, parameters, grid_type)

@@ -1,0 +1,29 @@
+"""batchode.time_logger: the TimeLogger every solve records into (the process's default one).
+
+    batchode.time_logger.print_summary(category="runtime")
+    data = json.loads(batchode.time_logger.to_json())
+    batchode.time_logger.stats("kernel_run_execution")["total_ms"]
+"""
+
+import atexit
+import sys
+
+from ._batchode import timing as _timing
+
+# The logger prints to Python's sys.stderr while Python runs (so notebooks show it); at exit, C++'s.
+atexit.register(_timing._print_to_cpp_stderr)
+
+summary = _timing.summary
+to_json = _timing.to_json
+reset = _timing.reset
+set_verbosity = _timing.set_verbosity
+verbosity = _timing.verbosity
+stats = _timing.stats
+is_registered = _timing.is_registered
+start_trace = _timing.start_trace
+stop_trace = _timing.stop_trace
+
+
+def print_summary(category="", file=None):
+    """Prints the summary table (only `category`'s events when given) to `file` (sys.stdout)."""
+    print(_timing.summary(category), file=file if file is not None else sys.stdout)

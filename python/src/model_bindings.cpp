@@ -1,0 +1,129 @@
+// python/: batchode.Model (equations as text, states/parameters/constants as dicts of default
+// values), load_model(path) and Model.from_toml(text). Every mistake raises batchode.ModelError with
+// the source, line and column (errors.cpp); nothing is compiled until the first solve.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "batchode/models/model.hpp"
+#include "batchode/models/model_description.hpp"
+#include "batchode/solver/runtime_model.hpp"
+#include "bindings.hpp"
+#include "py_model.hpp"
+
+namespace py = pybind11;
+
+namespace batchode::python {
+
+namespace {
+
+/// A dict {name: value} (insertion order = declaration order) as NamedValues; None: none. A value that
+/// is not a real number is a ModelError naming the entry.
+std::vector<models::NamedValue> named_values(const py::object& values, const char* what) {
+  std::vector<models::NamedValue> out;
+  if (values.is_none()) return out;
+  if (!py::isinstance<py::dict>(values)) {
+    throw models::ModelError({"<string>", 0, 0},
+                             std::string(what) + " must be a dict {name: default value}, not " +
+                                 py::str(py::type::of(values).attr("__name__")).cast<std::string>());
+  }
+  for (const auto& [key, value] : values.cast<py::dict>()) {
+    const std::string name = py::str(key).cast<std::string>();
+    const double number = PyFloat_AsDouble(value.ptr());  // numbers and anything with __float__
+    if (number == -1.0 && PyErr_Occurred() != nullptr) {
+      PyErr_Clear();
+      throw models::ModelError({"<string>", 0, 0}, std::string(what) + " '" + name + "': " +
+                                                       py::repr(value).cast<std::string>() + " is not a number");
+    }
+    out.push_back({name, number});
+  }
+  return out;
+}
+
+py::array_t<double> values_of(const std::vector<models::NamedValue>& values) {
+  py::array_t<double> out(static_cast<py::ssize_t>(values.size()));
+  for (std::size_t i = 0; i < values.size(); ++i) out.mutable_at(static_cast<py::ssize_t>(i)) = values[i].value;
+  return out;
+}
+
+std::vector<std::string> names_of(const std::vector<models::NamedValue>& values) {
+  std::vector<std::string> out;
+  for (const models::NamedValue& v : values) out.push_back(v.name);
+  return out;
+}
+
+}  // namespace
+
+void bind_models(py::module_& m) {
+  py::class_<PyModel, std::shared_ptr<PyModel>>(m, "Model", R"doc(
+A model written as equations, parsed and checked now, compiled at its first solve.
+
+    Model(equations="dx = -k * x", states={"x": 1.0}, parameters={"k": 0.5},
+          constants={}, name="decay", observables=[])
+
+equations: one statement per line, `d<state> = <expr>` for every state and `name = <expr>` for
+auxiliaries; states, parameters, constants: dicts {name: default value} (order = index); parameters
+vary per run, constants are compiled in. Mistakes raise batchode.ModelError with line and column.
+)doc")
+      .def(py::init([](const std::string& equations, const py::object& states, const py::object& parameters,
+                       const py::object& constants, const std::string& name,
+                       const std::vector<std::string>& observables) {
+             models::ModelDescription d;
+             d.name = name;
+             d.equations = equations;
+             d.states = named_values(states, "states");
+             d.parameters = named_values(parameters, "parameters");
+             d.constants = named_values(constants, "constants");
+             d.observables = observables;
+             const QuietAtDefaultLevel quiet;
+             return std::make_shared<PyModel>(models::parse_model(d));
+           }),
+           py::arg("equations"), py::arg("states"), py::arg("parameters") = py::none(),
+           py::arg("constants") = py::none(), py::arg("name") = "model",
+           py::arg("observables") = std::vector<std::string>{})
+      .def_static(
+          "from_toml",
+          [](const std::string& text, const std::string& source) {
+            const QuietAtDefaultLevel quiet;
+            return std::make_shared<PyModel>(models::parse_model(models::read_model_toml(text, source)));
+          },
+          py::arg("text"), py::arg("source") = "<string>",
+          "A model from the text of a TOML model file (the format of examples/models/*.toml).")
+      .def_property_readonly("name", [](const PyModel& p) { return p.model().name(); })
+      .def_property_readonly("n_states", [](const PyModel& p) { return p.model().n_states(); })
+      .def_property_readonly("n_parameters", [](const PyModel& p) { return p.model().n_params(); })
+      .def_property_readonly("state_names", [](const PyModel& p) { return names_of(p.model().states()); })
+      .def_property_readonly("parameter_names", [](const PyModel& p) { return names_of(p.model().parameters()); })
+      .def_property_readonly("constants", [](const PyModel& p) {
+        py::dict out;
+        for (const models::NamedValue& c : p.model().constants()) out[py::str(c.name)] = c.value;
+        return out;
+      })
+      .def_property_readonly("default_y0", [](const PyModel& p) { return values_of(p.model().states()); },
+                             "The [states] values, in state order (float64).")
+      .def_property_readonly("default_parameters",
+                             [](const PyModel& p) { return values_of(p.model().parameters()); },
+                             "The [parameters] values, in parameter order (float64).")
+      .def_property_readonly("equations", [](const PyModel& p) { return p.model().description().equations; })
+      .def_property_readonly("source", [](const PyModel& p) { return p.model().description().source; })
+      .def_property_readonly("sparsity", [](const PyModel& p) { return models::describe_sparsity(p.model()); },
+                             "The Jacobian's sparsity, as `batchode check` prints it.")
+      .def("__repr__", [](const PyModel& p) {
+        return "<batchode.Model '" + p.model().name() + "': " + std::to_string(p.model().n_states()) +
+               " states, " + std::to_string(p.model().n_params()) + " parameters>";
+      });
+
+  m.def(
+      "load_model",
+      [](const std::string& path) {
+        const QuietAtDefaultLevel quiet;
+        return std::make_shared<PyModel>(load_model(path));
+      },
+      py::arg("path"), "Reads, parses and checks a TOML model file (timed as model_parse).");
+}
+
+}  // namespace batchode::python

@@ -1,0 +1,383 @@
+// python/: Solver32 / Solver64 (a Solver over a runtime model in float or double, options fixed at
+// construction), build_grid (named sweeps into run-major arrays, by the C++ GridBuilder) and the
+// result of a solve as numpy arrays over batchode's own memory. python/batchode/ wraps them in the
+// scipy/CuBIE vocabulary.
+//
+// Inputs: a C-contiguous array of the solve's dtype is read where it lies (its pointer goes to the
+// solver); anything else is converted once, timed as python_input_conversion with its bytes.
+// Outputs: final states, series, statuses and counters are views of the SolveResult (result_arrays.hpp).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "batchode/checks/invalid_input.hpp"
+#include "batchode/gpu/device.hpp"
+#include "batchode/kernels/method.hpp"
+#include "batchode/kernels/method_registry.hpp"
+#include "batchode/kernels/status.hpp"
+#include "batchode/solver/grid.hpp"
+#include "batchode/solver/options.hpp"
+#include "batchode/solver/result.hpp"
+#include "batchode/solver/runtime_model.hpp"
+#include "batchode/solver/solver.hpp"
+#include "batchode/timing/scoped_timer.hpp"
+#include "batchode/timing/time_logger.hpp"
+#include "bindings.hpp"
+#include "interruptible.hpp"
+#include "py_model.hpp"
+#include "result_arrays.hpp"
+
+namespace py = pybind11;
+
+namespace batchode::python {
+
+namespace {
+
+constexpr const char* input_conversion_event = "python_input_conversion";
+
+/// Registered once on the default logger, beside the solver's events.
+void register_events() {
+  TimeLogger& logger = default_timelogger();
+  if (!logger.is_registered(input_conversion_event)) {
+    logger.register_event(input_conversion_event, event_category::runtime,
+                          "the Python package copying an input array that was not C-contiguous or not of the "
+                          "solve's dtype");
+  }
+}
+
+/// `object` as a C-contiguous (runs, columns) array of T: the same array when it already is one (no
+/// copy), else converted once and timed. `what` names it in errors ("y0", "parameters").
+template <class T>
+py::array_t<T> as_input(const py::object& object, std::size_t columns, const char* what) {
+  if (py::isinstance<py::array_t<T>>(object)) {
+    py::array_t<T> array = py::reinterpret_borrow<py::array_t<T>>(object);
+    const bool contiguous = (array.flags() & py::array::c_style) != 0;
+    // NPY_ARRAY_ALIGNED (0x0100): numpy's flag; pybind11 names only the contiguity flags.
+    const bool aligned = (array.flags() & 0x0100) != 0;
+    if (contiguous && aligned && array.ndim() == 2) {
+      if (static_cast<std::size_t>(array.shape(1)) != columns) {
+        throw InvalidInput(std::string(what) + " has shape (" + std::to_string(array.shape(0)) + ", " +
+                           std::to_string(array.shape(1)) + "); the model needs (n_runs, " +
+                           std::to_string(columns) + ")");
+      }
+      return array;
+    }
+  }
+  py::array any = py::array::ensure(object);
+  if (!any) throw InvalidInput(std::string(what) + " is not an array of numbers");
+  if (any.ndim() != 2 || static_cast<std::size_t>(any.shape(1)) != columns) {
+    std::string shape;
+    for (py::ssize_t d = 0; d < any.ndim(); ++d) shape += (d ? ", " : "") + std::to_string(any.shape(d));
+    throw InvalidInput(std::string(what) + " has shape (" + shape + "); the model needs (n_runs, " +
+                       std::to_string(columns) + ")");
+  }
+  const char kind = any.dtype().kind();
+  if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b') {
+    throw InvalidInput(std::string(what) + " has dtype " + py::str(any.dtype()).cast<std::string>() +
+                       "; give real numbers");
+  }
+  ScopedTimer timer(default_timelogger(), input_conversion_event);
+  timer.add_metadata("input", what);
+  timer.add_metadata("from_dtype", py::str(any.dtype()).cast<std::string>());
+  timer.add_metadata("nbytes", static_cast<std::int64_t>(any.nbytes()));
+  return py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(any);
+}
+
+py::object counters_dtype() {
+  py::list fields;
+  for (const char* name : {"accepted_steps", "rejected_steps", "rhs_evaluations"}) {
+    fields.append(py::make_tuple(name, "<u4"));
+  }
+  return py::module_::import("numpy").attr("dtype")(fields);
+}
+
+/// The result as a dict of numpy views (and plain values) that python/batchode/_result.py reads.
+template <class T>
+py::dict result_dict(std::shared_ptr<SolveResult<T>> owner) {
+  const SolveResult<T>& r = *owner;
+  const py::capsule base = keep_alive(owner);
+  const auto runs = static_cast<py::ssize_t>(r.n_runs());
+  const auto states = static_cast<py::ssize_t>(r.n_states());
+  const auto saves = static_cast<py::ssize_t>(r.n_saves());
+  py::dict out;
+  out["final_state"] = view_of<T>({runs, states}, r.final_state().data(), base);
+  out["state"] = saves > 0 ? py::object(view_of<T>({runs, saves, states}, r.series().data(), base)) : py::none();
+  py::array_t<T> times(saves);
+  for (py::ssize_t k = 0; k < saves; ++k) times.mutable_at(k) = r.times()[static_cast<std::size_t>(k)];
+  out["t"] = times;
+  static_assert(sizeof(Status) == sizeof(std::int32_t), "statuses are viewed as int32");
+  out["status"] = r.statuses().empty() ? py::object(py::none())
+                                       : py::object(view_of<std::int32_t>(
+                                             {runs}, reinterpret_cast<const std::int32_t*>(r.statuses().data()), base));
+  static_assert(sizeof(RunCounters) == 3 * sizeof(std::uint32_t), "counters are viewed as three uint32");
+  out["counters"] = r.counters().empty()
+                        ? py::object(py::none())
+                        : py::object(view(py::reinterpret_borrow<py::dtype>(counters_dtype()), {runs},
+                                          r.counters().data(), base));
+  out["method"] = to_string(r.method());
+  py::list execution;
+  for (const ExecutionRecord& e : r.execution()) {
+    py::dict part;
+    part["backend"] = to_string(e.backend);
+    part["reason"] = sched::to_string(e.reason);
+    part["first_run"] = e.first_run;
+    part["runs"] = e.runs;
+    part["wall_ms"] = e.wall_ms;
+    part["predicted_ms"] = e.predicted_ms ? py::object(py::float_(*e.predicted_ms)) : py::object(py::none());
+    part["chunks"] = e.chunks;
+    part["detail"] = e.detail;
+    execution.append(part);
+  }
+  out["execution"] = execution;
+  return out;
+}
+
+/// A Solver over a model in T. The stop flag is a member, so the options the Solver copies point at
+/// it for the object's whole life (pybind11 keeps the object where it was made).
+template <class T>
+class PySolver {
+ public:
+  PySolver(std::shared_ptr<PyModel> model, SolveOptions options)
+      : model_(std::move(model)), solver_(model_->runtime<T>(), with_stop(std::move(options), &stop_)) {
+    register_events();
+  }
+
+  const SolveOptions& options() const { return solver_.options(); }
+
+  /// Solves the batch y0 (n_runs, n_states) and parameters (n_runs, n_params; None when the model has
+  /// none). Returns (result dict, y0 as solved, parameters as solved): the arrays given when they were
+  /// used in place, else their converted copies.
+  py::tuple solve(const py::object& y0, const py::object& params) {
+    const Busy busy(*this);
+    const Inputs in = inputs(y0, params);
+    std::shared_ptr<SolveResult<T>> result = run_interruptible(thread_, stop_, [&] {
+      return std::make_shared<SolveResult<T>>(solver_.solve(in.y_data, in.p_data, in.runs));
+    });
+    return py::make_tuple(result_dict<T>(std::move(result)), in.y, in.p ? py::object(*in.p) : py::object(py::none()));
+  }
+
+  /// For benchmarks/python_overhead.py: the wall time in ms of each of `reps` solves of the batch
+  /// timed in C++ around Solver::solve alone (each result dropped at once, as runtime_solve.cpp
+  /// does), so the same process compares the Python call with the bare C++ one, interleaved.
+  std::vector<double> time_solves_in_cpp(const py::object& y0, const py::object& params, int reps) {
+    const Busy busy(*this);
+    const Inputs in = inputs(y0, params);
+    std::vector<double> ms;
+    py::gil_scoped_release released;
+    for (int i = 0; i < reps; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      { (void)solver_.solve(in.y_data, in.p_data, in.runs); }
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    return ms;
+  }
+
+ private:
+  /// One call at a time: the GIL is released while solving, so another Python thread could call in
+  /// (batchode's Solver is one per thread). And none in a process forked since the Solver was made:
+  /// its work thread was not copied into the child.
+  class Busy {
+   public:
+    explicit Busy(PySolver& solver) : solver_(solver) {
+      if (getpid() != solver.pid_) {
+        throw std::runtime_error("this Solver was made before the process forked: make a new one in the child");
+      }
+      bool idle = false;
+      if (!solver.busy_.compare_exchange_strong(idle, true)) {
+        throw std::runtime_error("this Solver is solving in another thread: use one Solver per thread");
+      }
+    }
+    ~Busy() { solver_.busy_.store(false); }
+    Busy(const Busy&) = delete;
+    Busy& operator=(const Busy&) = delete;
+
+   private:
+    PySolver& solver_;
+  };
+
+  struct Inputs {
+    py::array_t<T> y;
+    std::optional<py::array_t<T>> p;
+    const T* y_data = nullptr;  // read with the GIL released: the pointers, taken while it is held
+    const T* p_data = nullptr;
+    std::size_t runs = 0;
+  };
+
+  Inputs inputs(const py::object& y0, const py::object& params) const {
+    // A conversion is timed at the solve's level (verbosity="none": not at all).
+    const detail::VerbosityScope level(default_timelogger(), solver_.options().verbosity);
+    const std::size_t n_states = solver_.n_states(), n_params = solver_.n_params();
+    py::array_t<T> y = as_input<T>(y0, n_states, "y0");
+    const std::size_t runs = static_cast<std::size_t>(y.shape(0));
+    std::optional<py::array_t<T>> p;
+    if (!params.is_none()) {
+      p = as_input<T>(params, n_params, "parameters");
+      if (static_cast<std::size_t>(p->shape(0)) != runs) {
+        throw InvalidInput("y0 has " + std::to_string(runs) + " runs but parameters has " +
+                           std::to_string(p->shape(0)) + "; give one row per run in both");
+      }
+    } else if (n_params > 0) {
+      throw InvalidInput("the model has " + std::to_string(n_params) + " parameters; give parameters");
+    }
+    const T* p_data = p && n_params > 0 ? p->data() : nullptr;
+    const T* y_data = y.data();
+    return Inputs{std::move(y), std::move(p), y_data, p_data, runs};
+  }
+
+  static SolveOptions with_stop(SolveOptions options, const std::atomic<bool>* stop) {
+    options.stop = stop;
+    return options;
+  }
+
+  std::shared_ptr<PyModel> model_;  // keeps the runtime model the Solver refers to alive
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> busy_{false};
+  const pid_t pid_ = getpid();
+  Solver<RuntimeModel<T>, T> solver_;
+  WorkThread thread_;  // runs the solves; last, so it stops before the Solver goes
+};
+
+/// SolveOptions from the Python package's keywords (already named and checked for type there);
+/// validate() runs in the Solver's constructor.
+SolveOptions make_options(double t0, double t_end, const std::string& method, double rtol, double atol,
+                          std::optional<double> dt, std::optional<double> save_every, std::uint64_t max_steps,
+                          const std::string& backend, const std::optional<std::string>& verbosity,
+                          bool counters, const std::string& run_order, unsigned cpu_threads,
+                          std::optional<double> memory_fraction, std::size_t chunks) {
+  SolveOptions o;
+  o.t0 = t0;
+  o.t_end = t_end;
+  o.method = parse_method(method);
+  o.rtol = rtol;
+  o.atol = atol;
+  o.dt = dt;
+  o.save_every = save_every;
+  o.max_steps = max_steps;
+  if (backend == "auto" || backend == "automatic") {
+    o.backend = Backend::automatic;
+  } else if (backend == "cpu") {
+    o.backend = Backend::cpu;
+  } else if (backend == "gpu") {
+    o.backend = Backend::gpu;
+  } else {
+    throw InvalidInput("backend '" + backend + "': use 'auto', 'cpu' or 'gpu'");
+  }
+  if (verbosity) o.verbosity = parse_verbosity(*verbosity);
+  o.outputs.counters = counters;
+  if (run_order == "auto" || run_order == "automatic") {
+    o.run_order = RunOrder::automatic;
+  } else if (run_order == "off") {
+    o.run_order = RunOrder::off;
+  } else {
+    throw InvalidInput("run_order '" + run_order + "': use 'auto' or 'off'");
+  }
+  o.cpu_threads = cpu_threads;
+  if (memory_fraction) o.gpu.memory_fraction = *memory_fraction;
+  o.gpu.chunks = chunks;
+  return o;
+}
+
+/// Run-major y0 and parameters of a grid over `model`'s defaults (overridden by `y0_defaults` /
+/// `param_defaults` when given), with `axes` [(is_parameter, name, values)], as two arrays over one
+/// Batch (no copy on the way out).
+template <class T>
+py::tuple build_grid(const PyModel& model, const std::vector<double>& y0_defaults,
+                     const std::vector<double>& param_defaults,
+                     const std::vector<std::tuple<bool, std::string, std::vector<double>>>& axes,
+                     const std::string& kind) {
+  const RuntimeModel<T>& runtime = model.runtime<T>();
+  auto cast = [](const std::vector<double>& v) { return std::vector<T>(v.begin(), v.end()); };
+  GridBuilder<T> builder(cast(y0_defaults), cast(param_defaults));
+  builder.names(runtime.state_names(), runtime.parameter_names());
+  for (const auto& [is_parameter, name, values] : axes) {
+    if (is_parameter) {
+      builder.param(name, cast(values));
+    } else {
+      builder.state(name, cast(values));
+    }
+  }
+  GridKind grid_kind = GridKind::combinatorial;
+  if (kind == "verbatim") {
+    grid_kind = GridKind::verbatim;
+  } else if (kind != "combinatorial") {
+    throw InvalidInput("grid_type '" + kind + "': use 'combinatorial' or 'verbatim'");
+  }
+  auto batch = std::make_shared<Batch<T>>(builder.build(grid_kind));
+  const py::capsule base = keep_alive(batch);
+  const auto runs = static_cast<py::ssize_t>(batch->n_runs);
+  return py::make_tuple(view_of<T>({runs, static_cast<py::ssize_t>(runtime.n_states())}, batch->y0.data(), base),
+                        view_of<T>({runs, static_cast<py::ssize_t>(runtime.n_params())},
+                                   batch->params.empty() ? nullptr : batch->params.data(), base));
+}
+
+template <class T>
+void bind_solver(py::module_& m, const char* name) {
+  py::class_<PySolver<T>>(m, name)
+      .def(py::init<std::shared_ptr<PyModel>, SolveOptions>(), py::arg("model"), py::arg("options"))
+      .def("solve", &PySolver<T>::solve, py::arg("y0"), py::arg("parameters"))
+      .def("time_solves_in_cpp", &PySolver<T>::time_solves_in_cpp, py::arg("y0"), py::arg("parameters"),
+           py::arg("reps"))
+      .def_property_readonly("method", [](const PySolver<T>& s) { return to_string(s.options().method); });
+  m.def((std::string("build_grid") + (std::is_same_v<T, float> ? "32" : "64")).c_str(), &build_grid<T>,
+        py::arg("model"), py::arg("y0_defaults"), py::arg("param_defaults"), py::arg("axes"), py::arg("kind"));
+}
+
+}  // namespace
+
+void bind_solvers(py::module_& m) {
+  py::class_<SolveOptions>(m, "SolveOptions");
+  m.def("make_options", &make_options, py::arg("t0"), py::arg("t_end"), py::arg("method"), py::arg("rtol"),
+        py::arg("atol"), py::arg("dt"), py::arg("save_every"), py::arg("max_steps"), py::arg("backend"),
+        py::arg("verbosity"), py::arg("counters"), py::arg("run_order"), py::arg("cpu_threads"),
+        py::arg("memory_fraction"), py::arg("chunks"));
+  bind_solver<float>(m, "Solver32");
+  bind_solver<double>(m, "Solver64");
+
+  m.def("methods", [] {
+    py::list methods;
+    for (const MethodInfo& info : method_registry) {
+      py::dict d;
+      d["name"] = info.name;
+      d["order"] = info.order;
+      d["adaptive"] = info.adaptive;
+      d["stiff"] = info.stiff;
+      d["gpu"] = info.gpu;
+      methods.append(d);
+    }
+    return methods;
+  });
+  m.def("status_names", [] {
+    std::vector<std::string> names;
+    for (int code = 0; code <= static_cast<int>(Status::singular_matrix); ++code) {
+      names.push_back(to_string(static_cast<Status>(code)));
+    }
+    return names;
+  });
+  m.def(
+      "gpu_unavailable",
+      [](const PyModel& model, const std::string& method, const std::string& precision) {
+        const Method parsed = parse_method(method);
+        std::string why = precision == "float32" ? model.runtime<float>().gpu_unavailable(parsed)
+                                                 : model.runtime<double>().gpu_unavailable(parsed);
+        if (why.empty() && !gpu::discover().available) why = gpu::discover().reason;
+        return why;
+      },
+      py::arg("model"), py::arg("method"), py::arg("precision"),
+      "Why `method` cannot run on a GPU for this model here ('' when it can).");
+  m.def("compiled_gpu_backend", [] { return std::string(gpu::compiled_backend()); });
+}
+
+}  // namespace batchode::python

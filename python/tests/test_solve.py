@@ -1,0 +1,310 @@
+"""batchode.solve_ivp and batchode.Solver on the CPU (the GPU's own checks: test_gpu.py): every method
+against closed forms, grids both ways, arrays in and out without copies, the C++ path run by run, and
+a named error for every bad input."""
+
+import math
+import os
+import subprocess
+
+import numpy
+import pytest
+
+import batchode
+from conftest import LORENZ_TOML, quiet, sweep
+
+METHODS = [m["name"] for m in batchode.methods()]
+FIXED = {m["name"] for m in batchode.methods() if not m["adaptive"]}
+
+
+def test_the_method_list_is_batchodes():
+    assert {"euler", "rk4", "dopri5", "tsit5", "rodas4", "ros3p", "rosenbrock4"} <= set(METHODS)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_solves_exponential_decay(decay, method):
+    k = numpy.linspace(0.1, 2.0, 8)
+    dt = {"euler": 1e-4, "rk4": 1e-3}.get(method)
+    r = batchode.solve_ivp(decay, t_span=(0.0, 2.0), parameters={"k": k}, method=method, rtol=1e-10, atol=1e-10,
+                           dt=dt, backend="cpu", **quiet())
+    assert r.success.all(), r.status
+    exact = numpy.exp(-2.0 * k)
+    # euler: first order, error x0 k^2 t dt / 2 exp(-kt) <= 4e-4; the others: tolerances 1e-10
+    tolerance = 1e-3 if method == "euler" else 1e-7
+    numpy.testing.assert_allclose(r.final_state[:, 0], exact, rtol=0, atol=tolerance)
+    assert r.method == method
+
+
+@pytest.mark.parametrize("method", ["rk4", "dopri5", "rodas4"])
+def test_float32_solves_in_float32(oscillator, method):
+    w = numpy.array([1.0, 2.0, 3.0])
+    r = batchode.solve_ivp(oscillator, t_span=(0.0, 1.0), parameters={"w": w}, method=method, dt=1e-3,
+                           rtol=1e-6, atol=1e-6, precision="float32", backend="cpu", **quiet())
+    assert r.final_state.dtype == numpy.float32
+    numpy.testing.assert_allclose(r.final_state[:, 0], numpy.cos(w), atol=1e-4)
+    numpy.testing.assert_allclose(r.final_state[:, 1], -w * numpy.sin(w), atol=3e-4)
+
+
+def test_saved_series_has_times_and_shape(oscillator):
+    r = batchode.solve_ivp(oscillator, t_span=(0.0, 1.0), parameters={"w": [1.0, 2.0]}, method="dopri5",
+                           rtol=1e-10, atol=1e-10, save_every=0.25, backend="cpu", **quiet())
+    numpy.testing.assert_array_equal(r.t, [0.0, 0.25, 0.5, 0.75, 1.0])
+    assert r.state.shape == (2, 5, 2)
+    numpy.testing.assert_allclose(r.state[1, :, 0], numpy.cos(2.0 * r.t), atol=1e-8)
+    numpy.testing.assert_array_equal(r.state[:, -1, :], r.final_state)
+
+
+def test_no_save_every_means_no_series(decay):
+    r = batchode.solve_ivp(decay, t_span=(0, 1), backend="cpu", **quiet())
+    assert r.state is None and len(r.t) == 0 and r.n_runs == 1
+
+
+def test_combinatorial_grid_first_axis_slowest(oscillator):
+    r = batchode.solve_ivp(oscillator, t_span=(0, 0.1), y0={"x": [1.0, 2.0]}, parameters={"w": [1.0, 2.0, 3.0]},
+                           grid_type="combinatorial", backend="cpu", **quiet())
+    assert r.n_runs == 6
+    numpy.testing.assert_array_equal(r.y0[:, 0], [1, 1, 1, 2, 2, 2])
+    numpy.testing.assert_array_equal(r.y0[:, 1], [0] * 6)
+    numpy.testing.assert_array_equal(r.parameters[:, 0], [1, 2, 3, 1, 2, 3])
+
+
+def test_verbatim_grid_pairs_values(oscillator):
+    r = batchode.solve_ivp(oscillator, t_span=(0, 0.1), y0={"x": [1.0, 2.0, 3.0]}, parameters={"w": [4, 5, 6]},
+                           grid_type="verbatim", backend="cpu", **quiet())
+    numpy.testing.assert_array_equal(r.y0[:, 0], [1, 2, 3])
+    numpy.testing.assert_array_equal(r.parameters[:, 0], [4, 5, 6])
+
+
+def test_verbatim_lengths_must_match(oscillator):
+    with pytest.raises(ValueError, match="verbatim grid: axis 'w' has 2 values but axis 'x' has 3"):
+        batchode.solve_ivp(oscillator, t_span=(0, 1), y0={"x": [1.0, 2.0, 3.0]}, parameters={"w": [4, 5]},
+                           grid_type="verbatim", **quiet())
+
+
+def test_scalars_in_dicts_replace_defaults(oscillator):
+    r = batchode.solve_ivp(oscillator, t_span=(0, 0.1), y0={"v": 0.5}, parameters={"w": [1.0, 2.0]},
+                           backend="cpu", **quiet())
+    numpy.testing.assert_array_equal(r.y0, [[1.0, 0.5], [1.0, 0.5]])
+
+
+def test_arrays_per_run_and_shared_rows(oscillator):
+    y0 = numpy.array([[1.0, 0.0], [0.5, 0.0], [0.0, 1.0]])
+    r = batchode.solve_ivp(oscillator, t_span=(0, 0.5), y0=y0, parameters=[2.0], method="rk4", dt=1e-3,
+                           backend="cpu", **quiet())
+    numpy.testing.assert_array_equal(r.parameters, [[2.0]] * 3)
+    numpy.testing.assert_allclose(r.final_state[1, 0], 0.5 * math.cos(1.0), atol=1e-10)
+    numpy.testing.assert_allclose(r.final_state[2, 0], math.sin(1.0) / 2.0, atol=1e-10)
+
+
+def test_results_equal_the_cpp_path_run_by_run(lorenz, tmp_path):
+    """The same runs through `batchode run` (C++: RuntimeModel, Solver, .npy writer), bit for bit."""
+    cli = os.environ.get("BATCHODE_CLI")
+    if not cli:
+        pytest.skip("BATCHODE_CLI (the batchode command's path) is not set: CTest sets it")
+    rho = numpy.linspace(0.0, 21.0, 64)
+    for method, extra in (("dopri5", []), ("rk4", ["--dt", "1e-3"]), ("rodas4", [])):
+        out = tmp_path / f"{method}.npy"
+        subprocess.run([cli, "run", LORENZ_TOML, "--sweep", "rho=" + ",".join(repr(float(v)) for v in rho),
+                        "--t-end", "1", "--method", method, "--backend", "cpu", "--verbosity", "none",
+                        "--output", str(out)] + extra, check=True)
+        r = batchode.solve_ivp(lorenz, t_span=(0.0, 1.0), parameters={"rho": rho}, method=method,
+                               dt=1e-3 if method == "rk4" else None, backend="cpu", **quiet())
+        numpy.testing.assert_array_equal(r.final_state, numpy.load(out), err_msg=method)
+
+
+def test_solver_is_reused_and_a_new_span_rebuilds(decay):
+    s = batchode.Solver(decay, method="dopri5", t_span=(0.0, 1.0), rtol=1e-10, atol=1e-10, backend="cpu",
+                        **quiet())
+    a = s.solve(parameters={"k": [1.0]})
+    b = s.solve(parameters={"k": [1.0]}, duration=2.0)
+    numpy.testing.assert_allclose(a.final_state[0, 0], math.exp(-1.0), atol=1e-8)
+    numpy.testing.assert_allclose(b.final_state[0, 0], math.exp(-2.0), atol=1e-8)
+
+
+def test_aliases_of_one_method_agree(decay):
+    r = batchode.solve_ivp(decay, t_span=(0, 1), method="RK45", algorithm="dormand-prince-54", backend="cpu",
+                           **quiet())
+    assert r.method == "dopri5"
+
+
+def test_a_new_duration_keeps_the_solvers_start(decay):
+    s = batchode.Solver(decay, t_span=(1.0, 2.0), rtol=1e-10, atol=1e-10, backend="cpu", **quiet())
+    r = s.solve(parameters={"k": [1.0]}, duration=3.0)  # on [1, 4]: x(4) = exp(-3) from x(1) = 1
+    numpy.testing.assert_allclose(r.final_state[0, 0], math.exp(-3.0), atol=1e-8)
+
+
+def test_parameters_for_a_model_without_any_are_refused():
+    m = batchode.Model(equations="dx = -x", states={"x": 1.0}, name="py_no_params")
+    with pytest.raises(ValueError, match="has no parameters"):
+        batchode.solve_ivp(m, t_span=(0, 1), parameters=numpy.ones((2, 1)), **quiet())
+    r = batchode.solve_ivp(m, t_span=(0, 1), y0=numpy.ones((2, 1)), backend="cpu", **quiet())
+    assert r.parameters is None and r.n_runs == 2
+
+
+def test_grid_type_is_checked_for_arrays_too(lorenz):
+    with pytest.raises(ValueError, match="diagonal"):
+        batchode.solve_ivp(lorenz, t_span=(0, 1), y0=numpy.ones((2, 3)), parameters=numpy.ones((2, 1)),
+                           grid_type="diagonal", **quiet())
+
+
+def test_cubie_names_are_accepted(decay):
+    r = batchode.solve_ivp(decay, duration=1.0, t0=0.0, algorithm="dormand-prince-54", dt_save=0.5,
+                           parameters={"k": [1.0]}, backend="cpu", **quiet())
+    assert r.method == "dopri5" and list(r.t) == [0.0, 0.5, 1.0]
+
+
+def test_counters_are_a_structured_view(decay):
+    r = batchode.solve_ivp(decay, t_span=(0, 1), parameters={"k": [0.1, 10.0]}, counters=True, backend="cpu",
+                           **quiet())
+    assert r.counters.dtype.names == ("accepted_steps", "rejected_steps", "rhs_evaluations")
+    assert (r.counters["accepted_steps"] > 0).all()
+    assert r.counters["accepted_steps"][1] > r.counters["accepted_steps"][0]
+
+
+def test_failed_runs_have_a_status(decay):
+    r = batchode.solve_ivp(decay, t_span=(0, 10), parameters={"k": [1.0, 1e6]}, method="dopri5", max_steps=50,
+                           backend="cpu", **quiet())
+    assert list(r.status) == [batchode.Status.success, batchode.Status.max_steps_reached]
+    assert list(r.success) == [True, False]
+    assert r.status_names[r.status[1]] == "max_steps_reached"
+
+
+# --- no copies ------------------------------------------------------------------------------------
+
+def test_results_are_views_of_batchode_memory(lorenz):
+    r = batchode.solve_ivp(lorenz, t_span=(0, 0.1), parameters={"rho": sweep(16)}, save_every=0.05, backend="cpu",
+                           **quiet())
+    for array in (r.final_state, r.state, r.status):
+        assert not array.flags.owndata
+        assert type(array.base).__name__ == "PyCapsule"
+    assert r.final_state.flags.c_contiguous and r.final_state.flags.writeable
+
+
+def test_results_outlive_the_solver(lorenz):
+    s = batchode.Solver(lorenz, t_span=(0, 0.1), backend="cpu", **quiet())
+    r = s.solve(parameters={"rho": sweep(8)})
+    expected = r.final_state.copy()
+    del s, r.parameters
+    final = r.final_state
+    del r
+    numpy.testing.assert_array_equal(final, expected)
+
+
+def conversions():
+    return batchode.time_logger.stats("python_input_conversion")["count"]
+
+
+def test_inputs_of_the_right_layout_are_not_copied(lorenz):
+    y0 = numpy.ones((32, 3))
+    p = numpy.linspace(0, 21, 32).reshape(32, 1)
+    before = conversions()
+    r = batchode.solve_ivp(lorenz, t_span=(0, 0.1), y0=y0, parameters=p, backend="cpu", verbosity="default")
+    assert r.y0 is y0 and r.parameters is p
+    assert conversions() == before
+
+
+def test_other_layouts_are_converted_once_and_timed(lorenz):
+    y0 = numpy.ones((3, 32)).T  # Fortran order
+    p = numpy.linspace(0, 21, 32, dtype=numpy.float32).reshape(32, 1)
+    before = conversions()
+    r = batchode.solve_ivp(lorenz, t_span=(0, 0.1), y0=y0, parameters=p, backend="cpu", verbosity="default")
+    assert r.y0 is not y0 and r.y0.flags.c_contiguous
+    assert conversions() == before + 2
+    reference = batchode.solve_ivp(lorenz, t_span=(0, 0.1), y0=numpy.ascontiguousarray(y0),
+                                   parameters=p.astype(numpy.float64), backend="cpu", **quiet())
+    numpy.testing.assert_array_equal(r.final_state, reference.final_state)
+
+
+# --- bad input ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("y0, message", [
+    (numpy.ones((4, 2)), r"y0 has shape \(4, 2\); the model needs \(n_runs, 3\)"),
+    (numpy.ones((2, 3, 1)), r"shape \(2, 3, 1\)"),
+    (numpy.array([["a", "b", "c"]]), "dtype"),
+    (numpy.ones(5), r"y0 has shape \(5,\)"),
+])
+def test_wrong_shapes_and_dtypes_are_named(lorenz, y0, message):
+    params = None if numpy.ndim(y0) == 1 else numpy.ones((numpy.shape(y0)[0], 1))
+    with pytest.raises(ValueError, match=message):
+        batchode.solve_ivp(lorenz, t_span=(0, 1), y0=y0, parameters=params, backend="cpu", **quiet())
+
+
+def test_run_counts_must_agree(lorenz):
+    with pytest.raises(ValueError, match="y0 has 4 runs but parameters has 5"):
+        batchode.solve_ivp(lorenz, t_span=(0, 1), y0=numpy.ones((4, 3)), parameters=numpy.ones((5, 1)), **quiet())
+
+
+def test_nan_inputs_name_the_run(lorenz):
+    y0 = numpy.ones((8, 3))
+    y0[5, 2] = numpy.nan
+    with pytest.raises(ValueError, match="run 5"):
+        batchode.solve_ivp(lorenz, t_span=(0, 1), y0=y0, parameters=numpy.ones((8, 1)), backend="cpu", **quiet())
+    with pytest.raises(ValueError, match="'rho'.*not finite"):
+        batchode.solve_ivp(lorenz, t_span=(0, 1), parameters={"rho": [1.0, numpy.nan]}, **quiet())
+
+
+def test_empty_batch_is_refused(lorenz):
+    with pytest.raises(ValueError, match="empty"):
+        batchode.solve_ivp(lorenz, t_span=(0, 1), y0=numpy.ones((0, 3)), parameters=numpy.ones((0, 1)), **quiet())
+    with pytest.raises(ValueError, match="no values"):
+        batchode.solve_ivp(lorenz, t_span=(0, 1), parameters={"rho": []}, **quiet())
+
+
+def test_unknown_names_are_named(lorenz):
+    with pytest.raises(ValueError, match="no parameter named 'sigma'"):
+        batchode.solve_ivp(lorenz, t_span=(0, 1), parameters={"sigma": [1.0]}, **quiet())
+    with pytest.raises(ValueError, match="no state named 'w'"):
+        batchode.solve_ivp(lorenz, t_span=(0, 1), y0={"w": 1.0}, **quiet())
+
+
+def test_dicts_do_not_mix_with_rows(lorenz):
+    with pytest.raises(ValueError, match="a dict builds a grid"):
+        batchode.solve_ivp(lorenz, t_span=(0, 1), y0=numpy.ones((2, 3)), parameters={"rho": [1.0, 2.0]}, **quiet())
+
+
+@pytest.mark.parametrize("options, error, message", [
+    (dict(method="nope"), ValueError, "nope"),
+    (dict(method="rk4"), ValueError, "dt"),
+    (dict(precision="float16"), ValueError, "float16"),
+    (dict(backend="tpu"), ValueError, "tpu"),
+    (dict(verbosity="loud"), ValueError, "loud"),
+    (dict(rtol=-1.0), ValueError, "rtol"),
+    (dict(rtol="tight"), TypeError, "rtol"),
+    (dict(grid_type="diagonal"), ValueError, "diagonal"),
+    (dict(run_order="sorted"), ValueError, "sorted"),
+    (dict(save_every=0.0), ValueError, "save_every"),
+    (dict(max_steps=0), ValueError, "max_steps"),
+    (dict(max_steps=None), TypeError, "max_steps"),
+    (dict(cpu_threads=-1), ValueError, "cpu_threads"),
+    (dict(chunks=2.5), TypeError, "chunks"),
+    (dict(method="RK45", algorithm="tsit5"), ValueError, "algorithm"),
+])
+def test_bad_options_are_named(decay, options, error, message):
+    with pytest.raises(error, match=message):
+        batchode.solve_ivp(decay, t_span=(0, 1), parameters={"k": [1.0]}, **options)
+
+
+def test_spans_are_checked(decay):
+    with pytest.raises(ValueError, match="t_span"):
+        batchode.solve_ivp(decay, t_span=(0, 1), duration=2.0)
+    with pytest.raises(ValueError, match="give the span"):
+        batchode.solve_ivp(decay)
+    with pytest.raises(ValueError, match="t_end"):
+        batchode.solve_ivp(decay, t_span=(1.0, 0.0))
+    with pytest.raises(ValueError, match="pair"):
+        batchode.solve_ivp(decay, t_span=1.0)
+
+
+def test_model_must_be_a_model():
+    with pytest.raises(TypeError, match="batchode.Model"):
+        batchode.solve_ivp("lorenz.toml", t_span=(0, 1))
+
+
+def test_to_xarray_names_every_axis(oscillator):
+    xarray = pytest.importorskip("xarray", reason="xarray is not installed here (Result.to_xarray needs it)")
+    r = batchode.solve_ivp(oscillator, t_span=(0, 1), parameters={"w": [1.0, 2.0]}, save_every=0.5, backend="cpu",
+                           **quiet())
+    ds = r.to_xarray()
+    assert isinstance(ds, xarray.Dataset)
+    assert ds["state"].dims == ("run", "time", "variable")
+    numpy.testing.assert_array_equal(ds["w"].values, [1.0, 2.0])
+    numpy.testing.assert_array_equal(ds["final_state"].sel(variable="x").values, r.final_state[:, 0])
