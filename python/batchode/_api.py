@@ -27,7 +27,6 @@ _METHOD_ALIASES = {
     "explicit-euler": "euler",
 }
 _PRECISIONS = {"float64": numpy.float64, "float32": numpy.float32}
-_VERBOSITIES = ("default", "none", "verbose", "debug")
 
 
 def methods():
@@ -176,8 +175,6 @@ class Solver:
         method = _one_of("method", None if method is None else _method_name(method),
                          "algorithm", None if algorithm is None else _method_name(algorithm))
         self.method = method if method is not None else "dopri5"
-        if verbosity is not None and verbosity not in _VERBOSITIES:
-            raise ValueError(f"verbosity {verbosity!r}: use one of {', '.join(_VERBOSITIES)}")
         for name, value in (("rtol", rtol), ("atol", atol)):
             if not isinstance(value, numbers.Real):
                 raise TypeError(f"{name} must be a number, not {type(value).__name__}")
@@ -185,8 +182,9 @@ class Solver:
             method=self.method, rtol=float(rtol), atol=float(atol),
             dt=_optional_float(_one_of("dt", dt, "first_step", first_step), "dt"),
             save_every=_optional_float(_one_of("save_every", save_every, "dt_save", dt_save), "save_every"),
-            max_steps=_count(max_steps, "max_steps", 1), backend=str(backend), verbosity=verbosity,
-            counters=bool(counters), run_order=str(run_order), cpu_threads=_count(cpu_threads, "cpu_threads", 0),
+            max_steps=_count(max_steps, "max_steps", 1), backend=str(backend),
+            verbosity=None if verbosity is None else str(verbosity), counters=bool(counters),
+            run_order=str(run_order), cpu_threads=_count(cpu_threads, "cpu_threads", 0),
             memory_fraction=_optional_float(memory_fraction, "memory_fraction"), chunks=_count(chunks, "chunks", 0))
         self._span = None
         self._solver = None

@@ -67,15 +67,11 @@ py::array_t<T> as_input(const py::object& object, std::size_t columns, const cha
     const bool contiguous = (array.flags() & py::array::c_style) != 0;
     // NPY_ARRAY_ALIGNED (0x0100): numpy's flag; pybind11 names only the contiguity flags.
     const bool aligned = (array.flags() & 0x0100) != 0;
-    if (contiguous && aligned && array.ndim() == 2) {
-      if (static_cast<std::size_t>(array.shape(1)) != columns) {
-        throw InvalidInput(std::string(what) + " has shape (" + std::to_string(array.shape(0)) + ", " +
-                           std::to_string(array.shape(1)) + "); the model needs (n_runs, " +
-                           std::to_string(columns) + ")");
-      }
+    if (contiguous && aligned && array.ndim() == 2 && static_cast<std::size_t>(array.shape(1)) == columns) {
       return array;
     }
   }
+  // Anything else: the shape checked (and named) here, then converted.
   py::array any = py::array::ensure(object);
   if (!any) throw InvalidInput(std::string(what) + " is not an array of numbers");
   if (any.ndim() != 2 || static_cast<std::size_t>(any.shape(1)) != columns) {
