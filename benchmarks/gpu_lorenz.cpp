@@ -20,21 +20,13 @@
 #include <string>
 #include <vector>
 
+#include "lorenz_rho.hpp"
+
 namespace {
 
 // The swept parameter is rho; sigma and beta are the system's constants, as in the baseline kernel
 // (and in the GPU ODE benchmarks' Lorenz): one parameter per run crosses the bus.
-struct Lorenz {
-  static constexpr std::size_t n_states = 3;
-  static constexpr std::size_t n_params = 1;  // rho
-  template <class T>
-  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
-    const T sigma = 10, beta = T(8.0 / 3.0);
-    dydt[0] = sigma * (y[1] - y[0]);
-    dydt[1] = y[0] * (p[0] - y[2]) - y[1];
-    dydt[2] = y[0] * y[1] - beta * y[2];
-  }
-};
+using Lorenz = batchode_bench::LorenzRho;
 
 // The baseline: what one writes by hand for this benchmark.
 template <class T>

@@ -28,18 +28,11 @@
 #include <string>
 #include <vector>
 
+#include "lorenz_rho.hpp"
+
 namespace {
 
-struct Lorenz {
-  static constexpr std::size_t n_states = 3;
-  static constexpr std::size_t n_params = 1;  // rho
-  template <class T>
-  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
-    dydt[0] = T(10) * (y[1] - y[0]);
-    dydt[1] = y[0] * (p[0] - y[2]) - y[1];
-    dydt[2] = y[0] * y[1] - T(8.0 / 3.0) * y[2];
-  }
-};
+using Lorenz = batchode_bench::LorenzRho;
 
 struct Robertson {
   static constexpr std::size_t n_states = 3;

@@ -22,19 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "lorenz_rho.hpp"
+
 namespace {
 
-struct Lorenz {
-  static constexpr std::size_t n_states = 3;
-  static constexpr std::size_t n_params = 1;  // rho
-  template <class T>
-  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
-    const T sigma = 10, beta = T(8.0 / 3.0);
-    dydt[0] = sigma * (y[1] - y[0]);
-    dydt[1] = y[0] * (p[0] - y[2]) - y[1];
-    dydt[2] = y[0] * y[1] - beta * y[2];
-  }
-};
+using Lorenz = batchode_bench::LorenzRho;
 
 // The same system as text, as a model's generated code would be.
 constexpr const char* kLorenzSource = R"(

@@ -1,0 +1,24 @@
+// benchmarks/: Lorenz with rho per run and sigma = 10, beta = 8/3 as constants, the GPU ODE
+// benchmarks' system (one parameter per run crosses the bus, as in their hand-written baseline).
+// One definition for gpu_lorenz, runtime_kernel and run_order; runtime_kernel.cpp also holds it as
+// text for the runtime compiler, which must stay the same arithmetic.
+#pragma once
+
+#include <batchode/kernels/annotations.hpp>
+#include <cstddef>
+
+namespace batchode_bench {
+
+struct LorenzRho {
+  static constexpr std::size_t n_states = 3;
+  static constexpr std::size_t n_params = 1;  // rho
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
+    const T sigma = 10, beta = T(8.0 / 3.0);
+    dydt[0] = sigma * (y[1] - y[0]);
+    dydt[1] = y[0] * (p[0] - y[2]) - y[1];
+    dydt[2] = y[0] * y[1] - beta * y[2];
+  }
+};
+
+}  // namespace batchode_bench
