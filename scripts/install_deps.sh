@@ -13,7 +13,9 @@ set -euo pipefail
 # HDF5 (the batchode command line and its .h5 output); matplotlib for Debian's python3
 # (scripts/plot_trace.py, the picture of a solve's timeline, and its test, and the Python example);
 # pybind11, Python's headers, numpy, pytest and venv (with pip's wheel) for the Python package
-# (python/: built by CMake and by `pip install .` in a `python3 -m venv --system-site-packages`).
+# (python/: built by CMake and by `pip install .` in a `python3 -m venv --system-site-packages`);
+# OpenMPI and mpi4py for a batch over MPI processes (mpi/, tests under mpiexec, comm= in Python), and
+# h5py to read back the .h5 file they write.
 packages=(
   build-essential cmake ninja-build
   hipcc libamdhip64-dev rocm-device-libs
@@ -22,6 +24,7 @@ packages=(
   python3 python3-matplotlib
   pybind11-dev python3-dev python3-numpy python3-pytest python3-venv python3-pip
   libtomlplusplus-dev libssl-dev libcli11-dev libhdf5-dev
+  libopenmpi-dev openmpi-bin python3-mpi4py python3-h5py
 )
 
 missing=()

@@ -20,8 +20,8 @@ cp python/batchode/*.py "$kit/python/batchode/"
 # The bindings' compile lines and the module's link line, as ninja runs them from build-cuda/.
 mapfile -t commands < <(ninja -C build-cuda -t commands batchode_python |
   grep -E 'python/CMakeFiles/batchode_python.dir/src/|-o python/batchode/_batchode')
-((${#commands[@]} == 6)) || { echo "nvidia_python.sh: expected 5 compile lines and a link line" >&2; exit 1; }
-link=${commands[5]}
+((${#commands[@]} == 7)) || { echo "nvidia_python.sh: expected 6 compile lines and a link line" >&2; exit 1; }
+link=${commands[6]}
 # Static libraries by their build-cuda/ paths; shared ones (Debian's) into lib/ by soname. Their own
 # dependencies are left to the GPU machine (Ubuntu there has HDF5's compression libraries, curl, ...).
 for archive in $(grep -oE '[A-Za-z0-9_/.-]+\.a' <<<"$link" | grep -v '^/'); do
@@ -38,7 +38,7 @@ for shared in $(grep -oE '/usr/lib/x86_64-linux-gnu/[A-Za-z0-9_.+-]+\.so[0-9.]*'
   cp -L "$shared" "$kit/lib/$soname"
   link=${link//$shared/$PWD/$kit/lib/$soname}
 done
-commands[5]=${link%% && cd *}  # the strip step runs in build-cuda/, which does not travel
+commands[6]=${link%% && cd *}  # the strip step runs in build-cuda/, which does not travel
 
 {
   echo '#!/usr/bin/env bash'
@@ -51,11 +51,13 @@ commands[5]=${link%% && cd *}  # the strip step runs in build-cuda/, which does 
   echo "[[ -d $BATCHODE_ROOT ]] || { mkdir -p $(dirname "$BATCHODE_ROOT") && ln -s \"\$(cd \"\$kit/../..\" && pwd)\" $BATCHODE_ROOT; }"
   echo 'cd "$kit"'
   echo 'mkdir -p python/CMakeFiles/batchode_python.dir/src'
-  for c in "${commands[@]}"; do
+  # The bindings compile side by side (the GPU machine has the cores), then link.
+  for i in "${!commands[@]}"; do
+    c=${commands[$i]}
     c=${c//-isystem \/usr\/include\/python3.11/-isystem \$py_include -isystem \$pybind11_include}
     c=${c//.cpython-311-x86_64-linux-gnu.so/\$suffix}
     c=${c//$PWD\/$kit/\$kit}
-    echo "$c"
+    if ((i < ${#commands[@]} - 1)); then echo "($c) &"; else echo 'for job in $(jobs -p); do wait "$job"; done'; echo "$c"; fi
   done
   echo 'echo "built python/batchode/_batchode$suffix"'
 } >"$kit/build.sh"

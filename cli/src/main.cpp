@@ -14,6 +14,7 @@
 #include "batchode/kernels/method_registry.hpp"
 #include "batchode/models/model_error.hpp"
 #include "commands.hpp"
+#include "launcher.hpp"
 #include "sweep.hpp"
 
 #ifndef BATCHODE_VERSION_STRING
@@ -125,19 +126,21 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Under mpirun every process meets the same error (they check the batch together): rank 0 says it.
+  std::ostream& errors = batchode::cli::launcher_rank() == 0 ? std::cerr : batchode::cli::null_stream();
   try {
     return run_cli(argc, argv);
   } catch (const batchode::cli::UsageError& e) {
-    std::cerr << "batchode: " << e.what() << "\nRun with --help for more information.\n";
+    errors << "batchode: " << e.what() << "\nRun with --help for more information.\n";
     return 2;
   } catch (const batchode::models::ModelError& e) {
-    std::cerr << e.what() << '\n';  // "file:line:col: message", at the start of the line as compilers print
+    errors << e.what() << '\n';  // "file:line:col: message", at the start of the line as compilers print
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "batchode: " << e.what() << '\n';
+    errors << "batchode: " << e.what() << '\n';
     return 1;
   } catch (...) {
-    std::cerr << "batchode: an unknown error\n";
+    errors << "batchode: an unknown error\n";
     return 1;
   }
 }

@@ -27,7 +27,16 @@
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
 #include "commands.hpp"
+#include "launcher.hpp"
 #include "sweep.hpp"
+
+#if BATCHODE_WITH_MPI
+#include <optional>
+
+#include "batchode/distributed/distributed_solve.hpp"
+#include "batchode/models/model_error.hpp"
+#include "batchode/mpi/mpi_collective.hpp"
+#endif
 
 namespace batchode::cli {
 
@@ -121,22 +130,35 @@ std::string file_text(const std::string& path) {
   return in ? text.str() : std::string();
 }
 
+/// The trace file of this process: under an MPI launcher each rank writes its own, FILE.rank<r>.json.
+std::string trace_path(const std::string& path) {
+  if (!launched_by_mpi()) return path;
+  const fs::path p(path);
+  return (p.parent_path() / (p.stem().string() + ".rank" + std::to_string(launcher_rank()) + p.extension().string()))
+      .string();
+}
+
+/// What the .h5 file says besides the results: names, the grid solved, the model.
+template <class T>
+H5Metadata h5_metadata(const Batch<T>& batch, const RuntimeModel<T>& model, const RunArgs& a) {
+  H5Metadata meta;
+  meta.state_names = model.state_names();
+  meta.parameter_names = model.parameter_names();
+  meta.y0.assign(batch.y0.begin(), batch.y0.end());
+  meta.parameters.assign(batch.params.begin(), batch.params.end());
+  meta.model_name = model.model().name();
+  meta.model_source = file_text(a.model);
+  meta.grid_kind = a.grid;
+  return meta;
+}
+
 template <class T>
 void write_output(const SolveResult<T>& r, const Batch<T>& batch, const RuntimeModel<T>& model,
                   const RunArgs& a, const SolveOptions& options, OutputFormat format) {
   switch (format) {
-    case OutputFormat::h5: {
-      H5Metadata meta;
-      meta.state_names = model.state_names();
-      meta.parameter_names = model.parameter_names();
-      meta.y0.assign(batch.y0.begin(), batch.y0.end());
-      meta.parameters.assign(batch.params.begin(), batch.params.end());
-      meta.model_name = model.model().name();
-      meta.model_source = file_text(a.model);
-      meta.grid_kind = a.grid;
-      write_h5(r, a.output, options, meta);
+    case OutputFormat::h5:
+      write_h5(r, a.output, options, h5_metadata(batch, model, a));
       break;
-    }
     case OutputFormat::npy:
       detail::write_npy_array(a.output, r.final_state().data(), {r.n_runs(), r.n_states()});
       break;
@@ -175,6 +197,50 @@ std::string where_it_ran(const SolveResult<T>& r) {
   return where.empty() ? "nowhere" : where;
 }
 
+#if BATCHODE_WITH_MPI
+/// Under an MPI launcher: the batch over every process (batchode/mpi), each on its node's share of
+/// GPUs or its CPU cores; an .h5 written by all of them, .npy and .csv by rank 0 from the gathered
+/// results. Only rank 0 prints: its own timing, the timing across processes, what was written.
+template <class T>
+void run_distributed(const RuntimeModel<T>& model, const Batch<T>& batch, const RunArgs& a, const SolveOptions& options,
+                     OutputFormat format, TimeLogger& logger, ScopedTimer& whole, std::ostream& out, std::ostream& err) {
+  mpi::MpiCollective world;
+  const bool root = world.rank() == 0;
+  const SolveOptions local_options = distributed::for_local_rank(options, world.local_rank(), world.local_size());
+  Solver<RuntimeModel<T>, T> solver(model, local_options, logger);
+  distributed::DistributedOptions how;
+  if (format == OutputFormat::h5) {
+    how.h5_path = a.output;
+    how.h5_meta = h5_metadata(batch, model, a);
+  }
+  const distributed::DistributedResult<T> r = distributed::solve_distributed<T>(
+      world, distributed::local_solver(solver),
+      distributed::BatchInput<T>{batch.y0.data(), batch.y0.size(), batch.params.empty() ? nullptr : batch.params.data(),
+                         batch.params.size()},
+      local_options, how, logger);
+  if (format != OutputFormat::h5 && root) {
+    ScopedTimer writing(logger, output_event);
+    write_output(r.result, batch, model, a, options, format);
+  }
+  whole.stop();
+  if (!root) return;
+  std::string where;
+  for (const distributed::RankReport& rank : r.ranks) {
+    if (!rank.where.empty() && where.find(rank.where) == std::string::npos) where += (where.empty() ? "" : "+") + rank.where;
+  }
+  if (logger.verbosity() != Verbosity::none) {
+    out << fmt::format("{}: {} runs x {} states ({}, {}, {} processes: {}) written to {}\n", model.model().name(),
+                       batch.y0.size() / model.state_names().size(), model.state_names().size(), a.method, a.precision,
+                       world.size(), where.empty() ? "nowhere" : where, a.output);
+  }
+  // Failed processes and unsolved runs were said with the timing across processes (solve_distributed).
+  if (format != OutputFormat::h5) {
+    const std::string failed = failed_runs(r.result);
+    if (!failed.empty()) err << "batchode: warning: " << failed << '\n';
+  }
+}
+#endif
+
 template <class T>
 int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format, const SolveOptions& options,
         std::ostream& out, std::ostream& err) {
@@ -182,7 +248,7 @@ int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format,
   logger.set_verbosity(*options.verbosity);
   logger.apply_environment();  // BATCHODE_VERBOSITY overrides --verbosity, as it overrides every level
   register_events(logger);
-  if (!a.trace.empty()) logger.start_trace(a.trace);
+  if (!a.trace.empty()) logger.start_trace(trace_path(a.trace));
   ScopedTimer whole(logger, run_event);
   try {
     const RuntimeModel<T> model(load_model(a.model, logger), RuntimeModelOptions{}, logger);
@@ -190,6 +256,13 @@ int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format,
     const Batch<T> batch = build_grid(sweeps, kind,
                                       GridDefaults<T>{model.state_names(), model.parameter_names(),
                                                       model.default_y0(), model.default_params()});
+#if BATCHODE_WITH_MPI
+    if (launched_by_mpi()) {
+      run_distributed(model, batch, a, options, format, logger, whole, out, err);
+      (void)logger.stop_trace();
+      return 0;
+    }
+#endif
     const SolveResult<T> r = solve_ivp(model, batch, options, logger);
     {
       ScopedTimer writing(logger, output_event);
@@ -213,9 +286,8 @@ int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format,
   return 0;
 }
 
-}  // namespace
-
-int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
+/// run_command's work: the flags checked, then the solve in the chosen precision.
+int checked_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
   const std::vector<Sweep> sweeps = parse_sweeps(args.sweeps);
   const OutputFormat format = output_format(args.output);
   const SolveOptions options = solve_options(args);
@@ -234,6 +306,39 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
   }
   if (args.precision == "float32") return run<float>(args, sweeps, format, options, out, err);
   return run<double>(args, sweeps, format, options, out, err);
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
+#if BATCHODE_WITH_MPI
+  if (!launched_by_mpi()) return checked_run(args, out, err);
+  // MPI for the whole command when a launcher started it; ranks other than 0 print nothing.
+  const mpi::MpiSession session;
+  if (launcher_rank() != 0) default_timelogger().set_output(&null_stream());
+  try {
+    return checked_run(args, out, err);
+  } catch (const distributed::ThrownOnEveryProcess&) {
+    throw;  // every process has it (bad input, a failed write): rank 0 says it, all end alike
+  } catch (const UsageError&) {
+    throw;  // the same command line on every process
+  } catch (const models::ModelError&) {
+    throw;  // the same model file on every process
+  } catch (const std::exception& e) {
+    // This process alone, perhaps (a model it could not compile, a GPU error): the others would
+    // wait for it in the next collective call forever, so the job ends here.
+    if (session.world_size() > 1) session.abort(fmt::format("batchode: rank {}: {}", launcher_rank(), e.what()));
+    throw;
+  }
+#else
+  if (launched_by_mpi()) {
+    throw UsageError(
+        "started by an MPI launcher (mpirun, mpiexec, srun), but this batchode was built without MPI: every "
+        "process would solve and write the whole batch. Rebuild with MPI (Debian: libopenmpi-dev; "
+        "-DBATCHODE_MPI=on), or run it without the launcher");
+  }
+  return checked_run(args, out, err);
+#endif
 }
 
 }  // namespace batchode::cli

@@ -10,11 +10,13 @@ Method names: batchode's own (batchode.methods()), scipy's RK45 and RK23, and Cu
 classical-rk4, dormand-prince-54, bogacki-shampine-32 and cash-karp-54.
 """
 
+import json
 import numbers
+import sys
 
 import numpy
 
-from . import _batchode
+from . import _batchode, _mpi
 from ._result import Result
 
 _METHOD_ALIASES = {
@@ -165,7 +167,7 @@ class Solver:
     def __init__(self, model, method=None, *, t_span=None, duration=None, t0=None, rtol=1e-6, atol=1e-6,
                  dt=None, save_every=None, max_steps=1_000_000, precision="float64", backend="auto",
                  verbosity=None, counters=False, run_order="auto", cpu_threads=0, memory_fraction=None,
-                 chunks=0, algorithm=None, first_step=None, dt_save=None):
+                 chunks=0, algorithm=None, first_step=None, dt_save=None, comm=None):
         if not isinstance(model, _batchode.Model):
             raise TypeError(f"model must be a batchode.Model (batchode.Model(...) or batchode.load_model(path)), "
                             f"not {type(model).__name__}")
@@ -188,6 +190,10 @@ class Solver:
             memory_fraction=_optional_float(memory_fraction, "memory_fraction"), chunks=_count(chunks, "chunks", 0))
         self._span = None
         self._solver = None
+        # An mpi4py communicator: every solve is one batch over its processes (batchode._mpi).
+        self._collective = None if comm is None else _mpi.Mpi4pyCollective(comm)
+        if self._collective is not None and self._collective.rank() != 0:
+            _batchode.timing._drop_output()  # only rank 0 prints; every process still times its events
         if t_span is not None or duration is not None:
             self._build(_span(t_span, duration, t0))
         elif t0 is not None:
@@ -195,11 +201,14 @@ class Solver:
 
     def _build(self, span):
         options = _batchode.make_options(t0=span[0], t_end=span[1], **self._settings)
+        if self._collective is not None:  # one GPU per process where a node's processes share GPUs
+            options = _batchode.for_local_rank(options, self._collective.local_rank(), self._collective.local_size())
         cls = _batchode.Solver64 if self.precision == "float64" else _batchode.Solver32
         self._solver = cls(self.model, options)
         self._span = span
 
-    def solve(self, y0=None, parameters=None, grid_type="combinatorial", *, t_span=None, duration=None, t0=None):
+    def solve(self, y0=None, parameters=None, grid_type="combinatorial", *, t_span=None, duration=None, t0=None,
+              output=None):
         """Solves one batch; returns a batchode.Result.
 
         y0: None (the model's defaults), a dict {state: value or 1-D values}, an (n_states,) array
@@ -207,6 +216,13 @@ class Solver:
         parameters: the same with parameters.
         grid_type: how the dicts' 1-D values combine: "combinatorial" (every combination, the first
             axis slowest) or "verbatim" (the i-th value of each, all of one length).
+        output: with comm= only: an .h5 file every process writes its runs into (nothing gathered);
+            None: the results gathered to rank 0.
+
+        With comm= every process must pass the same batch. Rank 0's Result holds every run (or, with
+        output=, its own share); the others' their share (r.local_runs: (first run, runs)); all have
+        r.ranks (each process's share, host, time, where it ran, error) and r.not_solved, and rank 0
+        prints the timing across processes (min / mean / max, imbalance) unless verbosity is "none".
         """
         if t_span is not None or duration is not None or t0 is not None:
             if t_span is None and t0 is None and self._span is not None:
@@ -217,8 +233,31 @@ class Solver:
         if self._solver is None:
             raise ValueError("give the span: t_span=(t0, t_end) or duration= (to Solver or to solve)")
         y, p = _batch(self.model, y0, parameters, grid_type, self.precision)
-        parts, y_used, p_used = self._solver.solve(y, p)
-        return Result(parts, y_used, p_used, self._names, self.precision)
+        if self._collective is None:
+            if output is not None:
+                raise ValueError("output= is for solves over MPI processes (comm=); write a Result with to_xarray()")
+            parts, y_used, p_used = self._solver.solve(y, p)
+            return Result(parts, y_used, p_used, self._names, self.precision)
+        return self._solve_distributed(y, p, output)
+
+    def _solve_distributed(self, y, p, output):
+        if output is not None and not str(output).lower().endswith((".h5", ".hdf5")):
+            raise ValueError(f"output={output!r}: the file of a distributed solve is HDF5 (.h5 or .hdf5)")
+        (parts, y_used, p_used, first, runs, ranks, not_solved, timing_text,
+         timing_json) = self._solver.solve_distributed(self._collective, y, p, "" if output is None else str(output), 0)
+        rows = slice(first, first + runs)
+        result = Result(parts, y_used[rows], None if p_used is None else p_used[rows], self._names, self.precision)
+        result.local_runs = (first, runs)
+        result.ranks = ranks
+        result.not_solved = not_solved
+        result.timing_across_ranks = json.loads(timing_json)
+        verbosity = self._settings["verbosity"]
+        if self._collective.rank() == 0 and verbosity != "none" and _batchode.timing.verbosity() != "none":
+            sys.stderr.write(timing_text)
+            for rank in ranks:
+                if rank["error"]:
+                    sys.stderr.write(f"batchode: warning: {rank['error']}\n")
+        return result
 
 
 def _count(value, name, least):
@@ -264,5 +303,9 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
     cpu_threads CPU worker threads (0: every core)
     memory_fraction, chunks: the GPU's memory budget (a fraction of its free memory) and a forced
                 chunk count (0: planned from the budget)
+    comm        an mpi4py communicator: one batch over its processes (each passes the same batch; see
+                Solver.solve); output= then names an .h5 file all of them write into
     """
-    return Solver(model, t_span=t_span, duration=duration, t0=t0, **options).solve(y0, parameters, grid_type)
+    output = options.pop("output", None)
+    return Solver(model, t_span=t_span, duration=duration, t0=t0, **options).solve(y0, parameters, grid_type,
+                                                                                   output=output)

@@ -15,6 +15,7 @@ class Status(enum.IntEnum):
     step_size_underflow = 2  #: the step controller asked for a step below dt_min or rounding level
     non_finite_state = 3  #: the state (or the error estimate) became NaN or infinite
     singular_matrix = 4  #: a Rosenbrock step met an exactly singular iteration matrix
+    not_solved = 5  #: never integrated: the MPI rank or device holding it failed and none could take over
 
 
 STATUS_NAMES = tuple(s.name for s in Status)

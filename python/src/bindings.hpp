@@ -11,6 +11,7 @@ void bind_errors(pybind11::module_& m);   // errors.cpp: exception types and tra
 void bind_models(pybind11::module_& m);   // model_bindings.cpp: Model, load_model, from_toml
 void bind_solvers(pybind11::module_& m);  // solve_bindings.cpp: Solver32/64, build_grid, results
 void bind_timing(pybind11::module_& m);   // timing_bindings.cpp: the default TimeLogger
+void bind_distributed(pybind11::module_& m);  // distributed_bindings.cpp: Collective, for mpi4py
 
 /// Writes what the TimeLogger printed from threads without the GIL (timing_bindings.cpp) to Python's
 /// sys.stderr. The caller holds the GIL.

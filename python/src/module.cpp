@@ -12,6 +12,7 @@ PYBIND11_MODULE(_batchode, m) {
 #endif
   batchode::python::bind_errors(m);
   batchode::python::bind_models(m);
+  batchode::python::bind_distributed(m);  // before the solvers, whose solve_distributed takes one
   batchode::python::bind_solvers(m);
   batchode::python::bind_timing(m);
 }

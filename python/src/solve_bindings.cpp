@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "batchode/checks/invalid_input.hpp"
+#include "batchode/distributed/distributed_solve.hpp"
 #include "batchode/gpu/device.hpp"
 #include "batchode/kernels/method.hpp"
 #include "batchode/kernels/method_registry.hpp"
@@ -163,6 +164,60 @@ class PySolver {
       return std::make_shared<SolveResult<T>>(solver_.solve(in.y_data, in.p_data, in.runs));
     });
     return py::make_tuple(result_dict<T>(std::move(result)), in.y, in.p ? py::object(*in.p) : py::object(py::none()));
+  }
+
+  /// solve() over the processes of `c` (an mpi4py communicator wrapped in python/batchode/_mpi.py),
+  /// each process passing the same batch: the results gathered to `root`, or written into `h5_path`
+  /// by all. Returns (result dict, y0, parameters, first run, runs of the result, ranks, runs not
+  /// solved, timing across processes as text and as JSON). No Ctrl-C here: a process leaving a
+  /// collective call would leave the others waiting; the launcher's signal ends the job.
+  py::tuple solve_distributed(distributed::Collective& c, const py::object& y0, const py::object& params,
+                              const std::string& h5_path, int root) {
+    const Busy busy(*this);
+    const Inputs in = inputs(y0, params);
+    const std::size_t n_states = solver_.n_states(), n_params = solver_.n_params();
+    distributed::DistributedOptions how;
+    how.h5_path = h5_path;
+    how.root = root;
+    how.print_summary = false;  // printed by the package, through sys.stderr
+    if (!h5_path.empty()) {
+      const RuntimeModel<T>& model = model_->runtime<T>();
+      how.h5_meta.state_names = model.state_names();
+      how.h5_meta.parameter_names = model.parameter_names();
+      how.h5_meta.y0.assign(in.y_data, in.y_data + in.runs * n_states);
+      if (in.p_data != nullptr) how.h5_meta.parameters.assign(in.p_data, in.p_data + in.runs * n_params);
+      how.h5_meta.model_name = model.model().name();
+    }
+    const distributed::LocalSolver<T> local = distributed::local_solver(solver_);
+    std::optional<distributed::DistributedResult<T>> r;
+    {
+      py::gil_scoped_release released;  // the Collective's calls take it back
+      r.emplace(distributed::solve_distributed<T>(
+          c, local, distributed::BatchInput<T>{in.y_data, in.runs * n_states, in.p_data, in.p_data ? in.runs * n_params : 0},
+          solver_.options(), how, default_timelogger()));
+    }
+    flush_python_output();  // what the logger printed while the GIL was released
+    py::list ranks;
+    for (const distributed::RankReport& rank : r->ranks) {
+      py::dict d;
+      d["rank"] = rank.rank;
+      d["host"] = rank.host;
+      d["first_run"] = rank.share.first_run;
+      d["runs"] = rank.share.runs;
+      py::list takeovers;
+      for (const distributed::RunRange& piece : rank.takeovers) takeovers.append(py::make_tuple(piece.first_run, piece.runs));
+      d["takeovers"] = takeovers;
+      d["predicted_ms"] = rank.predicted_ms;
+      d["solve_ms"] = rank.solve_ms;
+      d["where"] = rank.where;
+      d["capability"] = rank.capability;
+      d["error"] = rank.error;
+      ranks.append(d);
+    }
+    auto owner = std::make_shared<SolveResult<T>>(std::move(r->result));
+    return py::make_tuple(result_dict<T>(std::move(owner)), in.y, in.p ? py::object(*in.p) : py::object(py::none()),
+                          r->local.first_run, r->local.runs, ranks, r->not_solved, r->timing.to_text(),
+                          r->timing.to_json());
   }
 
   /// For benchmarks/python_overhead.py: the wall time in ms of each of `reps` solves of the batch
@@ -324,6 +379,8 @@ void bind_solver(py::module_& m, const char* name) {
   py::class_<PySolver<T>>(m, name)
       .def(py::init<std::shared_ptr<PyModel>, SolveOptions>(), py::arg("model"), py::arg("options"))
       .def("solve", &PySolver<T>::solve, py::arg("y0"), py::arg("parameters"))
+      .def("solve_distributed", &PySolver<T>::solve_distributed, py::arg("collective"), py::arg("y0"),
+           py::arg("parameters"), py::arg("h5_path"), py::arg("root"))
       .def("time_solves_in_cpp", &PySolver<T>::time_solves_in_cpp, py::arg("y0"), py::arg("parameters"),
            py::arg("reps"))
       .def_property_readonly("method", [](const PySolver<T>& s) { return to_string(s.options().method); });
@@ -335,6 +392,8 @@ void bind_solver(py::module_& m, const char* name) {
 
 void bind_solvers(py::module_& m) {
   py::class_<SolveOptions>(m, "SolveOptions");
+  m.def("for_local_rank", &distributed::for_local_rank, py::arg("options"), py::arg("local_rank"),
+        py::arg("local_size"), "The options for one of local_size processes on a node: one GPU each");
   m.def("make_options", &make_options, py::arg("t0"), py::arg("t_end"), py::arg("method"), py::arg("rtol"),
         py::arg("atol"), py::arg("dt"), py::arg("save_every"), py::arg("max_steps"), py::arg("backend"),
         py::arg("verbosity"), py::arg("counters"), py::arg("run_order"), py::arg("cpu_threads"),
@@ -357,7 +416,7 @@ void bind_solvers(py::module_& m) {
   });
   m.def("status_names", [] {
     std::vector<std::string> names;
-    for (int code = 0; code <= static_cast<int>(Status::singular_matrix); ++code) {
+    for (int code = 0; code <= static_cast<int>(Status::not_solved); ++code) {
       names.push_back(to_string(static_cast<Status>(code)));
     }
     return names;

@@ -123,6 +123,12 @@ void bind_timing(py::module_& m) {
     default_timelogger().set_output(nullptr);
   },
         "At exit: the logger prints to std::cerr again (Python's streams are going away).");
+  t.def("_drop_output", [] {
+    static std::ostream dropped(nullptr);  // no buffer: every write fails quietly
+    flush_python_output();
+    default_timelogger().set_output(&dropped);
+  },
+        "The logger prints nothing (it still records): MPI processes other than rank 0.");
   t.def(
       "summary", [](const std::string& category) { return default_timelogger().summary(category); },
       py::arg("category") = "", "The summary table (only `category`'s events when given).");

@@ -63,6 +63,7 @@ std::string to_string(Status s) {
     case Status::step_size_underflow: return "step_size_underflow";
     case Status::non_finite_state: return "non_finite_state";
     case Status::singular_matrix: return "singular_matrix";
+    case Status::not_solved: return "not_solved";
   }
   return fmt::format("unknown_status({})", static_cast<int>(s));
 }
@@ -141,6 +142,9 @@ void validate(const SolveOptions& o) {
         "SolveOptions.gpu.block_size must be a multiple of 32 in [32, 1024], got {}", g.block_size));
   }
   if (g.device < 0) throw InvalidInput(fmt::format("SolveOptions.gpu.device must be >= 0, got {}", g.device));
+  for (int d : g.devices) {
+    if (d < 0) throw InvalidInput(fmt::format("SolveOptions.gpu.devices must be >= 0, got {}", d));
+  }
   if (o.backend != Backend::automatic && o.backend != Backend::cpu && o.backend != Backend::gpu) {
     throw InvalidInput(fmt::format("unknown backend (enum value {})", static_cast<int>(o.backend)));
   }

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -246,7 +247,9 @@ class H5Writer {
     if (bytes > 0) {
       const haddr_t offset = H5Dget_offset(set.get());
       if (offset == HADDR_UNDEF) fail("locating dataset " + name + " in the file");
-      raw_.push_back({name, offset, reinterpret_cast<const char*>(data), bytes});
+      offsets_.emplace_back(name, offset);
+      // No data: the caller fills the dataset itself at the offset (write_h5_layout).
+      if (data != nullptr) raw_.push_back({name, offset, reinterpret_cast<const char*>(data), bytes});
     }
     return set;
   }
@@ -296,10 +299,18 @@ class H5Writer {
   }
 
   const std::vector<RawWrite>& raw_writes() const noexcept { return raw_; }
+  /// Where the dataset `name` starts in the file, when it was created with bytes to hold.
+  std::optional<std::uint64_t> offset_of(const std::string& name) const {
+    for (const auto& [dataset, offset] : offsets_) {
+      if (dataset == name) return offset;
+    }
+    return std::nullopt;
+  }
 
  private:
   std::string path_;
   std::vector<RawWrite> raw_;
+  std::vector<std::pair<std::string, std::uint64_t>> offsets_;
   std::vector<std::shared_ptr<const void>> kept_;
 };
 
@@ -322,10 +333,42 @@ std::vector<std::string> status_names() {
   return names;
 }
 
-/// Builds the file with HDF5 (structure and attributes), closes it, then writes the arrays.
+/// What the file holds: the result's shape and arrays. A null per-run array (final_state, series,
+/// status, counters) is reserved in the file and left to the caller (write_h5_layout).
 template <class T>
-void write_file(const SolveResult<T>& r, const std::string& path, const SolveOptions& options,
-                const H5Metadata& meta, std::size_t params) {
+struct Content {
+  std::size_t n_runs = 0, n_states = 0, n_saves = 0;
+  const T* final_state = nullptr;
+  const T* series = nullptr;
+  const std::vector<T>* times = nullptr;
+  bool has_status = false, has_counters = false;
+  const Status* status = nullptr;
+  const RunCounters* counters = nullptr;
+  const std::vector<ExecutionRecord>* execution = nullptr;
+};
+
+template <class T>
+Content<T> content_of(const SolveResult<T>& r, const SolveOptions& options) {
+  Content<T> c;
+  c.n_runs = r.n_runs();
+  c.n_states = r.n_states();
+  c.n_saves = r.n_saves();
+  c.final_state = r.final_state().data();
+  c.series = r.series().data();
+  c.times = &r.times();
+  c.has_status = !r.statuses().empty() || (options.outputs.status && r.n_runs() == 0);
+  c.has_counters = !r.counters().empty() || (options.outputs.counters && r.n_runs() == 0);
+  c.status = r.statuses().data();
+  c.counters = r.counters().data();
+  c.execution = &r.execution();
+  return c;
+}
+
+/// Builds the file with HDF5 (structure and attributes), closes it, then writes the arrays it was
+/// given. Returns where the per-run arrays start.
+template <class T>
+H5RowOffsets write_file(const Content<T>& r, const std::string& path, const SolveOptions& options,
+                        const H5Metadata& meta, std::size_t params) {
   const SilenceHdf5Errors silence;
   H5Writer w(path);
   // The 1.8 file format (readable by every HDF5 since 1.8, h5py included) stores attributes larger
@@ -336,25 +379,25 @@ void write_file(const SolveResult<T>& r, const std::string& path, const SolveOpt
   Handle file(w.check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), "creating the file"),
               H5Fclose);
   const hid_t root = file.get();
-  const hsize_t n_runs = r.n_runs(), n_states = r.n_states(), n_saves = r.n_saves(), n_params = params;
+  const hsize_t n_runs = r.n_runs, n_states = r.n_states, n_saves = r.n_saves, n_params = params;
 
   {
-    const Handle set = w.dataset(root, "final_state", r.final_state().data(), {n_runs, n_states});
+    const Handle set = w.dataset(root, "final_state", r.final_state, {n_runs, n_states});
     if (!meta.state_names.empty()) w.attribute(set.get(), "state_names", meta.state_names);
   }
   if (n_saves > 0) {
-    const Handle set = w.dataset(root, "series", r.series().data(), {n_runs, n_saves, n_states});
+    const Handle set = w.dataset(root, "series", r.series, {n_runs, n_saves, n_states});
     if (!meta.state_names.empty()) w.attribute(set.get(), "state_names", meta.state_names);
-    w.dataset(root, "t", r.times().data(), {n_saves});
+    w.dataset(root, "t", r.times->data(), {n_saves});
   }
-  if (!r.statuses().empty() || (options.outputs.status && n_runs == 0)) {
+  if (r.has_status) {
     const Handle set =
-        w.dataset(root, "status", reinterpret_cast<const std::int32_t*>(r.statuses().data()), {n_runs});
+        w.dataset(root, "status", reinterpret_cast<const std::int32_t*>(r.status), {n_runs});
     w.attribute(set.get(), "status_names", status_names());
   }
-  if (!r.counters().empty() || (options.outputs.counters && n_runs == 0)) {
+  if (r.has_counters) {
     const Handle set =
-        w.dataset(root, "counters", reinterpret_cast<const std::uint32_t*>(r.counters().data()), {n_runs, 3});
+        w.dataset(root, "counters", reinterpret_cast<const std::uint32_t*>(r.counters), {n_runs, 3});
     w.attribute(set.get(), "columns",
                 std::vector<std::string>{"accepted_steps", "rejected_steps", "rhs_evaluations"});
   }
@@ -391,9 +434,10 @@ void write_file(const SolveResult<T>& r, const std::string& path, const SolveOpt
   w.attribute(root, "backend", to_string(options.backend));
   w.attribute(root, "run_order", to_string(options.run_order));
   std::vector<std::string> execution;
-  for (const ExecutionRecord& part : r.execution()) {
-    execution.push_back(fmt::format("{}: runs [{}, {}), {}", to_string(part.backend), part.first_run,
-                                    part.first_run + part.runs, sched::to_string(part.reason)));
+  for (const ExecutionRecord& part : *r.execution) {
+    execution.push_back(fmt::format("{}: runs [{}, {}), {}{}", to_string(part.backend), part.first_run,
+                                    part.first_run + part.runs, sched::to_string(part.reason),
+                                    part.detail.empty() ? "" : " (" + part.detail + ")"));
   }
   w.attribute(root, "execution", execution);
   if (!meta.model_name.empty()) w.attribute(root, "model_name", meta.model_name);
@@ -403,14 +447,22 @@ void write_file(const SolveResult<T>& r, const std::string& path, const SolveOpt
   w.check_status(H5Fflush(root, H5F_SCOPE_LOCAL), "flushing the file");
   w.check_status(file.close(), "closing the file");
   write_raw(path, w.raw_writes());
+  H5RowOffsets offsets;
+  if (n_runs > 0) {
+    offsets.final_state = w.offset_of("final_state");
+    if (n_saves > 0) offsets.series = w.offset_of("series");
+    if (r.has_status) offsets.status = w.offset_of("status");
+    if (r.has_counters) offsets.counters = w.offset_of("counters");
+  }
+  return offsets;
 }
 
-}  // namespace
-
+/// Checks `meta` against the shape (InvalidInput before the file is touched), then writes the file,
+/// removing it again when that fails. Returns the offsets of the per-run arrays.
 template <class T>
-void write_h5(const SolveResult<T>& r, const std::string& path, const SolveOptions& options,
-              const H5Metadata& meta) {
-  const std::size_t runs = r.n_runs(), states = r.n_states();
+H5RowOffsets write_checked(const Content<T>& c, const std::string& path, const SolveOptions& options,
+                           const H5Metadata& meta) {
+  const std::size_t runs = c.n_runs, states = c.n_states;
   // The metadata's shape first: nothing is written when it does not describe this result.
   if (!meta.state_names.empty() && meta.state_names.size() != states) {
     throw InvalidInput(fmt::format("write_h5: H5Metadata.state_names has {} names for {} states",
@@ -424,14 +476,14 @@ void write_h5(const SolveResult<T>& r, const std::string& path, const SolveOptio
                fmt::format("{} runs x {} parameters", runs, params));
 
   // Everything the arrays need, plus 1 MiB for HDF5's structures (a few KiB; names of many states).
-  const std::uint64_t bytes = (r.final_state().size() + r.series().size() + r.times().size() +
-                               meta.y0.size() + meta.parameters.size()) *
-                                  sizeof(T) +
-                              r.statuses().size() * sizeof(Status) +
-                              r.counters().size() * sizeof(RunCounters) + (1u << 20);
+  const std::uint64_t values = checks::checked_mul(runs, states, "n_runs x n_states") +
+                               checks::checked_product({runs, c.n_saves, states}, "n_runs x n_saves x n_states") +
+                               c.n_saves + meta.y0.size() + meta.parameters.size();
+  const std::uint64_t bytes = values * sizeof(T) + (c.has_status ? runs * sizeof(Status) : 0) +
+                              (c.has_counters ? runs * sizeof(RunCounters) : 0) + (1u << 20);
   try {
     probe_disk(path, bytes);
-    write_file(r, path, options, meta, params);
+    return write_file(c, path, options, meta, params);
   } catch (...) {
     // No half-written file may pass for a result (a device such as /dev/full is left alone).
     std::error_code ignored;
@@ -440,9 +492,36 @@ void write_h5(const SolveResult<T>& r, const std::string& path, const SolveOptio
   }
 }
 
+}  // namespace
+
+template <class T>
+void write_h5(const SolveResult<T>& r, const std::string& path, const SolveOptions& options,
+              const H5Metadata& meta) {
+  (void)write_checked(content_of(r, options), path, options, meta);
+}
+
+template <class T>
+H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std::vector<ExecutionRecord>& execution,
+                             const std::string& path, const SolveOptions& options, const H5Metadata& meta) {
+  const SolveResult<T> shape(0, n_states, count_saves(options), options);  // the save times, no runs
+  Content<T> c;
+  c.n_runs = n_runs;
+  c.n_states = n_states;
+  c.n_saves = shape.n_saves();
+  c.times = &shape.times();
+  c.has_status = options.outputs.status;
+  c.has_counters = options.outputs.counters;
+  c.execution = &execution;
+  return write_checked(c, path, options, meta);
+}
+
 template void write_h5<float>(const SolveResult<float>&, const std::string&, const SolveOptions&,
                               const H5Metadata&);
 template void write_h5<double>(const SolveResult<double>&, const std::string&, const SolveOptions&,
                                const H5Metadata&);
+template H5RowOffsets write_h5_layout<float>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
+                                             const std::string&, const SolveOptions&, const H5Metadata&);
+template H5RowOffsets write_h5_layout<double>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
+                                              const std::string&, const SolveOptions&, const H5Metadata&);
 
 }  // namespace batchode

@@ -10,11 +10,13 @@
 #include <system_error>
 #include <vector>
 
+#include "invalid_input.hpp"
 #include "test_systems.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using batchode::testing::runtime_error_message;
 
 const char* const kDevFull = "/dev/full";
 
@@ -34,17 +36,6 @@ batchode::SolveResult<double> small_result(std::size_t runs) {
   return batchode::solve_ivp(batchode::testing::Oscillator{}, y0, w, o);
 }
 
-// Runs `f`, expects std::runtime_error, and returns its message.
-template <class F>
-std::string runtime_error_message(F&& f) {
-  try {
-    f();
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no std::runtime_error thrown";
-  return {};
-}
 
 void expect_contains(const std::string& message, const std::string& part) {
   EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;

@@ -1,10 +1,12 @@
-// Checking the message of an InvalidInput: shared by the tests of sizes, plans and bad input.
+// Checking the message of an InvalidInput (or a std::runtime_error): shared by the tests of sizes,
+// plans, bad input and unwritable files.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <batchode/solver/options.hpp>
 #include <exception>
+#include <stdexcept>
 #include <string>
 
 namespace batchode::testing {
@@ -21,6 +23,18 @@ std::string invalid_input_message(F&& f) {
     return {};
   }
   ADD_FAILURE() << "no InvalidInput thrown";
+  return {};
+}
+
+/// Runs `f`, expects std::runtime_error, and returns its message (a failure, and "", otherwise).
+template <class F>
+std::string runtime_error_message(F&& f) {
+  try {
+    f();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no std::runtime_error thrown";
   return {};
 }
 

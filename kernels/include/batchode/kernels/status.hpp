@@ -20,6 +20,9 @@ enum class Status : port::int32_t {
   /// A Rosenbrock step met an exactly singular iteration matrix W = I / (gamma h) - J (a zero pivot
   /// in the LU); the run ends there, at the last accepted state.
   singular_matrix = 4,
+  /// The run was never integrated: the process (an MPI rank) or device holding it failed, and no
+  /// other could solve it in its place. Its final state and series are NaN. Never set by a kernel.
+  not_solved = 5,
 };
 
 #if !BATCHODE_RTC  // host code (solver/src/options.cpp); runtime compilers have no std::string

@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "batchode/arrays/outputs.hpp"
 #include "batchode/checks/invalid_input.hpp"
@@ -55,6 +56,9 @@ struct StepControl {
 /// chunks: arrays::MemoryBudget), the device and the block size.
 struct GpuOptions : arrays::MemoryBudget {
   int device = 0;                ///< device index
+  /// The GPUs Backend::automatic may split a batch over (indices); empty: every visible GPU. One MPI
+  /// process per GPU of a node gives each its own (batchode/mpi's for_local_rank).
+  std::vector<int> devices;
   int block_size = 128;          ///< threads per block
   bool allow_cpu_fallback = true;  ///< under Backend::automatic: fall back to CPU if the GPU fails
 };

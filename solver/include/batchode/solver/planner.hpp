@@ -5,6 +5,7 @@
 // and every visible GPU (a GPU this Solver has not run on yet is charged its buffer setup).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <type_traits>
@@ -97,6 +98,10 @@ sched::Selection plan_parts(const SolveContext<System, T>& ctx, Calibrator<Syste
   std::vector<sched::BackendCapabilities> caps{cpu_capabilities(device_count)};
   caps[0].cost = cost_for(BackendId::cpu(), "cpu x" + std::to_string(cpu::worker_count(options.cpu_threads, 1u << 20)));
   for (const gpu::DeviceInfo& d : found.devices) {
+    if (!options.gpu.devices.empty() &&
+        std::find(options.gpu.devices.begin(), options.gpu.devices.end(), d.index) == options.gpu.devices.end()) {
+      continue;  // not one of the GPUs this solve may use
+    }
     sched::BackendCapabilities g;
     g.id = BackendId::gpu(d.index);
     g.device_count = device_count;
@@ -113,6 +118,37 @@ sched::Selection plan_parts(const SolveContext<System, T>& ctx, Calibrator<Syste
     caps.push_back(g);
   }
   return sched::plan(caps, sched::Strategy::automatic(), req);
+}
+
+/// The predicted wall time (ms) of solving this batch where `ctx.options` would run it, from the
+/// measured cost model (calibrating first when it has no entry): the plan's slowest part under
+/// Backend::automatic, the CPU's cost under Backend::cpu or when no GPU is usable, the GPU's under
+/// Backend::gpu. What a distributed solve sizes each process's share by (a rank with a GPU predicts
+/// less per run than one without). Throws GpuUnavailable when Backend::gpu cannot run.
+template <class System, class T>
+double predict_solve_ms(const SolveContext<System, T>& ctx, Calibrator<System, T>& calibrator, const T* y0,
+                        const T* params, std::size_t runs, std::size_t saves) {
+  const SolveOptions& options = ctx.options;
+  const std::string unavailable =
+      options.backend == Backend::cpu ? std::string("cpu asked for") : gpu_unavailable_reason<System, T>(ctx.system, options);
+  if (!unavailable.empty() && options.backend == Backend::gpu) {
+    throw GpuUnavailable("Backend::gpu requested, but " + unavailable);
+  }
+  if (unavailable.empty() && options.backend == Backend::automatic) {
+    const sched::Selection selection = plan_parts(ctx, calibrator, {}, y0, params, runs, saves);
+    if (selection.predicted_ms) return *selection.predicted_ms;
+  }
+  const double steps = calibrator.probe_steps(ctx, y0, params, runs);
+  const BackendId id = unavailable.empty() && options.backend == Backend::gpu ? BackendId::gpu(options.gpu.device)
+                                                                              : BackendId::cpu();
+  std::string device_name = "cpu x" + std::to_string(cpu::worker_count(options.cpu_threads, 1u << 20));
+  if (id.is_gpu()) {
+    for (const gpu::DeviceInfo& d : gpu::discover().devices) {
+      if (d.index == id.device) device_name = d.name;
+    }
+  }
+  const bool first_use = id.is_gpu() && !ctx.gpus.has(id.device);
+  return calibrator.cost(ctx, id, device_name, first_use, y0, params, runs, steps, saves).predict_ms(runs);
 }
 
 }  // namespace batchode::detail

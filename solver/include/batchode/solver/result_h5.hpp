@@ -29,10 +29,14 @@
 //   dt, save_every                      float64, only when set
 //   max_steps                           uint64
 //   backend           the option asked for: "automatic" | "cpu" | "gpu"
-//   execution         string list, one per part of the batch: "cpu: runs [0, 1000), gpu_unavailable"
+//   execution         string list, one per part of the batch: "cpu: runs [0, 1000), gpu_unavailable",
+//                     its detail after it in parentheses when it has one (a distributed solve's
+//                     "(rank 1 on node7)", a fallback's GPU error)
 //   model_name, model_source, grid_kind strings, only when not empty (model_source: e.g. the TOML text)
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,9 +69,31 @@ template <class T>
 void write_h5(const SolveResult<T>& r, const std::string& path, const SolveOptions& options,
               const H5Metadata& meta = {});
 
+/// Where the per-run arrays of an .h5 file start (bytes from the start of the file), for writers that
+/// fill the rows themselves: row r of /final_state at final_state + r * n_states * sizeof(T), of
+/// /series at series + r * n_saves * n_states * sizeof(T), of /status at status + 4 r, of /counters at
+/// counters + 12 r. std::nullopt for an array the file does not have (or one of no bytes).
+struct H5RowOffsets {
+  std::optional<std::uint64_t> final_state, series, status, counters;
+};
+
+/// The file write_h5 would write for a result of `n_runs` runs of `n_states` states solved with
+/// `options` (its save times, statuses and counters as the options select; `execution`: where its
+/// parts ran), with every array written except the four per-run ones, which are reserved (the disk
+/// space included) and left unfilled for the caller to fill at the returned offsets: a distributed
+/// solve's processes each write their own runs into the one file (batchode/mpi). Same errors as
+/// write_h5.
+template <class T>
+H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std::vector<ExecutionRecord>& execution,
+                             const std::string& path, const SolveOptions& options, const H5Metadata& meta = {});
+
 extern template void write_h5<float>(const SolveResult<float>&, const std::string&, const SolveOptions&,
                                      const H5Metadata&);
 extern template void write_h5<double>(const SolveResult<double>&, const std::string&, const SolveOptions&,
                                       const H5Metadata&);
+extern template H5RowOffsets write_h5_layout<float>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
+                                                    const std::string&, const SolveOptions&, const H5Metadata&);
+extern template H5RowOffsets write_h5_layout<double>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
+                                                     const std::string&, const SolveOptions&, const H5Metadata&);
 
 }  // namespace batchode

@@ -120,6 +120,18 @@ class Solver {
   /// restores the scheduler. solve() throws InvalidInput when the parts do not cover it.
   void force_parts(std::vector<sched::Part> parts) { forced_parts_ = std::move(parts); }
 
+  /// The predicted wall time (ms) of solve(y0, params, runs) on this machine, from the measured cost
+  /// model (a first call may calibrate, as a first automatic solve does): what a distributed solve
+  /// sizes each process's share by. Throws InvalidInput for a bad batch, GpuUnavailable when
+  /// Backend::gpu cannot run.
+  double predict_ms(const T* y0, const T* params, std::size_t runs) {
+    detail::check_batch_pointers(y0, params, runs, n_states(), n_params());
+    detail::VerbosityScope verbosity(*logger_, options_.verbosity);
+    const detail::SolveContext<System, T> ctx{system_, options_, *logger_, *cpu_workers_, *result_memory_, gpus_};
+    calibrator_.begin_solve();
+    return detail::predict_solve_ms(ctx, calibrator_, y0, params, runs, count_saves(options_));
+  }
+
   /// Solves a batch given run-major initial values (n_runs x n_states) and parameters
   /// (n_runs x n_params). Throws InvalidInput for wrong sizes, an empty batch or non-finite values;
   /// GpuUnavailable when Backend::gpu cannot run; GpuError for a GPU failure without fallback.

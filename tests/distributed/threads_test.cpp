@@ -1,0 +1,225 @@
+// tests/distributed/: the distributed algorithm with threads for processes (a Collective over one
+// process's memory), so it also runs where MPI is not built: in the sanitized variant, where AddressSanitizer
+// and UBSan watch the gather, the takeover of a failed share and the file written in rows. The same
+// checks as tests/mpi/ (which run it under mpiexec): results equal one Solver's, run by run.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "batchode/distributed/distributed_solve.hpp"
+#include "distributed_lorenz.hpp"
+#include "test_systems.hpp"
+
+namespace {
+
+using namespace batchode;
+using batchode::testing::Lorenz;
+using distributed::RunRange;
+
+/// What the threads of a team share: a barrier and a mailbox per rank.
+class Team {
+ public:
+  explicit Team(int size) : size_(size), texts_(static_cast<std::size_t>(size)), data_(static_cast<std::size_t>(size)) {}
+
+  void barrier() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const std::uint64_t generation = generation_;
+    if (++arrived_ == size_) {
+      arrived_ = 0;
+      ++generation_;
+      woken_.notify_all();
+    } else {
+      woken_.wait(lock, [&] { return generation_ != generation; });
+    }
+  }
+
+  int size_;
+  std::mutex mutex_;
+  std::condition_variable woken_;
+  int arrived_ = 0;
+  std::uint64_t generation_ = 0;
+  std::vector<std::string> texts_;
+  std::vector<const void*> data_;
+};
+
+class ThreadCollective final : public distributed::Collective {
+ public:
+  ThreadCollective(Team& team, int rank) : team_(team), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int size() const override { return team_.size_; }
+  int local_rank() const override { return rank_; }
+  int local_size() const override { return team_.size_; }
+
+  std::vector<std::string> allgather(const std::string& text) override {
+    {
+      std::lock_guard<std::mutex> lock(team_.mutex_);
+      team_.texts_[rank_] = text;
+    }
+    team_.barrier();
+    std::vector<std::string> all;
+    {
+      std::lock_guard<std::mutex> lock(team_.mutex_);
+      all = team_.texts_;
+    }
+    team_.barrier();  // nobody writes the next round's text before everyone has read this one
+    return all;
+  }
+
+  void gather(const void* data, std::size_t, void* into, const std::vector<std::uint64_t>& bytes_by_rank,
+              int root) override {
+    {
+      std::lock_guard<std::mutex> lock(team_.mutex_);
+      team_.data_[rank_] = data;
+    }
+    team_.barrier();
+    if (rank_ == root) {
+      char* out = static_cast<char*>(into);
+      for (int r = 0; r < team_.size_; ++r) {
+        if (bytes_by_rank[r] > 0) std::memcpy(out, team_.data_[r], bytes_by_rank[r]);
+        out += bytes_by_rank[r];
+      }
+    }
+    team_.barrier();  // the senders' buffers stay alive until the root has copied them
+  }
+
+  [[noreturn]] void abort(const std::string& why) override {
+    std::fprintf(stderr, "%s\n", why.c_str());
+    std::abort();
+  }
+
+  std::string write_at_all(const std::string& path, const std::vector<distributed::FilePiece>& pieces) override {
+    std::string error;
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) error = "open: " + std::string(std::strerror(errno));
+    for (const distributed::FilePiece& p : pieces) {
+      if (fd >= 0 && ::pwrite(fd, p.data, p.bytes, static_cast<off_t>(p.offset)) != static_cast<ssize_t>(p.bytes)) {
+        error = "pwrite failed";
+      }
+    }
+    if (fd >= 0) ::close(fd);
+    team_.barrier();
+    return error;
+  }
+
+ private:
+  Team& team_;
+  int rank_;
+};
+
+constexpr int processes = 3;
+constexpr std::size_t n_runs = 50;
+
+SolveOptions options() { return batchode::testing::distributed_lorenz_options(); }
+
+Batch<double> batch() { return batchode::testing::distributed_lorenz_batch<double>(n_runs); }
+
+/// Runs `body(collective)` on `processes` threads and returns each thread's result.
+template <class Result>
+std::vector<Result> on_threads(const std::function<Result(distributed::Collective&)>& body) {
+  Team team(processes);
+  std::vector<Result> results(processes);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < processes; ++r) {
+    threads.emplace_back([&, r] {
+      ThreadCollective c(team, r);
+      results[r] = body(c);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return results;
+}
+
+void expect_equal(const SolveResult<double>& a, const SolveResult<double>& b) {
+  ASSERT_EQ(a.n_runs(), b.n_runs());
+  EXPECT_EQ(0, std::memcmp(a.final_state().data(), b.final_state().data(), a.final_state().size() * sizeof(double)));
+  EXPECT_EQ(0, std::memcmp(a.series().data(), b.series().data(), a.series().size() * sizeof(double)));
+  for (std::size_t i = 0; i < a.n_runs(); ++i) {
+    EXPECT_EQ(a.status(i), b.status(i));
+    EXPECT_EQ(a.counters(i).rhs_evaluations, b.counters(i).rhs_evaluations);
+  }
+}
+
+using Outcome = std::shared_ptr<distributed::DistributedResult<double>>;
+
+Outcome solve_on(distributed::Collective& c, bool fails, const distributed::DistributedOptions& how = {}) {
+  const Batch<double> b = batch();
+  Solver<Lorenz, double> solver(Lorenz{}, options());
+  distributed::LocalSolver<double> local = distributed::local_solver(solver);
+  if (fails) {
+    local.solve = [](const double*, const double*, std::size_t) -> SolveResult<double> {
+      throw std::runtime_error("simulated device failure");
+    };
+  }
+  return std::make_shared<distributed::DistributedResult<double>>(distributed::solve_distributed<double>(
+      c, local, {b.y0.data(), b.y0.size(), b.params.data(), b.params.size()}, options(), how));
+}
+
+TEST(DistributedOnThreads, GatheredResultEqualsOneSolver) {
+  Solver<Lorenz, double> one(Lorenz{}, options());
+  const SolveResult<double> reference = one.solve(batch());
+  const std::vector<Outcome> r =
+      on_threads<Outcome>([](distributed::Collective& c) { return solve_on(c, false); });
+  expect_equal(r[0]->result, reference);
+  EXPECT_EQ(r[0]->not_solved, 0u);
+  EXPECT_EQ(r[1]->local.first_run, r[1]->ranks[1].share.first_run);
+}
+
+TEST(DistributedOnThreads, AFailedShareIsSolvedByTheOthers) {
+  Solver<Lorenz, double> one(Lorenz{}, options());
+  const SolveResult<double> reference = one.solve(batch());
+  const std::vector<Outcome> r =
+      on_threads<Outcome>([](distributed::Collective& c) { return solve_on(c, c.rank() == 1); });
+  expect_equal(r[0]->result, reference);
+  EXPECT_NE(r[0]->ranks[1].error.find("simulated device failure"), std::string::npos);
+  EXPECT_EQ(r[0]->not_solved, 0u);
+}
+
+TEST(DistributedOnThreads, EveryShareFailingLeavesRowsNotSolved) {
+  const std::vector<Outcome> r = on_threads<Outcome>([](distributed::Collective& c) { return solve_on(c, true); });
+  EXPECT_EQ(r[0]->not_solved, n_runs);
+  EXPECT_EQ(r[0]->result.count(Status::not_solved), n_runs);
+}
+
+TEST(DistributedOnThreads, OneFileWrittenInRowsEqualsOneSolversFile) {
+  const std::string folder = (std::filesystem::temp_directory_path() /
+                              ("batchode_threads_test_" + std::to_string(::getpid())))
+                                 .string();
+  std::filesystem::create_directories(folder);
+  Solver<Lorenz, double> one(Lorenz{}, options());
+  const SolveResult<double> reference = one.solve(batch());
+  distributed::DistributedOptions how;
+  how.h5_path = folder + "/threads.h5";
+  (void)on_threads<Outcome>([&](distributed::Collective& c) { return solve_on(c, c.rank() == 2, how); });
+  // The file, read with HDF5, holds the reference's rows, the failed thread's taken over.
+  const hid_t file = H5Fopen(how.h5_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  for (const char* name : {"final_state", "series"}) {
+    const hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
+    const std::vector<double>& expected = name[0] == 'f' ? std::vector<double>(reference.final_state().begin(),
+                                                                                 reference.final_state().end())
+                                                         : std::vector<double>(reference.series().begin(),
+                                                                               reference.series().end());
+    std::vector<double> values(expected.size());
+    EXPECT_GE(H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+    EXPECT_EQ(values, expected) << name;
+    H5Dclose(set);
+  }
+  H5Fclose(file);
+  std::filesystem::remove_all(folder);
+}
+
+}  // namespace
