@@ -211,7 +211,7 @@ void run_distributed(const RuntimeModel<T>& model, const Batch<T>& batch, const 
   distributed::DistributedOptions how;
   if (format == OutputFormat::h5) {
     how.h5_path = a.output;
-    how.h5_meta = h5_metadata(batch, model, a);
+    if (root) how.h5_meta = h5_metadata(batch, model, a);  // a copy of the grid: only rank 0 writes it
   }
   const distributed::DistributedResult<T> r = distributed::solve_distributed<T>(
       world, distributed::local_solver(solver),

@@ -180,7 +180,7 @@ class PySolver {
     how.h5_path = h5_path;
     how.root = root;
     how.print_summary = false;  // printed by the package, through sys.stderr
-    if (!h5_path.empty()) {
+    if (!h5_path.empty() && c.rank() == root) {  // a copy of the grid: only the root writes it
       const RuntimeModel<T>& model = model_->runtime<T>();
       how.h5_meta.state_names = model.state_names();
       how.h5_meta.parameter_names = model.parameter_names();

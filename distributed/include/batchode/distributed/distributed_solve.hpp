@@ -62,7 +62,7 @@ struct DistributedOptions {
   /// Where the results go: gathered into the root's result (the others keep their own runs), or,
   /// when h5_path is set, written into that one file by every process (nothing gathered).
   std::string h5_path;
-  H5Metadata h5_meta;  ///< the file's metadata, as write_h5 takes it (the whole grid, names, model)
+  H5Metadata h5_meta;  ///< the file's metadata, as write_h5 takes it (the whole grid, names, model); read on the root only
   int root = 0;
   /// Print the job's timing summary on the root (at Verbosity::normal and above, on stderr). The
   /// Python package prints it itself, through sys.stderr.
