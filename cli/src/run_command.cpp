@@ -187,13 +187,9 @@ std::string failed_runs(const SolveResult<T>& r) {
   return fmt::format("{} of {} runs did not reach t_end: {}", failed, r.n_runs(), why);
 }
 
-template <class T>
-std::string where_it_ran(const SolveResult<T>& r) {
-  std::string where;
-  for (const ExecutionRecord& part : r.execution()) {
-    const std::string backend = to_string(part.backend);
-    if (where.find(backend) == std::string::npos) where += (where.empty() ? "" : "+") + backend;
-  }
+/// "gpu:0+cpu", or "nowhere" for no part.
+std::string where_it_ran(const std::vector<ExecutionRecord>& parts) {
+  const std::string where = backends_of(parts);
   return where.empty() ? "nowhere" : where;
 }
 
@@ -224,14 +220,10 @@ void run_distributed(const RuntimeModel<T>& model, const Batch<T>& batch, const 
   }
   whole.stop();
   if (!root) return;
-  std::string where;
-  for (const distributed::RankReport& rank : r.ranks) {
-    if (!rank.where.empty() && where.find(rank.where) == std::string::npos) where += (where.empty() ? "" : "+") + rank.where;
-  }
   if (logger.verbosity() != Verbosity::none) {
     out << fmt::format("{}: {} runs x {} states ({}, {}, {} processes: {}) written to {}\n", model.model().name(),
                        batch.y0.size() / model.state_names().size(), model.state_names().size(), a.method, a.precision,
-                       world.size(), where.empty() ? "nowhere" : where, a.output);
+                       world.size(), where_it_ran(r.execution), a.output);
   }
   // Failed processes and unsolved runs were said with the timing across processes (solve_distributed).
   if (format != OutputFormat::h5) {
@@ -272,7 +264,7 @@ int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format,
     const std::string trace = logger.stop_trace();
     if (logger.verbosity() != Verbosity::none) {
       out << fmt::format("{}: {} runs x {} states ({}, {}, {}) written to {}\n", model.model().name(),
-                         r.n_runs(), r.n_states(), a.method, a.precision, where_it_ran(r), a.output);
+                         r.n_runs(), r.n_states(), a.method, a.precision, where_it_ran(r.execution()), a.output);
       if (!trace.empty()) out << fmt::format("timeline written to {}\n", trace);
     }
     const std::string failed = failed_runs(r);

@@ -10,14 +10,13 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <limits>
-#include <cmath>
-#include <locale>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -25,18 +24,21 @@
 #include <utility>
 #include <vector>
 
-#include "batchode/arrays/host_workers.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
-#include "batchode/backends/cpu/cpu_backend.hpp"
+#include "batchode/arrays/host_workers.hpp"
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/gpu/device.hpp"
 #include "batchode/solver/gpu_path.hpp"
 #include "batchode/solver/input_checks.hpp"
 #include "batchode/timing/scoped_timer.hpp"
+#include "text_fields.hpp"
 
 namespace batchode::distributed {
 
 namespace {
+
+using detail::one_line;
+using detail::parse_number;
 
 constexpr const char* whole_event = "mpi_distributed_solve";
 constexpr const char* agreement_event = "mpi_input_agreement";
@@ -69,13 +71,6 @@ void register_events(TimeLogger& logger) noexcept {
 
 /// Separates the fields of one process's text: a control character no message or name contains.
 constexpr char field = '\x1f';
-
-/// One line of text: messages travel in lines and tab-separated fields.
-std::string one_line(std::string text) {
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  std::replace(text.begin(), text.end(), '\t', ' ');
-  return text;
-}
 
 /// An exception of type Base thrown by every process alike.
 template <class Base>
@@ -129,15 +124,6 @@ auto or_abort(Collective& c, const char* what, Make&& make) {
   std::abort();  // abort() does not return (a call through the interface is not known to be noreturn)
 }
 
-/// A number another process printed with fmt ("C" notation), read whatever this process's locale.
-double parse_number(const std::string& text) {
-  std::istringstream in(text);
-  in.imbue(std::locale::classic());
-  double value = 0;
-  in >> value;
-  return in ? value : std::nan("");
-}
-
 // ---- the batch's identity ---------------------------------------------------------------------------
 
 /// A hash of the bytes of the inputs: the same batch gives the same number on every process. FNV-1a
@@ -188,15 +174,6 @@ std::vector<std::string> split(const std::string& text, char by) {
   while (std::getline(in, part, by)) parts.push_back(part);
   if (!text.empty() && text.back() == by) parts.emplace_back();
   return parts;
-}
-
-std::string where_of(const std::vector<ExecutionRecord>& records) {
-  std::string where;
-  for (const ExecutionRecord& r : records) {
-    const std::string b = to_string(r.backend);
-    if (where.find(b) == std::string::npos) where += (where.empty() ? "" : "+") + b;
-  }
-  return where;
 }
 
 /// One line per part: backend, reason, first run (in the batch), runs, wall ms, chunks, detail.
@@ -290,7 +267,7 @@ SolveOptions for_local_rank(SolveOptions options, int local_rank, int local_size
 }
 
 std::string capability_of(const SolveOptions& options) {
-  const std::string cpu = "cpu x" + std::to_string(cpu::worker_count(options.cpu_threads, std::size_t{1} << 20));
+  const std::string cpu = batchode::detail::cpu_cost_name(options);
   if (options.backend == Backend::cpu) return cpu;
   const gpu::Discovery& found = gpu::discover();
   std::string gpus;
@@ -458,6 +435,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
           if (pieces[r].runs > 0) takeovers[r].push_back(pieces[r]);
         }
       }
+      const auto takeover_started = std::chrono::steady_clock::now();  // not the wait for the reports
       for (const RunRange& piece : takeovers[rank]) {
         SolveResult<T> r;
         const std::string error = capture([&] {
@@ -473,7 +451,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
         }
         taken.emplace_back(piece, std::move(r));
       }
-      solve_ms = ms_since(started);
+      solve_ms += ms_since(takeover_started);
     }
     for (int r = 0; r < size; ++r) out.ranks[r].takeovers = takeovers[r];
 
@@ -483,7 +461,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
       std::string parts = serialise(own.execution(), mine.first_run);
       for (const auto& [piece, r] : taken) parts += serialise(r.execution(), piece.first_run);
       const std::vector<std::string> all =
-          c.allgather(fmt::format("{:.17g}\t{}\t{}\t{}\n{}", solve_ms, unsolved, where_of(own.execution()),
+          c.allgather(fmt::format("{:.17g}\t{}\t{}\t{}\n{}", solve_ms, unsolved, backends_of(own.execution()),
                                   one_line(own_error), parts));
       std::vector<ExecutionRecord> execution;
       for (int r = 0; r < size; ++r) {
@@ -499,6 +477,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
       }
       std::sort(execution.begin(), execution.end(),
                 [](const ExecutionRecord& a, const ExecutionRecord& b) { return a.first_run < b.first_run; });
+      out.execution = std::move(execution);
 
       // 5. The results: one file written by all, or gathered to the root.
       if (!how.h5_path.empty()) {
@@ -507,7 +486,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
         std::string error;
         if (rank == how.root) {
           error = capture([&] {
-            offsets = write_h5_layout<T>(runs, n_states, execution, how.h5_path, options, how.h5_meta);
+            offsets = write_h5_layout<T>(runs, n_states, out.execution, how.h5_path, options, how.h5_meta);
           });
         }
         const std::vector<std::string> layout = c.allgather(
@@ -612,7 +591,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
                                                return bytes;
                                              }()));
         if (root) {
-          for (ExecutionRecord& e : execution) all_runs.add_execution(std::move(e));
+          for (const ExecutionRecord& e : out.execution) all_runs.add_execution(e);
           out.result = std::move(all_runs);
           out.local = RunRange{0, runs};
         } else {
@@ -625,16 +604,20 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
   // 6. The job's timing, across processes (the whole event included: it has stopped).
   out.timing = summarise_ranks(c, logger, host);
   if (how.print_summary && rank == how.root && logger.verbosity() != Verbosity::none) {
-    std::string text = out.timing.to_text();
-    for (const RankReport& r : out.ranks) {
-      if (!r.error.empty()) text += "batchode: warning: " + r.error + '\n';
-    }
-    if (out.not_solved > 0) {
-      text += fmt::format("batchode: warning: {} runs were not solved (status not_solved)\n", out.not_solved);
-    }
-    std::cerr << text;
+    std::cerr << job_report(out.timing, out.ranks, out.not_solved);
   }
   return out;
+}
+
+std::string job_report(const RankTimingSummary& timing, const std::vector<RankReport>& ranks, std::size_t not_solved) {
+  std::string text = timing.to_text();
+  for (const RankReport& r : ranks) {
+    if (!r.error.empty()) text += "batchode: warning: " + r.error + '\n';
+  }
+  if (not_solved > 0) {
+    text += fmt::format("batchode: warning: {} runs were not solved (status not_solved)\n", not_solved);
+  }
+  return text;
 }
 
 template DistributedResult<float> solve_distributed<float>(Collective&, const LocalSolver<float>&, BatchInput<float>,

@@ -5,12 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <locale>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "batchode/timing/json_writer.hpp"
+#include "text_fields.hpp"
 
 namespace batchode::distributed {
 
@@ -20,32 +21,12 @@ std::string host_name() {
   return name;
 }
 
-namespace {
-
-/// A label as one tab-separated field (a user's label may hold any character).
-std::string one_field(std::string text) {
-  std::replace(text.begin(), text.end(), '\t', ' ');
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  return text;
-}
-
-/// A number another process printed with fmt, read whatever this process's locale.
-double parse_number(const std::string& text) {
-  std::istringstream in(text);
-  in.imbue(std::locale::classic());
-  double value = 0;
-  in >> value;
-  return in ? value : 0.0;
-}
-
-}  // namespace
-
 std::string serialise_totals(const TimeLogger& logger) {
   std::string text;
   for (const EventInfo& e : logger.registered_events()) {
     const EventStats s = logger.stats(e.label);
     if (s.count == 0) continue;
-    text += fmt::format("{}\t{}\t{:.17g}\n", one_field(e.label), one_field(e.category), s.total_ms);
+    text += fmt::format("{}\t{}\t{:.17g}\n", detail::one_line(e.label), detail::one_line(e.category), s.total_ms);
   }
   return text;
 }
@@ -68,7 +49,8 @@ RankTimingSummary summarise_totals(const std::vector<std::string>& totals_by_ran
     while (std::getline(in, line)) {
       const std::size_t a = line.find('\t'), b = line.find('\t', a == std::string::npos ? a : a + 1);
       if (a == std::string::npos || b == std::string::npos) continue;
-      row_of(line.substr(0, a), line.substr(a + 1, b - a - 1)).total_ms[r] += parse_number(line.substr(b + 1));
+      const double ms = detail::parse_number(line.substr(b + 1));
+      if (std::isfinite(ms)) row_of(line.substr(0, a), line.substr(a + 1, b - a - 1)).total_ms[r] += ms;
     }
   }
   for (RankTimingRow& row : summary.rows) {

@@ -30,6 +30,14 @@ void check(int code, const char* call) {
   if (code != MPI_SUCCESS) throw std::runtime_error(fmt::format("{} failed: {}", call, mpi_error_text(code)));
 }
 
+/// Prints `why` and ends every process of `comm`'s job.
+[[noreturn]] void abort_job(MPI_Comm comm, const std::string& why) {
+  std::fprintf(stderr, "%s\n", why.c_str());
+  std::fflush(stderr);
+  MPI_Abort(comm, 1);
+  std::abort();  // MPI_Abort does not return; should it, this process still ends
+}
+
 }  // namespace
 
 MpiSession::MpiSession(int* argc, char*** argv) {
@@ -54,12 +62,7 @@ int MpiSession::world_size() const {
   return size;
 }
 
-void MpiSession::abort(const std::string& why) const {
-  std::fprintf(stderr, "%s\n", why.c_str());
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  std::abort();
-}
+void MpiSession::abort(const std::string& why) const { abort_job(MPI_COMM_WORLD, why); }
 
 MpiCollective::MpiCollective(MPI_Comm comm) {
   check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
@@ -79,12 +82,7 @@ MpiCollective::~MpiCollective() {
   if (!finalized) MPI_Comm_free(&comm_);
 }
 
-void MpiCollective::abort(const std::string& why) {
-  std::fprintf(stderr, "%s\n", why.c_str());
-  std::fflush(stderr);
-  MPI_Abort(comm_, 1);
-  std::abort();  // MPI_Abort does not return; should it, this process still ends
-}
+void MpiCollective::abort(const std::string& why) { abort_job(comm_, why); }
 
 std::vector<std::string> MpiCollective::allgather(const std::string& text) {
   const long long length = static_cast<long long>(text.size());

@@ -243,7 +243,7 @@ class Solver:
     def _solve_distributed(self, y, p, output):
         if output is not None and not str(output).lower().endswith((".h5", ".hdf5")):
             raise ValueError(f"output={output!r}: the file of a distributed solve is HDF5 (.h5 or .hdf5)")
-        (parts, y_used, p_used, first, runs, ranks, not_solved, timing_text,
+        (parts, y_used, p_used, first, runs, ranks, not_solved, report,
          timing_json) = self._solver.solve_distributed(self._collective, y, p, "" if output is None else str(output), 0)
         rows = slice(first, first + runs)
         result = Result(parts, y_used[rows], None if p_used is None else p_used[rows], self._names, self.precision)
@@ -253,10 +253,7 @@ class Solver:
         result.timing_across_ranks = json.loads(timing_json)
         verbosity = self._settings["verbosity"]
         if self._collective.rank() == 0 and verbosity != "none" and _batchode.timing.verbosity() != "none":
-            sys.stderr.write(timing_text)
-            for rank in ranks:
-                if rank["error"]:
-                    sys.stderr.write(f"batchode: warning: {rank['error']}\n")
+            sys.stderr.write(report)  # the timing across processes, failed processes, unsolved runs
         return result
 
 

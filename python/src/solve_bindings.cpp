@@ -169,7 +169,7 @@ class PySolver {
   /// solve() over the processes of `c` (an mpi4py communicator wrapped in python/batchode/_mpi.py),
   /// each process passing the same batch: the results gathered to `root`, or written into `h5_path`
   /// by all. Returns (result dict, y0, parameters, first run, runs of the result, ranks, runs not
-  /// solved, timing across processes as text and as JSON). No Ctrl-C here: a process leaving a
+  /// solved, the job's report to print (timing across processes, warnings), the timing as JSON). No Ctrl-C here: a process leaving a
   /// collective call would leave the others waiting; the launcher's signal ends the job.
   py::tuple solve_distributed(distributed::Collective& c, const py::object& y0, const py::object& params,
                               const std::string& h5_path, int root) {
@@ -216,8 +216,8 @@ class PySolver {
     }
     auto owner = std::make_shared<SolveResult<T>>(std::move(r->result));
     return py::make_tuple(result_dict<T>(std::move(owner)), in.y, in.p ? py::object(*in.p) : py::object(py::none()),
-                          r->local.first_run, r->local.runs, ranks, r->not_solved, r->timing.to_text(),
-                          r->timing.to_json());
+                          r->local.first_run, r->local.runs, ranks, r->not_solved,
+                          distributed::job_report(r->timing, r->ranks, r->not_solved), r->timing.to_json());
   }
 
   /// For benchmarks/python_overhead.py: the wall time in ms of each of `reps` solves of the batch

@@ -143,14 +143,9 @@ std::vector<Result> on_threads(const std::function<Result(distributed::Collectiv
   return results;
 }
 
+/// `a` holds every run of `b`, bit for bit.
 void expect_equal(const SolveResult<double>& a, const SolveResult<double>& b) {
-  ASSERT_EQ(a.n_runs(), b.n_runs());
-  EXPECT_EQ(0, std::memcmp(a.final_state().data(), b.final_state().data(), a.final_state().size() * sizeof(double)));
-  EXPECT_EQ(0, std::memcmp(a.series().data(), b.series().data(), a.series().size() * sizeof(double)));
-  for (std::size_t i = 0; i < a.n_runs(); ++i) {
-    EXPECT_EQ(a.status(i), b.status(i));
-    EXPECT_EQ(a.counters(i).rhs_evaluations, b.counters(i).rhs_evaluations);
-  }
+  batchode::testing::expect_runs_equal(a, b, 0, b.n_runs());
 }
 
 using Outcome = std::shared_ptr<distributed::DistributedResult<double>>;

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
@@ -50,21 +49,10 @@ SolveResult<T> one_process(const Batch<T>& b, const SolveOptions& o) {
   return solver.solve(b);
 }
 
-/// Runs [first, first + runs) of `reference` equal `r`'s runs bit for bit.
+/// Runs `rows` of `reference` equal `r`'s runs bit for bit.
 template <class T>
 void expect_rows_equal(const SolveResult<T>& r, const SolveResult<T>& reference, RunRange rows) {
-  EXPECT_EQ(r.n_runs(), rows.runs);
-  if (r.n_runs() != rows.runs) return;
-  const std::size_t ns = r.n_states(), saves = r.n_saves();
-  EXPECT_EQ(0, std::memcmp(r.final_state().data(), reference.final_state().data() + rows.first_run * ns,
-                           rows.runs * ns * sizeof(T)));
-  EXPECT_EQ(0, std::memcmp(r.series().data(), reference.series().data() + rows.first_run * saves * ns,
-                           rows.runs * saves * ns * sizeof(T)));
-  for (std::size_t i = 0; i < rows.runs; ++i) {
-    EXPECT_EQ(r.status(i), reference.status(rows.first_run + i)) << "run " << rows.first_run + i;
-    EXPECT_EQ(r.counters(i).accepted_steps, reference.counters(rows.first_run + i).accepted_steps);
-    EXPECT_EQ(r.counters(i).rhs_evaluations, reference.counters(rows.first_run + i).rhs_evaluations);
-  }
+  batchode::testing::expect_runs_equal(r, reference, rows.first_run, rows.runs);
 }
 
 /// A folder every process sees (they share this machine), named by the root's process id.

@@ -1,13 +1,17 @@
 // The batch the distributed tests solve (tests/distributed/ on threads, tests/mpi/ under mpiexec):
 // Lorenz runs whose rho and z0 vary, dopri5 at 1e-8 with a saved series and counters, on one CPU
 // thread per process, so that every run is integrated alone and the results of a distributed solve
-// must equal one Solver's bit for bit.
+// must equal one Solver's bit for bit (expect_runs_equal).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstddef>
+#include <cstring>
 
 #include "batchode/solver/grid.hpp"
 #include "batchode/solver/options.hpp"
+#include "batchode/solver/result.hpp"
 
 namespace batchode::testing {
 
@@ -33,6 +37,25 @@ Batch<T> distributed_lorenz_batch(std::size_t runs) {
     b.params.insert(b.params.end(), {T(10), T(20) + T(0.5) * T(i), T(8) / T(3)});
   }
   return b;
+}
+
+/// Runs [first_run, first_run + runs) of `reference` equal `r`'s runs bit for bit: final states,
+/// series, statuses and counters.
+template <class T>
+void expect_runs_equal(const SolveResult<T>& r, const SolveResult<T>& reference, std::size_t first_run,
+                       std::size_t runs) {
+  EXPECT_EQ(r.n_runs(), runs);
+  if (r.n_runs() != runs) return;
+  const std::size_t ns = r.n_states(), saves = r.n_saves();
+  EXPECT_EQ(0, std::memcmp(r.final_state().data(), reference.final_state().data() + first_run * ns,
+                           runs * ns * sizeof(T)));
+  EXPECT_EQ(0, std::memcmp(r.series().data(), reference.series().data() + first_run * saves * ns,
+                           runs * saves * ns * sizeof(T)));
+  for (std::size_t i = 0; i < runs; ++i) {
+    EXPECT_EQ(r.status(i), reference.status(first_run + i)) << "run " << first_run + i;
+    EXPECT_EQ(r.counters(i).accepted_steps, reference.counters(first_run + i).accepted_steps);
+    EXPECT_EQ(r.counters(i).rhs_evaluations, reference.counters(first_run + i).rhs_evaluations);
+  }
 }
 
 }  // namespace batchode::testing

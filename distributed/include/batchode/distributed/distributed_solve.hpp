@@ -64,7 +64,7 @@ struct DistributedOptions {
   std::string h5_path;
   H5Metadata h5_meta;  ///< the file's metadata, as write_h5 takes it (the whole grid, names, model); read on the root only
   int root = 0;
-  /// Print the job's timing summary on the root (at Verbosity::normal and above, on stderr). The
+  /// Print the job's report (job_report) on the root (at Verbosity::normal and above, on stderr). The
   /// Python package prints it itself, through sys.stderr.
   bool print_summary = true;
 };
@@ -89,9 +89,15 @@ struct DistributedResult {
   SolveResult<T> result;
   RunRange local;                 ///< the runs `result` holds: [0, n) on the root with gather
   std::vector<RankReport> ranks;  ///< every process, in rank order
+  /// Every part of every process, in run order (details name rank and host), on every process.
+  std::vector<ExecutionRecord> execution;
   std::size_t not_solved = 0;     ///< runs no process could solve (Status::not_solved)
   RankTimingSummary timing;       ///< the job's events across processes
 };
+
+/// What the root prints after a distributed solve: the timing across processes, then a warning for
+/// each failed process and for the runs nobody solved.
+std::string job_report(const RankTimingSummary& timing, const std::vector<RankReport>& ranks, std::size_t not_solved);
 
 /// A batch as the caller holds it: y0 holds y0_values (runs x n_states) and params param_values
 /// (runs x n_params, may be null when 0) values, run-major. Sizes are checked with the others'.

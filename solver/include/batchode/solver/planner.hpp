@@ -45,6 +45,11 @@ std::string gpu_unavailable_reason(const System& system, const SolveOptions& opt
   return {};
 }
 
+/// The CPU's name in cost-model keys: "cpu x<threads>", its worker threads for a large batch.
+inline std::string cpu_cost_name(const SolveOptions& options) {
+  return "cpu x" + std::to_string(cpu::worker_count(options.cpu_threads, 1u << 20));
+}
+
 /// The CPU's capabilities (it can run every method in both precisions).
 inline sched::BackendCapabilities cpu_capabilities(int device_count) {
   sched::BackendCapabilities cpu;
@@ -96,7 +101,7 @@ sched::Selection plan_parts(const SolveContext<System, T>& ctx, Calibrator<Syste
     return calibrator.cost(ctx, id, device_name, first_use, y0, params, runs, steps, saves);
   };
   std::vector<sched::BackendCapabilities> caps{cpu_capabilities(device_count)};
-  caps[0].cost = cost_for(BackendId::cpu(), "cpu x" + std::to_string(cpu::worker_count(options.cpu_threads, 1u << 20)));
+  caps[0].cost = cost_for(BackendId::cpu(), cpu_cost_name(options));
   for (const gpu::DeviceInfo& d : found.devices) {
     if (!options.gpu.devices.empty() &&
         std::find(options.gpu.devices.begin(), options.gpu.devices.end(), d.index) == options.gpu.devices.end()) {
@@ -129,19 +134,20 @@ template <class System, class T>
 double predict_solve_ms(const SolveContext<System, T>& ctx, Calibrator<System, T>& calibrator, const T* y0,
                         const T* params, std::size_t runs, std::size_t saves) {
   const SolveOptions& options = ctx.options;
-  const std::string unavailable =
-      options.backend == Backend::cpu ? std::string("cpu asked for") : gpu_unavailable_reason<System, T>(ctx.system, options);
-  if (!unavailable.empty() && options.backend == Backend::gpu) {
-    throw GpuUnavailable("Backend::gpu requested, but " + unavailable);
+  if (options.backend != Backend::cpu) {
+    const std::string unavailable = gpu_unavailable_reason<System, T>(ctx.system, options);
+    if (!unavailable.empty() && options.backend == Backend::gpu) {
+      throw GpuUnavailable("Backend::gpu requested, but " + unavailable);
+    }
+    if (unavailable.empty() && options.backend == Backend::automatic) {
+      const sched::Selection selection = plan_parts(ctx, calibrator, {}, y0, params, runs, saves);
+      if (selection.predicted_ms) return *selection.predicted_ms;
+    }
   }
-  if (unavailable.empty() && options.backend == Backend::automatic) {
-    const sched::Selection selection = plan_parts(ctx, calibrator, {}, y0, params, runs, saves);
-    if (selection.predicted_ms) return *selection.predicted_ms;
-  }
+  // Backend::gpu (usable: checked above), else the CPU: Backend::cpu, or automatic without a GPU.
   const double steps = calibrator.probe_steps(ctx, y0, params, runs);
-  const BackendId id = unavailable.empty() && options.backend == Backend::gpu ? BackendId::gpu(options.gpu.device)
-                                                                              : BackendId::cpu();
-  std::string device_name = "cpu x" + std::to_string(cpu::worker_count(options.cpu_threads, 1u << 20));
+  const BackendId id = options.backend == Backend::gpu ? BackendId::gpu(options.gpu.device) : BackendId::cpu();
+  std::string device_name = cpu_cost_name(options);
   if (id.is_gpu()) {
     for (const gpu::DeviceInfo& d : gpu::discover().devices) {
       if (d.index == id.device) device_name = d.name;

@@ -10,6 +10,7 @@
 // SolveOptions.outputs.status / .counters were off (their accessors then throw std::logic_error).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -43,6 +44,19 @@ struct ExecutionRecord {
   std::optional<double> predicted_ms;  ///< the cost model's prediction, when one was made
   std::size_t chunks = 1;              ///< chunks the part went in (GPU: the chunk plan's; CPU: 1)
 };
+
+/// The backends `parts` ran on, each once in the order first met, joined by '+': "gpu:0+cpu" ("" for
+/// no part).
+inline std::string backends_of(const std::vector<ExecutionRecord>& parts) {
+  std::vector<std::string> seen;
+  for (const ExecutionRecord& part : parts) {
+    std::string name = to_string(part.backend);
+    if (std::find(seen.begin(), seen.end(), name) == seen.end()) seen.push_back(std::move(name));
+  }
+  std::string joined;
+  for (const std::string& name : seen) joined += (joined.empty() ? "" : "+") + name;
+  return joined;
+}
 
 template <class T>
 class SolveResult {
