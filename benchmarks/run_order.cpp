@@ -11,9 +11,14 @@
 //           Robertson, rodas4, t in [0, 40], k3 log-uniform over [1e2, 1e9];
 //           an even one: Lorenz, rho = 28, x0 over [1, 1.001] shuffled (every run takes the same
 //           steps: ordering runs and cannot help); the Lorenz sweep in its own order (kept as it is).
+// With --backend automatic the sweeps are solved under Backend::automatic (the default) instead of
+// Backend::gpu: every solve then pays the cost model's probe of 16 runs, whose step counts also
+// decide whether ordering can pay (an even sweep's probed runs take the same steps: not ordered).
 // With --split (several GPUs): the same sweep in its own order over every GPU as the cost model
-// splits it (Backend::automatic), in equal run counts (forced parts), and on one GPU.
-// Usage: run_order_bench [--reps R] [--max-log2 K] [--split]   (GPU builds; run on the device)
+// splits it (Backend::automatic, the GPUs sharing their runs), in equal run counts (forced parts,
+// nothing shared), and on one GPU.
+// Usage: run_order_bench [--reps R] [--max-log2 K] [--backend gpu|automatic] [--split [--t-end T]]
+//        (GPU builds; run on the device)
 #include <algorithm>
 #include <batchode/batchode.hpp>
 #include <chrono>
@@ -33,6 +38,9 @@
 namespace {
 
 using Lorenz = batchode_bench::LorenzRho;
+
+batchode::Backend bench_backend = batchode::Backend::gpu;  // --backend
+double split_t_end = 1.0;                                   // --t-end (the split's sweep)
 
 struct Robertson {
   static constexpr std::size_t n_states = 3;
@@ -187,7 +195,7 @@ void run_precision(int reps, int max_log2) {
     batchode::SolveOptions o;
     o.method = Method::dopri5;
     o.rtol = o.atol = 1e-6;
-    o.backend = batchode::Backend::gpu;
+    o.backend = bench_backend;
     batchode::Batch<T> lorenz;
     lorenz.n_runs = n;
     lorenz.params = shuffled(batchode::linspace<T>(0.0, 100.0, n), 1);
@@ -214,7 +222,7 @@ void run_precision(int reps, int max_log2) {
     o.rtol = sizeof(T) == 4 ? 1e-4 : 1e-6;
     o.atol = sizeof(T) == 4 ? 1e-8 : 1e-10;
     o.max_steps = 100000;
-    o.backend = batchode::Backend::gpu;
+    o.backend = bench_backend;
     batchode::Batch<T> robertson;
     robertson.n_runs = n;
     std::vector<T> k3(n);
@@ -239,6 +247,7 @@ void split_over_gpus(int reps, int log2) {
   batchode::SolveOptions o;
   o.method = batchode::Method::dopri5;
   o.rtol = o.atol = 1e-6;
+  o.t_end = split_t_end;
   batchode::Batch<T> lorenz;
   lorenz.n_runs = n;
   lorenz.params = batchode::linspace<T>(0.0, 100.0, n);
@@ -275,9 +284,14 @@ void split_over_gpus(int reps, int log2) {
       }
     }
   }
+  // Where one more automatic solve's time goes, by event (every part's events nest in the solve's).
+  log.reset();
+  (void)automatic.solve(lorenz);
+  const std::string events = log.summary();
   const double a = median(ms[0]), e = median(ms[1]), g1 = median(ms[2]);
   std::printf("| %s | 2^%d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %s |\n",
               sizeof(T) == 4 ? "float32" : "float64", log2, gpus, g1, e, a, e / g1, a / g1, parts.c_str());
+  if (std::getenv("RUN_ORDER_EVENTS") != nullptr) std::printf("%s\n", events.c_str());
   std::fflush(stdout);
 }
 
@@ -291,6 +305,10 @@ int main(int argc, char** argv) {
     if (i + 1 >= argc) continue;
     if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--max-log2") == 0) max_log2 = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--t-end") == 0) split_t_end = std::atof(argv[i + 1]);
+    if (std::strcmp(argv[i], "--backend") == 0 && std::strcmp(argv[i + 1], "automatic") == 0) {
+      bench_backend = batchode::Backend::automatic;
+    }
   }
   const batchode::gpu::Discovery& found = batchode::gpu::discover();
   if (!found.available) {
@@ -298,8 +316,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (split) {
-    std::printf("# %zu x %s; medians of %d solves; Lorenz dopri5 1e-6, rho over [0, 100] in order; ms\n",
-                found.devices.size(), found.devices[0].name.c_str(), reps);
+    std::printf("# %zu x %s; medians of %d solves; Lorenz dopri5 1e-6 to t = %g, rho over [0, 100] in order; ms\n",
+                found.devices.size(), found.devices[0].name.c_str(), reps, split_t_end);
     std::printf(
         "| precision | N | GPUs | one GPU | equal run counts | automatic | equal counts / one | "
         "automatic / one | automatic's parts (last solve) |\n|---|---|---|---|---|---|---|---|---|\n");
@@ -310,8 +328,8 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  std::printf("# device: %s; medians of %d solves after a first; e2e / kernel in ms\n",
-              found.devices[0].name.c_str(), reps);
+  std::printf("# device: %s; Backend::%s; medians of %d solves after a first; e2e / kernel in ms\n",
+              found.devices[0].name.c_str(), bench_backend == batchode::Backend::gpu ? "gpu" : "automatic", reps);
   std::printf(
       "| sweep | precision | N | steps per run | shuffled, off | shuffled, automatic | hand-sorted, off | "
       "automatic / hand-sorted (e2e) | same, first solves | run_ordering host ms | run_ordering GPU ms | off "

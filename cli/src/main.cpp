@@ -71,8 +71,8 @@ void add_run_options(CLI::App& run, RunArgs& a) {
       ->capture_default_str();
   run.add_option("--run-order", a.run_order,
                  "auto: on the GPU, adaptive and stiff methods hand each chunk's runs to threads in the order of "
-                 "their inputs, so that a warp's runs cost about the same (results are the same bit for bit); "
-                 "off: the grid's order")
+                 "their inputs, so that a warp's runs cost about the same (results are the same bit for bit; "
+                 "not when --backend auto's cost probe saw the runs take the same steps); off: the grid's order")
       ->check(CLI::IsMember({"auto", "off"}))
       ->capture_default_str();
   run.add_option("--verbosity", a.verbosity,

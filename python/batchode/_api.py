@@ -296,7 +296,8 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
                 (raises batchode.GpuUnavailable when none can run)
     verbosity   "default", "none", "verbose", "debug" (None: the time logger's level)
     counters    also return per-run step counters (r.counters)
-    run_order   "auto" (GPU: order each chunk's runs by their inputs) or "off"; results are the same
+    run_order   "auto" (GPU: order each chunk's runs by their inputs; not when backend "auto"'s cost
+                probe saw its runs take the same steps) or "off"; results are the same
     cpu_threads CPU worker threads (0: every core)
     memory_fraction, chunks: the GPU's memory budget (a fraction of its free memory) and a forced
                 chunk count (0: planned from the budget)

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -27,9 +28,10 @@ void ProgressReporter::update(std::size_t chunks_done, std::size_t runs_done) {
   if (!in_place_ && printed_ && now - last_print_ < std::chrono::seconds(1)) return;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const double rate = elapsed > 0 ? static_cast<double>(runs_done) / elapsed : 0.0;
-  const double left = rate > 0 ? static_cast<double>(total_runs_ - runs_done) / rate : 0.0;
+  // A GPU that shares its runs with others may run more chunks and runs than its own share.
+  const double left = rate > 0 && runs_done < total_runs_ ? static_cast<double>(total_runs_ - runs_done) / rate : 0.0;
   const std::string line = fmt::format("batchode: chunk {}/{}, {:.3g} runs/s, {:.1f} s left", chunks_done,
-                                       total_chunks_, rate, left);
+                                       std::max(total_chunks_, chunks_done), rate, left);
   if (in_place_) {
     *out_ << '\r' << line << "\x1b[K" << std::flush;
   } else {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -30,6 +31,11 @@
 
 namespace batchode::detail {
 
+/// The batch run that sample i of n spread over `runs` runs is (cycling when n > runs).
+inline std::size_t sampled_run(std::size_t i, std::size_t n, std::size_t runs) {
+  return n <= runs ? i * (runs / n) : i % runs;
+}
+
 /// Copies `n` runs spread over the batch's `runs` (cycling when n > runs) into y and p. Throws the
 /// batch's InvalidInput when a copied value is not finite: samples run before the batch is checked.
 template <class T>
@@ -38,7 +44,7 @@ void sample_runs(const T* y0, const T* params, std::size_t runs, std::size_t n, 
   y.resize(n * n_states);
   p.resize(n * n_params);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t r = n <= runs ? i * (runs / n) : i % runs;
+    const std::size_t r = sampled_run(i, n, runs);
     std::copy(y0 + r * n_states, y0 + (r + 1) * n_states, y.begin() + static_cast<std::ptrdiff_t>(i * n_states));
     if (n_params > 0) {
       std::copy(params + r * n_params, params + (r + 1) * n_params,
@@ -62,15 +68,25 @@ class Calibrator {
   void begin_solve() {
     keys_.clear();
     first_use_.clear();
+    probed_steps_.reset();
+    probed_runs_.clear();
   }
 
   /// Mean steps per run of a few runs spread over the batch, integrated on one CPU thread. Few,
   /// because every automatic solve pays for them: 32 Lorenz runs took 0.2 ms, as long as a warm CPU
-  /// solve of a hundred runs.
+  /// solve of a hundred runs (and 16 runs to t = 10, 800 steps each, 1-2 ms). A solve whose sampled
+  /// runs are those of the previous probe (a repeated solve of the same batch: a Solver's options do
+  /// not change) takes its step counts: the same integration gives the same steps.
   double probe_steps(const Context& ctx, const T* y0, const T* params, std::size_t runs) {
     const std::size_t n = std::min<std::size_t>(runs, 16);
     std::vector<T> y, p;
     sample_runs(y0, params, runs, n, n_states_of(ctx.system), n_params_of(ctx.system), y, p, ctx.workers);
+    if (last_probe_ && last_probe_->runs == runs && last_probe_->y == y && last_probe_->p == p) {
+      probed_steps_ = last_probe_->range;
+      probed_runs_ = last_probe_->along;
+      steps_estimate_ = last_probe_->mean;
+      return steps_estimate_;
+    }
     SolveOptions o = ctx.options;
     o.cpu_threads = 1;
     o.outputs.counters = true;
@@ -79,10 +95,37 @@ class Calibrator {
     integrate_on_cpu(ctx.system, y.data(), p.empty() ? nullptr : p.data(), 0, n, o.method, make_run_settings<T>(o),
                      o.cpu_threads, scratch.view(), quiet, ctx.workers);
     double steps = 0;
-    for (const RunCounters& c : scratch.counters()) steps += c.accepted_steps + c.rejected_steps;
+    StepRange range{HUGE_VAL, 0};
+    probed_runs_.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      const RunCounters& c = scratch.counters()[i];
+      const double s = c.accepted_steps + c.rejected_steps;
+      steps += s;
+      range.fewest = std::min(range.fewest, s);
+      range.most = std::max(range.most, s);
+      probed_runs_.push_back({sampled_run(i, n, runs), s});
+    }
+    probed_steps_ = range;
     steps_estimate_ = std::max(1.0, steps / static_cast<double>(n));
+    last_probe_ = Probe{runs, std::move(y), std::move(p), range, probed_runs_, steps_estimate_};
     return steps_estimate_;
   }
+
+  /// A probed run: its index in the batch and the steps it took.
+  struct ProbedRun {
+    std::size_t run = 0;
+    double steps = 0;
+  };
+  /// This solve's probed runs in batch order; empty when this solve did not probe.
+  const std::vector<ProbedRun>& probed_runs() const noexcept { return probed_runs_; }
+
+  /// The fewest and most steps a probed run took.
+  struct StepRange {
+    double fewest = 0, most = 0;
+  };
+  /// This solve's probe's step range; empty when this solve did not probe (Backend::cpu or gpu,
+  /// forced parts).
+  const std::optional<StepRange>& probed_steps() const noexcept { return probed_steps_; }
 
   /// The last probe's steps per run (what a part without counters is assumed to have taken).
   double steps_estimate() const noexcept { return steps_estimate_; }
@@ -237,6 +280,17 @@ class Calibrator {
   std::map<BackendId, std::string> keys_;  // backend -> cost-model key used in this solve
   std::map<BackendId, bool> first_use_;    // backend -> its prediction included setup_ms
   double steps_estimate_ = 1.0;
+  std::optional<StepRange> probed_steps_;
+  std::vector<ProbedRun> probed_runs_;
+  /// The last probe: the batch size, the sampled runs' values, and what they took.
+  struct Probe {
+    std::size_t runs = 0;
+    std::vector<T> y, p;
+    StepRange range;
+    std::vector<ProbedRun> along;
+    double mean = 1.0;
+  };
+  std::optional<Probe> last_probe_;
 };
 
 }  // namespace batchode::detail

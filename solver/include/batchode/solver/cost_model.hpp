@@ -9,6 +9,10 @@
 // The coefficients are measured on this machine (a short calibration solve, see calibrator.hpp),
 // cached in a text file the user may delete (the next automatic solve then recalibrates), and
 // refined after every real solve by an exponential moving average of the term that dominated it.
+// The process keeps each file's entries in memory and reads the file again only when it changed on
+// disk; refinements are written at most once a second (by the next refine or store) and when the
+// process ends: reading and rewriting the file around every solve cost about a millisecond of each
+// automatic solve.
 #pragma once
 
 #include <algorithm>
@@ -48,7 +52,8 @@ struct CostCoefficients {
 /// system_cost_name<System>() (system_key.hpp).
 std::string cost_key(const std::string& system, Method method, bool is_double, const std::string& device);
 
-/// Coefficients by key, backed by a cache file. Thread-safe: file access is serialised process-wide.
+/// Coefficients by key, backed by a cache file. Thread-safe: the entries of a file are shared by every
+/// CostModel of the process on that path, behind one lock.
 class CostModel {
  public:
   /// Uses default_cache_path() when `path` is empty.
@@ -59,7 +64,8 @@ class CostModel {
   static std::string default_cache_path();
   const std::string& path() const noexcept { return path_; }
 
-  /// The cached coefficients of `key` (re-reading the file, so a deleted file means none).
+  /// The cached coefficients of `key` (the file is read again when it changed; a deleted file means
+  /// none).
   std::optional<CostCoefficients> find(const std::string& key) const;
   /// Stores `c` under `key`, merging with the file's other entries. A file that cannot be written
   /// is not an error: the model then lives only in this process (returns false).
@@ -68,17 +74,15 @@ class CostModel {
   /// towards the value the observation implies: setup_ms for a first-use solve whose warm prediction
   /// is below the setup (observed minus the warm prediction; larger first uses are ignored, their
   /// buffer growth would be mistaken for setup); otherwise ns_per_run_step when the per-run term dominates the prediction, else
-  /// fixed_ms. Coefficients stay positive. Returns the updated coefficients.
+  /// fixed_ms. Coefficients stay positive. Returns the updated coefficients. Written to the file by
+  /// the first refine or store a second or more after the last write, and when the process ends
+  /// (if the file still exists then: a deleted cache stays deleted).
   std::optional<CostCoefficients> refine(const std::string& key, std::size_t runs, double steps_per_run,
                                          double bytes_per_run, double observed_ms, bool first_use = false,
                                          double alpha = 0.3);
 
  private:
-  std::map<std::string, CostCoefficients> load() const;
-  bool save(const std::map<std::string, CostCoefficients>& entries) const;
-
   std::string path_;
-  mutable std::map<std::string, CostCoefficients> memory_;  // entries when the file is not writable
 };
 
 }  // namespace batchode

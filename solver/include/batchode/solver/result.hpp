@@ -33,16 +33,20 @@
 
 namespace batchode {
 
-/// Where (part of) a batch ran, and the real reason it ran there.
+/// Where (part of) a batch ran, and the real reason it ran there: runs [first_run, first_run + runs).
+/// A part is one record, or several when GPUs shared their runs (one per contiguous piece a GPU ran;
+/// the records of all parts cover the batch once).
 struct ExecutionRecord {
   BackendId backend;  ///< the CPU or GPU <index> (to_string: "cpu", "gpu:<index>")
   sched::Reason reason = sched::Reason::gpu_available;  ///< to_string gives its name ("cost_model")
   std::size_t first_run = 0;
   std::size_t runs = 0;
-  double wall_ms = 0;
+  double wall_ms = 0;  ///< the part's wall time (each of its records carries it)
   std::string detail;  ///< e.g. the GPU error that caused a fallback, or the cost model's estimates
-  std::optional<double> predicted_ms;  ///< the cost model's prediction, when one was made
-  std::size_t chunks = 1;              ///< chunks the part went in (GPU: the chunk plan's; CPU: 1)
+  std::optional<double> predicted_ms;  ///< the cost model's prediction of the part, when one was made
+  /// Chunks the part went in (GPU: its chunks; CPU: 1), on the part's first record; 0 on the others
+  /// (GPUs that share their runs run several contiguous pieces, a record each).
+  std::size_t chunks = 1;
 };
 
 /// The backends `parts` ran on, each once in the order first met, joined by '+': "gpu:0+cpu" ("" for

@@ -42,7 +42,15 @@ RunSettings<T> make_run_settings(const SolveOptions& o) {
 inline GpuRunRequest make_gpu_run_request(const SolveOptions& o) {
   const bool order = o.run_order == RunOrder::automatic && is_known_method(o.method) &&
                      method_registry[static_cast<int>(o.method)].adaptive;
-  return GpuRunRequest{o.method, o.gpu.device, o.gpu.block_size, o.gpu, o.outputs, order, o.stop};
+  GpuRunRequest request;
+  request.method = o.method;
+  request.device = o.gpu.device;
+  request.block_size = o.gpu.block_size;
+  request.budget = o.gpu;
+  request.outputs = o.outputs;
+  request.order_runs = order;
+  request.stop = o.stop;
+  return request;
 }
 
 }  // namespace batchode

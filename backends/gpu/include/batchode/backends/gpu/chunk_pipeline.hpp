@@ -4,7 +4,9 @@
 // run_order_kernels.hpp, planned by arrays/run_order.hpp), launch the batch kernel (through the
 // caller's launcher), download the active outputs, and scatter them into the result. Chunks
 // alternate between two streams with their own buffer slots, so chunk k+1's upload and chunk k-1's
-// download overlap chunk k's kernel.
+// download overlap chunk k's kernel. When several GPUs of a solve share their runs
+// (request.shared, arrays/shared_runs.hpp), each chunk is the next slice this GPU takes from them,
+// at most the plan's chunk size: the GPUs finish together however uneven the runs' costs.
 // Every phase is a TimeLogger event with its GPU time from a KernelTimer event pair.
 //
 // Sizes are run-time values, so one pipeline serves a compiled-in system (GpuRunner, whose launcher
@@ -31,6 +33,7 @@
 #include "batchode/arrays/result_memory.hpp"
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/arrays/run_order.hpp"
+#include "batchode/arrays/shared_runs.hpp"
 #include "batchode/arrays/stop_request.hpp"
 #include "batchode/backends/gpu/gpu_run_request.hpp"
 #include "batchode/checks/invalid_input.hpp"
@@ -75,7 +78,9 @@ class ChunkPipeline {
   /// size and grid that header names) on `stream`, and throw GpuError when the launch fails.
   /// `load(bool save_series, TimeLogger&)` is called once per run, inside the kernel_run_execution
   /// event and before the first chunk, so a first-use module load is timed apart from the chunks.
-  /// save_series is result.n_saves > 0, the same for the whole run.
+  /// save_series is result.n_saves > 0, the same for the whole run. With request.shared, [first_run,
+  /// first_run + runs) is this GPU's own share: the chunks are planned for it and the run order
+  /// sampled from it, but the runs come from the shared ranges.
   /// Throws GpuError (naming the call and the chunk) on a runtime failure, InvalidInput when the
   /// memory budget cannot hold one run or an input is not finite.
   template <class Load, class Launch, class LaunchOrder>
@@ -142,49 +147,62 @@ class ChunkPipeline {
         request.order_runs ? plan_order(n_states, n_params, y0, params, plan_.n_runs, first_run, log)
                            : arrays::RunOrderPlan{};
     ProgressReporter progress(plan_.n_chunks, plan_.n_runs, log.verbosity());
-    std::vector<std::size_t> in_slot(plan_.slots, no_chunk);
+    std::vector<std::optional<Chunk>> in_slot(plan_.slots);
     std::size_t chunks_done = 0, runs_done = 0;
     const DrainOnThrow drain{streams_};
     // Final states and statuses go straight into the result when its memory is page-locked (a
     // recycled block of the Solver's pool): no staging, no host copy.
     const ResultMemoryPool* memory = result.memory;
-    const std::size_t rows = plan_.n_runs;
-    const bool direct_state =
-        memory != nullptr &&
-        memory->is_pinned(result.final_state + first_run * n_states, rows * n_states * sizeof(T));
-    const bool direct_status = memory != nullptr && result.status != nullptr &&
-                               memory->is_pinned(result.status + first_run, rows * sizeof(Status));
+    auto pinned = [&](const void* p, std::size_t bytes) { return memory != nullptr && memory->is_pinned(p, bytes); };
 
     auto finish = [&](std::size_t slot) {
-      const std::size_t c = in_slot[slot];
-      if (c == no_chunk) return;
+      if (!in_slot[slot]) return;
+      const Chunk chunk = *in_slot[slot];
       streams_[slot].synchronize();
       {
         // With a series the host transposes it; otherwise every output is a plain copy.
         ScopedTimer t(log, save_series ? events::host_transpose : events::host_staging);
         t.add_metadata("direction", "staging_to_result");
-        t.add_metadata(keys::chunk_index, static_cast<std::int64_t>(c));
-        outputs_.scatter(slot, first_run + plan_.first(c), plan_.count(c), result, &workers_);
+        t.add_metadata(keys::chunk_index, static_cast<std::int64_t>(chunk.index));
+        outputs_.scatter(slot, chunk.first, chunk.count, result, &workers_);
       }
-      in_slot[slot] = no_chunk;
+      in_slot[slot].reset();
       ++chunks_done;
-      runs_done += plan_.count(c);
+      runs_done += chunk.count;
       progress.update(chunks_done, runs_done);
     };
+    // Chunk c's runs: the plan's, or the next slice this GPU takes from the runs it shares.
+    auto next_chunk = [&](std::size_t c) -> std::optional<Chunk> {
+      if (request.shared != nullptr) {
+        const std::optional<arrays::RunSlice> s = request.shared->next(request.consumer, plan_.chunk_runs);
+        if (!s) return std::nullopt;
+        return Chunk{c, s->first, s->count};
+      }
+      if (c >= plan_.n_chunks) return std::nullopt;
+      return Chunk{c, first_run + plan_.first(c), plan_.count(c)};
+    };
 
-    const std::int64_t chunked = plan_.n_chunks > 1 ? 1 : 0;
-    for (std::size_t c = 0; c < plan_.n_chunks; ++c) {
+    const std::int64_t chunked = plan_.n_chunks > 1 || request.shared != nullptr ? 1 : 0;
+    std::size_t c = 0;
+    for (;; ++c) {
       // Streams drain on the way out (DrainOnThrow): no copy still lands in a result being dropped.
       if (arrays::stop_requested(request.stop)) {
         throw SolveInterrupted(fmt::format("solve stopped on request on GPU {} before chunk {} of {}", request.device,
                                            c, plan_.n_chunks));
       }
       const std::size_t slot = c % plan_.slots;
+      // The slot's previous chunk must be out of its buffers before they are reused.
+      try {
+        finish(slot);
+      } catch (const GpuError& e) {
+        throw GpuError(fmt::format("chunk {} (runs {})", c - plan_.slots, slot_runs(in_slot[slot])), e);
+      }
+      const std::optional<Chunk> next = next_chunk(c);
+      if (!next) break;
       const gpu::stream_t stream = streams_[slot].get();
-      const std::size_t first = first_run + plan_.first(c), count = plan_.count(c);
+      const std::size_t first = next->first, count = next->count;
       const std::string slice = fmt::format("{}:{}", first, first + count);
       try {
-        finish(slot);  // the slot's previous chunk must be out of its buffers before they are reused
         {
           ScopedTimer t(log, events::host_staging);
           t.add_metadata("direction", "inputs_to_staging");
@@ -244,14 +262,16 @@ class ChunkPipeline {
                          kt.deferred());
         }
 
-        T* state_dst = direct_state ? result.final_state + first * n_states : nullptr;
+        T* state_dst = pinned(result.final_state + first * n_states, count * n_states * sizeof(T))
+                           ? result.final_state + first * n_states
+                           : nullptr;
         transfer(events::d2h_transfer_state,
                  [&] { return outputs_.download_state(slot, count, stream, state_dst); });
         if (save_series) {
           transfer(events::d2h_transfer_state, [&] { return outputs_.download_series(slot, count, stream); });
         }
         if (request.outputs.status) {
-          Status* status_dst = direct_status ? result.status + first : nullptr;
+          Status* status_dst = pinned(result.status + first, count * sizeof(Status)) ? result.status + first : nullptr;
           transfer(events::d2h_transfer_status_codes,
                    [&] { return outputs_.download_status(slot, count, stream, status_dst); });
         }
@@ -259,13 +279,14 @@ class ChunkPipeline {
           transfer(events::d2h_transfer_iteration_counters,
                    [&] { return outputs_.download_counters(slot, count, stream); });
         }
-        in_slot[slot] = c;
+        in_slot[slot] = next;
       } catch (const GpuError& e) {
         throw GpuError(fmt::format("chunk {} of {} (runs {})", c, plan_.n_chunks, slice), e);
       }
     }
-    const std::size_t oldest_pending = plan_.n_chunks > plan_.slots ? plan_.n_chunks - plan_.slots : 0;
-    for (std::size_t c = oldest_pending; c < plan_.n_chunks; ++c) finish(c % plan_.slots);
+    // c chunks were issued; the slot of chunk c was emptied above, the others may hold the last ones
+    // issued: finished oldest first.
+    for (std::size_t k = c > plan_.slots ? c - plan_.slots : 0; k < c; ++k) finish(k % plan_.slots);
     progress.finish();
     double sum = 0;
     for (GpuTime& g : phases) sum += g.wait().value_or(0.0);
@@ -323,7 +344,14 @@ class ChunkPipeline {
     }
   };
 
-  static constexpr std::size_t no_chunk = static_cast<std::size_t>(-1);
+  /// A chunk in flight: its index in this run and its runs of the batch.
+  struct Chunk {
+    std::size_t index = 0, first = 0, count = 0;
+  };
+  static std::string slot_runs(const std::optional<Chunk>& chunk) {
+    return chunk ? fmt::format("{}:{}", chunk->first, chunk->first + chunk->count) : std::string("none");
+  }
+
   static constexpr std::size_t warp_runs = 32;  // NVIDIA's warp; AMD's wavefront of 64 is two
   // Below this many runs a chunk's launch and transfer latencies outweigh what overlap saves.
   static constexpr std::size_t min_overlap_chunk_runs = std::size_t(1) << 17;

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 
 #include "batchode/arrays/outputs.hpp"
+#include "batchode/arrays/shared_runs.hpp"
 #include "batchode/kernels/method.hpp"
 
 namespace batchode {
@@ -21,6 +23,10 @@ struct GpuRunRequest {
   bool order_runs = false;
   /// SolveOptions.stop: checked before each chunk (arrays/stop_request.hpp); null: never set.
   const std::atomic<bool>* stop = nullptr;
+  /// Set when several GPUs of the solve share their runs: this GPU is consumer `consumer` of
+  /// `shared` and takes its chunks from it (arrays/shared_runs.hpp). Null: it runs its own range.
+  arrays::SharedRuns* shared = nullptr;
+  std::size_t consumer = 0;
 };
 
 }  // namespace batchode
