@@ -144,14 +144,15 @@ TEST(SharedRuns, CancelStopsEveryConsumer) {
 
 TEST(SharedRuns, AConsumerLeavingWhileAnotherTakesLosesNoRun) {
   // Consumer 1 fails after three slices while consumer 0 keeps taking: what 0 ran and what 1 hands
-  // back (to be run on the CPU) cover every run once.
+  // back (to be run on the CPU) cover every run once. (Its three slices come first: a consumer 0
+  // already running could take all of 1's range before 1 asks.)
   constexpr std::size_t n = 200'000;
   SharedRuns shared({{0, n / 2}, {n / 2, n / 2}}, 1000);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(shared.next(1, 3000));
   std::vector<RunSlice> zero, back;
   std::thread taker([&] {
     while (auto s = shared.next(0, 3000)) zero.push_back(*s);
   });
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(shared.next(1, 3000));
   back = shared.leave(1);
   EXPECT_TRUE(shared.leave(1).empty()) << "leaving twice hands back nothing more";
   taker.join();
