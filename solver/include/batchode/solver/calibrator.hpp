@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -68,7 +67,6 @@ class Calibrator {
   void begin_solve() {
     keys_.clear();
     first_use_.clear();
-    probed_steps_.reset();
     probed_runs_.clear();
   }
 
@@ -82,10 +80,8 @@ class Calibrator {
     std::vector<T> y, p;
     sample_runs(y0, params, runs, n, n_states_of(ctx.system), n_params_of(ctx.system), y, p, ctx.workers);
     if (last_probe_ && last_probe_->runs == runs && last_probe_->y == y && last_probe_->p == p) {
-      probed_steps_ = last_probe_->range;
       probed_runs_ = last_probe_->along;
-      steps_estimate_ = last_probe_->mean;
-      return steps_estimate_;
+      return steps_estimate_ = mean_steps(probed_runs_);
     }
     SolveOptions o = ctx.options;
     o.cpu_threads = 1;
@@ -94,21 +90,13 @@ class Calibrator {
     SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(o), o);
     integrate_on_cpu(ctx.system, y.data(), p.empty() ? nullptr : p.data(), 0, n, o.method, make_run_settings<T>(o),
                      o.cpu_threads, scratch.view(), quiet, ctx.workers);
-    double steps = 0;
-    StepRange range{HUGE_VAL, 0};
     probed_runs_.clear();
     for (std::size_t i = 0; i < n; ++i) {
       const RunCounters& c = scratch.counters()[i];
-      const double s = c.accepted_steps + c.rejected_steps;
-      steps += s;
-      range.fewest = std::min(range.fewest, s);
-      range.most = std::max(range.most, s);
-      probed_runs_.push_back({sampled_run(i, n, runs), s});
+      probed_runs_.push_back({sampled_run(i, n, runs), static_cast<double>(c.accepted_steps + c.rejected_steps)});
     }
-    probed_steps_ = range;
-    steps_estimate_ = std::max(1.0, steps / static_cast<double>(n));
-    last_probe_ = Probe{runs, std::move(y), std::move(p), range, probed_runs_, steps_estimate_};
-    return steps_estimate_;
+    last_probe_ = Probe{runs, std::move(y), std::move(p), probed_runs_};
+    return steps_estimate_ = mean_steps(probed_runs_);
   }
 
   /// A probed run: its index in the batch and the steps it took.
@@ -116,16 +104,9 @@ class Calibrator {
     std::size_t run = 0;
     double steps = 0;
   };
-  /// This solve's probed runs in batch order; empty when this solve did not probe.
+  /// This solve's probed runs in batch order; empty when this solve did not probe (Backend::cpu or
+  /// gpu, forced parts).
   const std::vector<ProbedRun>& probed_runs() const noexcept { return probed_runs_; }
-
-  /// The fewest and most steps a probed run took.
-  struct StepRange {
-    double fewest = 0, most = 0;
-  };
-  /// This solve's probe's step range; empty when this solve did not probe (Backend::cpu or gpu,
-  /// forced parts).
-  const std::optional<StepRange>& probed_steps() const noexcept { return probed_steps_; }
 
   /// The last probe's steps per run (what a part without counters is assumed to have taken).
   double steps_estimate() const noexcept { return steps_estimate_; }
@@ -280,16 +261,20 @@ class Calibrator {
   std::map<BackendId, std::string> keys_;  // backend -> cost-model key used in this solve
   std::map<BackendId, bool> first_use_;    // backend -> its prediction included setup_ms
   double steps_estimate_ = 1.0;
-  std::optional<StepRange> probed_steps_;
   std::vector<ProbedRun> probed_runs_;
   /// The last probe: the batch size, the sampled runs' values, and what they took.
   struct Probe {
     std::size_t runs = 0;
     std::vector<T> y, p;
-    StepRange range;
     std::vector<ProbedRun> along;
-    double mean = 1.0;
   };
+
+  /// Mean steps of probed runs, at least 1.
+  static double mean_steps(const std::vector<ProbedRun>& probed) {
+    double steps = 0;
+    for (const ProbedRun& r : probed) steps += r.steps;
+    return std::max(1.0, steps / static_cast<double>(std::max<std::size_t>(1, probed.size())));
+  }
   std::optional<Probe> last_probe_;
 };
 

@@ -2,11 +2,11 @@
 // concurrently, one host thread each, into disjoint rows of the one result, each thread carrying the
 // solve's timing context. GPUs the cost model split a batch over share their runs
 // (arrays/shared_runs.hpp): each starts on its predicted share, and one that finishes early takes
-// chunks from the tail of another's, so they finish together even where runs' costs differ along
-// the batch. A GPU part failing at run time is run again on the CPU when the solve allows it (reason
-// cpu_fallback; with shared runs, the chunks it took, its rest going to the other GPUs). Every
-// contiguous piece of runs a part ran becomes an ExecutionRecord and an ExecutionTelemetry entry,
-// every part an execution_part event, and its measured time refines the cost model; at
+// chunks from the other end of another's, so they finish together even where runs' costs differ
+// along the batch. A GPU part failing at run time is run again on the CPU when the solve allows it
+// (reason cpu_fallback; with shared runs, the chunks it took, its rest going to the other GPUs).
+// Every contiguous piece of runs a part ran becomes an ExecutionRecord, every part an
+// ExecutionTelemetry entry and an execution_part event, and its measured time refines the cost model; at
 // Verbosity::debug the telemetry summary is printed.
 #pragma once
 
@@ -98,9 +98,8 @@ class Executor {
     std::exception_ptr error;
     bool grew_buffers = false;  // a GPU part that allocated: its time is not a steady-state sample
     std::size_t chunks = 1;
-    /// The runs it ran when it shared them with other GPUs (else the part's range): contiguous
-    /// pieces in run order, none when the others ran them all.
-    bool shared = false;
+    /// The runs it ran, contiguous pieces in run order: the part's range, or, when it shared its runs
+    /// with other GPUs, what it took (none when the others ran them all).
     std::vector<arrays::RunSlice> pieces;
     std::string run_order;  // why a GPU part's runs were not ordered, when RunOrder::automatic
   };
@@ -155,10 +154,12 @@ class Executor {
   /// found its sampled runs taking the same steps to within 10%, where ordering costs its kernel and
   /// wins nothing. Without a probe (Backend::gpu) the runs are ordered.
   std::string order_cannot_pay() const {
-    const auto& probed = calibrator_.probed_steps();
-    if (!probed || probed->most > 1.1 * probed->fewest) return {};
-    return "not ordered: the cost probe's runs took " + std::to_string(static_cast<long long>(probed->fewest)) +
-           " to " + std::to_string(static_cast<long long>(probed->most)) + " steps";
+    const auto& probed = calibrator_.probed_runs();
+    if (probed.empty()) return {};
+    const auto [fewest, most] = std::minmax_element(
+        probed.begin(), probed.end(), [](const auto& a, const auto& b) { return a.steps < b.steps; });
+    if (most->steps > 1.1 * fewest->steps) return {};
+    return fmt::format("not ordered: the cost probe's runs took {} to {} steps", fewest->steps, most->steps);
   }
 
   /// Runs `pieces` on the CPU (a failed GPU's runs, checked first); returns the wall time in ms.
@@ -207,7 +208,7 @@ class Executor {
     part_event->add_metadata("first_run", static_cast<std::int64_t>(part.first_run));
     part_event->add_metadata("runs", static_cast<std::int64_t>(part.runs));
     part_event->add_metadata(keys::num_chunks, static_cast<std::int64_t>(out.chunks));
-    if (out.shared) {
+    if (consumer != no_consumer) {
       std::int64_t ran = 0;
       for (const arrays::RunSlice& p : out.pieces) ran += static_cast<std::int64_t>(p.count);
       part_event->add_metadata("runs_ran", ran);
@@ -224,6 +225,7 @@ class Executor {
     out.backend = part.backend;
     out.reason = part.reason;
     out.start_ms = telemetry_.now_ms();
+    out.pieces = {{part.first_run, part.runs}};
     try {
       if (!part.backend.is_gpu()) {
         out.wall_ms = run_cpu_range(y0, params, part.first_run, part.runs, result, false);
@@ -250,14 +252,12 @@ class Executor {
         out.grew_buffers = gpu.last_run_grew();
         out.chunks = gpu.last_plan().n_chunks;
         if (consumer != no_consumer) {
-          out.shared = true;
           out.pieces = shared_->pieces(consumer);
           out.chunks = shared_->slices_taken(consumer);
         }
       } catch (const GpuError& e) {
         // A GPU that shared its runs leaves: the others take what is left of its share.
-        std::vector<arrays::RunSlice> redo{{part.first_run, part.runs}};
-        if (consumer != no_consumer) redo = arrays::merge_slices(shared_->leave(consumer));
+        if (consumer != no_consumer) out.pieces = arrays::merge_slices(shared_->leave(consumer));
         if (!may_fall_back_) {
           if (consumer != no_consumer) shared_->cancel();  // the solve throws: the others stop
           throw;
@@ -268,10 +268,8 @@ class Executor {
         out.reason = sched::Reason::cpu_fallback;
         out.detail = e.what();
         out.start_ms = telemetry_.now_ms();
-        out.chunks = redo.size();
-        out.shared = consumer != no_consumer;
-        out.pieces = redo;
-        out.wall_ms = run_cpu_pieces(y0, params, redo, result);
+        out.chunks = out.pieces.size();
+        out.wall_ms = run_cpu_pieces(y0, params, out.pieces, result);
       }
     } catch (...) {
       // The solve throws (bad input met while staging, a stop request): GPUs sharing runs stop too.
@@ -310,8 +308,7 @@ class Executor {
   void record(const sched::Selection& selection, const sched::Part& part, const PartOutcome& o,
               SolveResult<T>& result) {
     const bool fell_back = o.reason == sched::Reason::cpu_fallback;
-    const std::vector<arrays::RunSlice> pieces =
-        o.shared ? o.pieces : std::vector<arrays::RunSlice>{{part.first_run, part.runs}};
+    const std::vector<arrays::RunSlice>& pieces = o.pieces;
     const std::optional<double> predicted = fell_back ? std::nullopt : part.predicted_ms;
     std::size_t ran = 0;
     for (std::size_t i = 0; i < pieces.size(); ++i) {

@@ -158,13 +158,15 @@ class ChunkPipeline {
     auto finish = [&](std::size_t slot) {
       if (!in_slot[slot]) return;
       const Chunk chunk = *in_slot[slot];
-      streams_[slot].synchronize();
-      {
+      try {
+        streams_[slot].synchronize();
         // With a series the host transposes it; otherwise every output is a plain copy.
         ScopedTimer t(log, save_series ? events::host_transpose : events::host_staging);
         t.add_metadata("direction", "staging_to_result");
         t.add_metadata(keys::chunk_index, static_cast<std::int64_t>(chunk.index));
         outputs_.scatter(slot, chunk.first, chunk.count, result, &workers_);
+      } catch (const GpuError& e) {
+        throw GpuError(fmt::format("chunk {} (runs {}:{})", chunk.index, chunk.first, chunk.first + chunk.count), e);
       }
       in_slot[slot].reset();
       ++chunks_done;
@@ -191,12 +193,7 @@ class ChunkPipeline {
                                            c, plan_.n_chunks));
       }
       const std::size_t slot = c % plan_.slots;
-      // The slot's previous chunk must be out of its buffers before they are reused.
-      try {
-        finish(slot);
-      } catch (const GpuError& e) {
-        throw GpuError(fmt::format("chunk {} (runs {})", c - plan_.slots, slot_runs(in_slot[slot])), e);
-      }
+      finish(slot);  // the slot's previous chunk must be out of its buffers before they are reused
       const std::optional<Chunk> next = next_chunk(c);
       if (!next) break;
       const gpu::stream_t stream = streams_[slot].get();
@@ -348,9 +345,6 @@ class ChunkPipeline {
   struct Chunk {
     std::size_t index = 0, first = 0, count = 0;
   };
-  static std::string slot_runs(const std::optional<Chunk>& chunk) {
-    return chunk ? fmt::format("{}:{}", chunk->first, chunk->first + chunk->count) : std::string("none");
-  }
 
   static constexpr std::size_t warp_runs = 32;  // NVIDIA's warp; AMD's wavefront of 64 is two
   // Below this many runs a chunk's launch and transfer latencies outweigh what overlap saves.
