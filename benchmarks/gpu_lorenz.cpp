@@ -4,7 +4,9 @@
 // t in [0, 1], final state only; float and double; N = 2^10 .. 2^24. Medians of --reps repetitions
 // after a warm-up. Kernel times from GPU events; end to end = a Solver::solve call, inputs on the host
 // before and results on the host after (buffers kept by the Solver, as in repeated solves).
-// Also an adaptive case (dopri5, rtol = atol = 1e-6) on the same sweep.
+// Also an adaptive case (dopri5, rtol = atol = 1e-6) on the same sweep, and its saved series: steps
+// landing on save times against dense output (save_at), kernel time and steps per run; and the
+// kernel's cost of one event function.
 //
 //   gpu_lorenz [--reps R] [--max-log2 K] [--min-log2 K]
 #include <batchode/backends/gpu/launch.hpp>
@@ -16,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -80,10 +83,12 @@ double baseline_kernel_ms(std::size_t n, int reps) {
 struct Measured {
   double kernel_ms, e2e_ms, first_ms;
   std::size_t chunks;
+  double mean_steps;  ///< accepted steps per run (0 unless the options ask for counters)
 };
 
-template <class T>
-Measured batchode_ms(std::size_t n, int reps, batchode::Method method, std::size_t chunks = 0) {
+template <class T, class System = Lorenz>
+Measured batchode_ms(std::size_t n, int reps, batchode::Method method, std::size_t chunks = 0,
+                     const std::function<void(batchode::SolveOptions&)>& tweak = {}) {
   std::ostringstream quiet;
   batchode::TimeLogger log(&quiet, batchode::Verbosity::normal);
   batchode::register_solver_events(log);
@@ -95,13 +100,15 @@ Measured batchode_ms(std::size_t n, int reps, batchode::Method method, std::size
   o.backend = batchode::Backend::gpu;
   o.outputs.counters = false;  // final state (and status) only, as the protocol asks
   o.gpu.chunks = chunks;
+  if (tweak) tweak(o);
   batchode::GridBuilder<T> grid({T(1), T(0), T(0)}, {T(28)});
   grid.param(0, batchode::linspace<T>(0.0, 21.0, n));
   const batchode::Batch<T> batch = grid.build(batchode::GridKind::verbatim);
-  batchode::Solver<Lorenz, T> solver(Lorenz{}, o, log);
+  batchode::Solver<System, T> solver(System{}, o, log);
   std::vector<double> kernel, e2e;
   double first = 0;
   std::size_t launched = 0;
+  double mean_steps = 0;
   for (int rep = -1; rep < reps; ++rep) {
     log.reset();
     const auto t0 = std::chrono::steady_clock::now();
@@ -110,6 +117,11 @@ Measured batchode_ms(std::size_t n, int reps, batchode::Method method, std::size
     if (!result.all_succeeded()) std::fprintf(stderr, "warning: %zu runs failed\n", n - result.count(batchode::Status::success));
     const auto stats = log.stats(batchode::events::kernel_launch);
     launched = stats.count;
+    if (o.outputs.counters) {
+      double sum = 0;
+      for (const auto& c : result.counters()) sum += c.accepted_steps;
+      mean_steps = sum / double(n);
+    }
     if (rep < 0) {
       first = ms;
       continue;
@@ -124,7 +136,52 @@ Measured batchode_ms(std::size_t n, int reps, batchode::Method method, std::size
       std::ofstream(std::string(dir) + (sizeof(T) == 4 ? "/timeline_f32.json" : "/timeline_f64.json")) << log.to_json();
     }
   }
-  return {median(kernel), median(e2e), first, launched};
+  return {median(kernel), median(e2e), first, launched, mean_steps};
+}
+
+// dopri5 (rtol = atol = 1e-6, t in [0, 1]) with a saved series: none, 101 or 1001 points landed on
+// (steps end there) or interpolated (dense output: the steps of the solve without saves). One chunk,
+// so the kernel times add up one launch's work.
+template <class T>
+void saved_series(int reps, int log2) {
+  const std::size_t n = std::size_t(1) << log2;
+  std::printf("\n## %s, dopri5 rtol=atol=1e-6, 2^%d runs: saved series, landed vs interpolated\n",
+              sizeof(T) == 4 ? "float32" : "float64", log2);
+  std::printf("| saves | mode | batchode kernel ms | x no saves | accepted steps per run |\n|---|---|---|---|---|\n");
+  double plain_ms = 0;
+  for (std::size_t points : {0, 101, 1001}) {
+    for (batchode::SaveMode mode : {batchode::SaveMode::land, batchode::SaveMode::interpolate}) {
+      if (points == 0 && mode == batchode::SaveMode::interpolate) continue;
+      const Measured m = batchode_ms<T>(n, reps, batchode::Method::dopri5, 1, [&](batchode::SolveOptions& o) {
+        o.outputs.counters = true;
+        o.save_mode = mode;
+        for (std::size_t k = 0; k < points; ++k) o.save_at.push_back(double(k) / double(points - 1));
+      });
+      if (points == 0) plain_ms = m.kernel_ms;
+      std::printf("| %zu | %s | %.3f | %.3f | %.1f |\n", points, points ? batchode::to_string(mode).c_str() : "-",
+                  m.kernel_ms, m.kernel_ms / plain_ms, m.mean_steps);
+      std::fflush(stdout);
+    }
+  }
+}
+
+// The cost of one event function (x = 0, both directions, the first 4 crossings of each run recorded;
+// 2^22 runs over t in [0, 1]): the kernel with it against the same kernel without, RK4 and dopri5.
+template <class T>
+void event_cost(int reps, int log2) {
+  const std::size_t n = std::size_t(1) << log2;
+  std::printf("\n## %s, one event function (x = 0, recorded, max 4), 2^%d runs\n",
+              sizeof(T) == 4 ? "float32" : "float64", log2);
+  std::printf("| method | kernel ms without | kernel ms with the event | ratio |\n|---|---|---|---|\n");
+  for (batchode::Method m : {batchode::Method::rk4, batchode::Method::dopri5}) {
+    const Measured plain = batchode_ms<T>(n, reps, m, 1);
+    const Measured with = batchode_ms<T, batchode_bench::LorenzRhoEvent>(n, reps, m, 1, [](batchode::SolveOptions& o) {
+      o.events = {{"x_zero", batchode::EventDirection::both, batchode::EventAction::record, 4}};
+    });
+    std::printf("| %s | %.3f | %.3f | %.3f |\n", batchode::to_string(m).c_str(), plain.kernel_ms, with.kernel_ms,
+                with.kernel_ms / plain.kernel_ms);
+    std::fflush(stdout);
+  }
 }
 
 template <class T>
@@ -152,6 +209,8 @@ void run_precision(int reps, int min_log2, int max_log2) {
     std::printf("| 2^%d | %.3f | %.3f |\n", k, m.kernel_ms, m.e2e_ms);
     std::fflush(stdout);
   }
+  saved_series<T>(reps, std::min(max_log2, 17));
+  event_cost<T>(reps, std::min(max_log2, 22));  // 1001 points x 3 states of 2^17 runs: 3 GB in double
 }
 
 // Divergence cost of adaptive stepping: runs of one warp that need fewer steps wait for the warp's
@@ -175,6 +234,7 @@ void divergence(int reps) {
   o.t_end = 1.0;
   o.rtol = o.atol = 1e-6;
   o.backend = batchode::Backend::gpu;
+  o.outputs.counters = true;  // the step counts sort the runs below
   batchode::Solver<Lorenz, T> solver(Lorenz{}, o, log);
   const std::vector<T> y0 = [&] {
     std::vector<T> v;

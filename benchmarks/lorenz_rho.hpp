@@ -21,4 +21,14 @@ struct LorenzRho {
   }
 };
 
+/// The same with one event function, x (its zero crossings: a run with rho > 1 swings through
+/// x = 0 between its wings), for the cost of events (gpu_lorenz).
+struct LorenzRhoEvent : LorenzRho {
+  static constexpr std::size_t n_events = 1;
+  template <class T>
+  BATCHODE_HOST_DEVICE void events(T, const T* y, const T*, T* g) const {
+    g[0] = y[0];
+  }
+};
+
 }  // namespace batchode_bench

@@ -20,6 +20,8 @@ struct RunArgs {
   double t_end = 0.0;
   std::string method;
   std::optional<double> rtol, atol, dt, save_every;
+  std::string save_at;                ///< --save-at's text (empty: none), parsed by parse_values
+  std::string save_mode = "auto";     ///< auto | land | interpolate
   std::optional<std::uint64_t> max_steps;
   std::string precision = "float64";  ///< float32 | float64
   std::string backend = "auto";       ///< auto | cpu | gpu

@@ -61,6 +61,17 @@ void add_run_options(CLI::App& run, RunArgs& a) {
   run.add_option_function<double>(
       "--save-every", [&a](const double& v) { a.save_every = v; },
       "Save the state at t0 + k * save_every (the series goes to .h5 and .csv; .npy holds final states)");
+  run.add_option("--save-at", a.save_at,
+                 "Save the state at these times instead: linspace(a,b,n), logspace(a,b,n) or t1,t2,... "
+                 "(strictly increasing, in [t0, t-end]); interpolated (see --save-mode), so the steps stay "
+                 "those of a solve without saves");
+  run.add_option("--save-mode", a.save_mode,
+                 "auto: --save-every lands, --save-at interpolates (lands for tsit5, cash_karp54, fehlberg78, "
+                 "whose long steps the Hermite cubic cannot keep up with); land: steps end on every save time "
+                 "(values are the method's own, a dense grid shortens the steps); interpolate: dense output "
+                 "(dopri5's own, else the cubic Hermite) between the steps a solve without saves takes")
+      ->check(CLI::IsMember({"auto", "land", "interpolate"}))
+      ->capture_default_str();
   run.add_option_function<std::uint64_t>(
       "--max-steps", [&a](const std::uint64_t& v) { a.max_steps = v; }, "Steps per run at most (1000000)");
   run.add_option("--precision", a.precision, "Arithmetic of the solve and of the output")

@@ -95,6 +95,7 @@ std::string in_flag_names(std::string message) {
                                                               {"SolveOptions.rtol", "--rtol"},
                                                               {"SolveOptions.atol", "--atol"},
                                                               {"SolveOptions.save_every", "--save-every"},
+                                                              {"SolveOptions.save_at", "--save-at"},
                                                               {"SolveOptions.max_steps", "--max-steps"}};
   for (const auto& [field, flag] : names) {
     const std::string from = field;
@@ -114,6 +115,8 @@ SolveOptions solve_options(const RunArgs& a) {
   if (a.rtol) o.rtol = *a.rtol;
   if (a.atol) o.atol = *a.atol;
   o.save_every = a.save_every;
+  if (!a.save_at.empty()) o.save_at = parse_values(a.save_at, "--save-at");
+  o.save_mode = parse_save_mode(a.save_mode);  // CLI11 checked the name
   if (a.max_steps) o.max_steps = *a.max_steps;
   o.backend = a.backend == "cpu" ? Backend::cpu : a.backend == "gpu" ? Backend::gpu : Backend::automatic;
   o.run_order = a.run_order == "off" ? RunOrder::off : RunOrder::automatic;
@@ -175,7 +178,7 @@ std::string failed_runs(const SolveResult<T>& r) {
   std::map<int, std::size_t> counts;
   std::size_t failed = 0;
   for (Status s : r.statuses()) {
-    if (s == Status::success) continue;
+    if (finished(s)) continue;
     ++counts[static_cast<int>(s)];
     ++failed;
   }

@@ -51,10 +51,18 @@ std::vector<std::string_view> split(std::string_view s, char separator) {
 /// Parses one sweep's text; every error goes through fail(), which names the flag.
 class SweepParser {
  public:
-  explicit SweepParser(const std::string& text) : text_(text) {}
+  explicit SweepParser(const std::string& text, const char* flag = "--sweep") : text_(text), flag_(flag) {}
 
   [[noreturn]] void fail(const std::string& why) const {
-    throw UsageError(fmt::format("--sweep '{}': {}", text_, why));
+    throw UsageError(fmt::format("{} '{}': {}", flag_, text_, why));
+  }
+
+  /// The values alone (what follows NAME= in a sweep).
+  std::vector<double> values() const {
+    const std::string_view rhs = trim(text_);
+    if (rhs.empty()) fail("no values; expected linspace(a,b,n), logspace(a,b,n) or v1,v2,...");
+    const std::size_t open = rhs.find('(');
+    return open != std::string_view::npos ? function(trim(rhs.substr(0, open)), rhs.substr(open + 1)) : list(rhs);
   }
 
   Sweep parse() const {
@@ -153,6 +161,7 @@ class SweepParser {
   }
 
   const std::string& text_;
+  const char* flag_;
 };
 
 std::string join(const std::vector<std::string>& names) {
@@ -165,6 +174,10 @@ std::string join(const std::vector<std::string>& names) {
 }  // namespace
 
 Sweep parse_sweep(const std::string& text) { return SweepParser(text).parse(); }
+
+std::vector<double> parse_values(const std::string& text, const char* flag) {
+  return SweepParser(text, flag).values();
+}
 
 std::vector<Sweep> parse_sweeps(const std::vector<std::string>& texts) {
   std::vector<Sweep> sweeps;

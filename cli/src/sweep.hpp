@@ -37,6 +37,10 @@ struct Sweep {
 /// included), n < 1 or not an integer, an empty list item.
 Sweep parse_sweep(const std::string& text);
 
+/// Parses values written as a sweep's right side (linspace(a,b,n), logspace(a,b,n) or v1,v2,...) for
+/// another flag (--save-at): UsageError names `flag` and the text.
+std::vector<double> parse_values(const std::string& text, const char* flag);
+
 /// parse_sweep of every text, in order; also throws UsageError when a name is swept twice.
 std::vector<Sweep> parse_sweeps(const std::vector<std::string>& texts);
 

@@ -159,10 +159,18 @@ std::uint64_t hash_inputs(arrays::HostWorkers& workers, const void* data, std::s
 }
 
 std::string options_text(const SolveOptions& o) {
-  return fmt::format("method {}, t {}..{}, rtol {}, atol {}, dt {}, save_every {}, max_steps {}, outputs {}{}",
-                     to_string(o.method), o.t0, o.t_end, o.rtol, o.atol, o.dt ? fmt::format("{}", *o.dt) : "-",
-                     o.save_every ? fmt::format("{}", *o.save_every) : "-", o.max_steps,
-                     o.outputs.status ? "status" : "", o.outputs.counters ? "+counters" : "");
+  // save_at by its length and a hash of its values: the processes must agree on every time.
+  const std::string save_at =
+      o.save_at.empty() ? "-"
+                        : fmt::format("{} times #{:x}", o.save_at.size(),
+                                      fnv1a(reinterpret_cast<const unsigned char*>(o.save_at.data()),
+                                            o.save_at.size() * sizeof(double), 14695981039346656037ull));
+  return fmt::format(
+      "method {}, t {}..{}, rtol {}, atol {}, dt {}, save_every {}, save_at {}, save_mode {}, max_steps {}, "
+      "outputs {}{}",
+      to_string(o.method), o.t0, o.t_end, o.rtol, o.atol, o.dt ? fmt::format("{}", *o.dt) : "-",
+      o.save_every ? fmt::format("{}", *o.save_every) : "-", save_at, to_string(o.save_mode), o.max_steps,
+      o.outputs.status ? "status" : "", o.outputs.counters ? "+counters" : "");
 }
 
 // ---- what each process did, as text -------------------------------------------------------------------
@@ -309,6 +317,9 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
           throw InvalidInput(fmt::format("DistributedOptions.root {} is not a rank of {} processes", how.root, size));
         }
         validate_for<T>(options);
+        if (!options.events.empty()) {
+          throw InvalidInput("SolveOptions.events: a distributed solve does not gather event records yet");
+        }
         if (!how.h5_path.empty() && rank == how.root) {  // found now, not after the solve
           const std::filesystem::path parent = std::filesystem::path(how.h5_path).parent_path();
           const std::string folder = parent.empty() ? "." : parent.string();
@@ -331,7 +342,8 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
                                   how.root);
         if (how.h5_path.empty() && rank == how.root) {  // the root will hold every run: can it?
           batchode::detail::check_result_fits(
-              runs, arrays::run_footprint(n_states, n_params, n_saves, sizeof(T), options.outputs).result_bytes_per_run);
+              runs, arrays::run_footprint(n_states, n_params, n_saves, sizeof(T), options.outputs, event_shape(options))
+                        .result_bytes_per_run);
         }
       });
       const std::vector<std::string> all = c.allgather(host + field + error + field + fingerprint);

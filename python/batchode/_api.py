@@ -6,6 +6,7 @@ ValueError (neither silently wins):
     method="dopri5"           scipy   | algorithm="dormand-prince-54"  CuBIE
     dt=...                    CuBIE   | first_step=...                 scipy (adaptive methods' first step)
     save_every=...            CuBIE   | dt_save=...                    older CuBIE
+    save_at=[t, ...]          batchode | t_eval=[t, ...]               scipy
 Method names: batchode's own (batchode.methods()), scipy's RK45 and RK23, and CuBIE's
 classical-rk4, dormand-prince-54, bogacki-shampine-32 and cash-karp-54.
 """
@@ -165,9 +166,10 @@ class Solver:
     """
 
     def __init__(self, model, method=None, *, t_span=None, duration=None, t0=None, rtol=1e-6, atol=1e-6,
-                 dt=None, save_every=None, max_steps=1_000_000, precision="float64", backend="auto",
-                 verbosity=None, counters=False, run_order="auto", cpu_threads=0, memory_fraction=None,
-                 chunks=0, algorithm=None, first_step=None, dt_save=None, comm=None):
+                 dt=None, save_every=None, save_at=None, save_mode="auto", max_steps=1_000_000,
+                 precision="float64", backend="auto", verbosity=None, counters=False, run_order="auto",
+                 cpu_threads=0, memory_fraction=None, chunks=0, algorithm=None, first_step=None, dt_save=None,
+                 t_eval=None, comm=None):
         if not isinstance(model, _batchode.Model):
             raise TypeError(f"model must be a batchode.Model (batchode.Model(...) or batchode.load_model(path)), "
                             f"not {type(model).__name__}")
@@ -184,6 +186,7 @@ class Solver:
             method=self.method, rtol=float(rtol), atol=float(atol),
             dt=_optional_float(_one_of("dt", dt, "first_step", first_step), "dt"),
             save_every=_optional_float(_one_of("save_every", save_every, "dt_save", dt_save), "save_every"),
+            save_at=_times(save_at, "save_at", t_eval, "t_eval"), save_mode=str(save_mode),
             max_steps=_count(max_steps, "max_steps", 1), backend=str(backend),
             verbosity=None if verbosity is None else str(verbosity), counters=bool(counters),
             run_order=str(run_order), cpu_threads=_count(cpu_threads, "cpu_threads", 0),
@@ -266,6 +269,22 @@ def _count(value, name, least):
     return int(value)
 
 
+def _times(a, name_a, b, name_b):
+    """A 1-D list of floats from save_at or scipy's t_eval (both given and different: ValueError);
+    [] when neither. Order and span are checked by the solver (named errors)."""
+    values = []
+    for value, name in ((a, name_a), (b, name_b)):
+        if value is None:
+            continue
+        array = numpy.asarray(value, dtype=numpy.float64)
+        if array.ndim != 1:
+            raise ValueError(f"{name} must be a 1-D sequence of times, got shape {array.shape}")
+        if values and (len(values) != array.size or any(v != w for v, w in zip(values, array.tolist()))):
+            raise ValueError(f"{name_a} and {name_b} name the same setting with different values; give one")
+        values = array.tolist()
+    return values
+
+
 def _optional_float(value, name):
     if value is None:
         return None
@@ -290,6 +309,12 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
     rtol, atol  tolerances of adaptive methods (1e-6)
     dt          the step of fixed-step methods (rk4, euler: required); the first step of adaptive ones
     save_every  save the state every save_every from t0 (r.state, r.t); None: final state only
+    save_at     save the state at these times instead (scipy's t_eval): strictly increasing, in t_span;
+                interpolated by the step's dense output (dopri5's own, else the Hermite cubic), so the
+                steps stay those of a solve without saves
+    save_mode   "auto" (save_every lands; save_at interpolates, except for tsit5, cash_karp54 and
+                fehlberg78, whose long steps the Hermite cubic cannot keep up with: they land), "land"
+                (steps end on every save time: the method's own values, shorter steps), "interpolate"
     max_steps   per run (1e6)
     precision   "float64" or "float32"
     backend     "auto" (a GPU when one is usable, else the CPU; r.execution says why), "cpu", "gpu"

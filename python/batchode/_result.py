@@ -16,6 +16,7 @@ class Status(enum.IntEnum):
     non_finite_state = 3  #: the state (or the error estimate) became NaN or infinite
     singular_matrix = 4  #: a Rosenbrock step met an exactly singular iteration matrix
     not_solved = 5  #: never integrated: the MPI rank or device holding it failed and none could take over
+    stopped_by_event = 6  #: a terminal event ended the run before the end of the span (not a failure)
 
 
 STATUS_NAMES = tuple(s.name for s in Status)
@@ -27,8 +28,8 @@ class Result:
 
     final_state   (n_runs, n_states), the state at the end of the span (NaN-free only where
                   status == 0; a failed run holds its last accepted state)
-    t             (n_saves,) the save times; empty without save_every
-    state         (n_runs, n_saves, n_states), the saved series, or None without save_every; points
+    t             (n_saves,) the save times; empty without save_every or save_at
+    state         (n_runs, n_saves, n_states), the saved series, or None without saves; points
                   a failed run never reached are NaN
     status        (n_runs,) int32 codes (batchode.Status); success: status == 0
     status_names  the names of the codes, status_names[code]

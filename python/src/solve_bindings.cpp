@@ -304,7 +304,8 @@ class PySolver {
 /// SolveOptions from the Python package's keywords (already named and checked for type there);
 /// validate() runs in the Solver's constructor.
 SolveOptions make_options(double t0, double t_end, const std::string& method, double rtol, double atol,
-                          std::optional<double> dt, std::optional<double> save_every, std::uint64_t max_steps,
+                          std::optional<double> dt, std::optional<double> save_every,
+                          const std::vector<double>& save_at, const std::string& save_mode, std::uint64_t max_steps,
                           const std::string& backend, const std::optional<std::string>& verbosity,
                           bool counters, const std::string& run_order, unsigned cpu_threads,
                           std::optional<double> memory_fraction, std::size_t chunks) {
@@ -316,6 +317,8 @@ SolveOptions make_options(double t0, double t_end, const std::string& method, do
   o.atol = atol;
   o.dt = dt;
   o.save_every = save_every;
+  o.save_at = save_at;
+  o.save_mode = parse_save_mode(save_mode);
   o.max_steps = max_steps;
   if (backend == "auto" || backend == "automatic") {
     o.backend = Backend::automatic;
@@ -395,7 +398,7 @@ void bind_solvers(py::module_& m) {
   m.def("for_local_rank", &distributed::for_local_rank, py::arg("options"), py::arg("local_rank"),
         py::arg("local_size"), "The options for one of local_size processes on a node: one GPU each");
   m.def("make_options", &make_options, py::arg("t0"), py::arg("t_end"), py::arg("method"), py::arg("rtol"),
-        py::arg("atol"), py::arg("dt"), py::arg("save_every"), py::arg("max_steps"), py::arg("backend"),
+        py::arg("atol"), py::arg("dt"), py::arg("save_every"), py::arg("save_at"), py::arg("save_mode"), py::arg("max_steps"), py::arg("backend"),
         py::arg("verbosity"), py::arg("counters"), py::arg("run_order"), py::arg("cpu_threads"),
         py::arg("memory_fraction"), py::arg("chunks"));
   bind_solver<float>(m, "Solver32");
@@ -416,7 +419,7 @@ void bind_solvers(py::module_& m) {
   });
   m.def("status_names", [] {
     std::vector<std::string> names;
-    for (int code = 0; code <= static_cast<int>(Status::not_solved); ++code) {
+    for (int code = 0; code <= static_cast<int>(Status::stopped_by_event); ++code) {
       names.push_back(to_string(static_cast<Status>(code)));
     }
     return names;

@@ -53,6 +53,29 @@ def test_saved_series_has_times_and_shape(oscillator):
     numpy.testing.assert_array_equal(r.state[:, -1, :], r.final_state)
 
 
+def test_save_at_interpolates_without_changing_the_steps(oscillator):
+    t = numpy.linspace(0.0, 2.0, 1001)
+    kw = dict(t_span=(0.0, 2.0), parameters={"w": [1.0, 2.0]}, method="dopri5", rtol=1e-9, atol=1e-9,
+              counters=True, backend="cpu", **quiet())
+    plain = batchode.solve_ivp(oscillator, **kw)
+    r = batchode.solve_ivp(oscillator, save_at=t, **kw)
+    numpy.testing.assert_array_equal(r.t, t)
+    assert r.state.shape == (2, 1001, 2)
+    numpy.testing.assert_allclose(r.state[1, :, 0], numpy.cos(2.0 * t), atol=1e-7)
+    numpy.testing.assert_array_equal(r.counters["accepted_steps"], plain.counters["accepted_steps"])
+    numpy.testing.assert_array_equal(r.final_state, plain.final_state)
+    landed = batchode.solve_ivp(oscillator, save_at=t, save_mode="land", **kw)
+    assert (landed.counters["accepted_steps"] >= 1000).all()
+    numpy.testing.assert_allclose(landed.state, r.state, atol=1e-7)
+
+
+def test_t_eval_is_scipys_name_for_save_at(oscillator):
+    kw = dict(t_span=(0.0, 1.0), parameters={"w": [1.0]}, backend="cpu", **quiet())
+    a = batchode.solve_ivp(oscillator, save_at=[0.3, 0.7], **kw)
+    b = batchode.solve_ivp(oscillator, t_eval=numpy.array([0.3, 0.7]), **kw)
+    numpy.testing.assert_array_equal(a.state, b.state)
+
+
 def test_no_save_every_means_no_series(decay):
     r = batchode.solve_ivp(decay, t_span=(0, 1), backend="cpu", **quiet())
     assert r.state is None and len(r.t) == 0 and r.n_runs == 1
@@ -272,6 +295,12 @@ def test_dicts_do_not_mix_with_rows(lorenz):
     (dict(grid_type="diagonal"), ValueError, "diagonal"),
     (dict(run_order="sorted"), ValueError, "sorted"),
     (dict(save_every=0.0), ValueError, "save_every"),
+    (dict(save_at=[0.5, 0.25]), ValueError, r"save_at must be strictly increasing: save_at\[1\] = 0.25"),
+    (dict(save_at=[0.5, 2.0]), ValueError, r"save_at\[1\] = 2 is outside the span \[0, 1\]"),
+    (dict(save_at=[[0.5]]), ValueError, "save_at must be a 1-D sequence"),
+    (dict(save_at=[0.5], t_eval=[0.6]), ValueError, "t_eval"),
+    (dict(save_at=[0.5], save_every=0.1), ValueError, "save_every and save_at are both set"),
+    (dict(save_mode="landing"), ValueError, "unknown save mode 'landing'"),
     (dict(max_steps=0), ValueError, "max_steps"),
     (dict(max_steps=None), TypeError, "max_steps"),
     (dict(cpu_threads=-1), ValueError, "cpu_threads"),

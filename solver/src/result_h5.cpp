@@ -430,6 +430,9 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
   w.attribute(root, "atol", options.atol);
   if (options.dt) w.attribute(root, "dt", *options.dt);
   if (options.save_every) w.attribute(root, "save_every", *options.save_every);
+  if (count_saves(options) > 0) {
+    w.attribute(root, "save_mode", std::string(interpolates_saves(options) ? "interpolate" : "land"));
+  }
   w.attribute(root, "max_steps", static_cast<std::uint64_t>(options.max_steps));
   w.attribute(root, "backend", to_string(options.backend));
   w.attribute(root, "run_order", to_string(options.run_order));

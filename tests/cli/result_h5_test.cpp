@@ -223,7 +223,8 @@ TYPED_TEST(WriteH5, WritesEveryDatasetAndAttribute) {
   EXPECT_EQ(h5.values<std::int32_t>("/status"), (std::vector<std::int32_t>{0, 1, 3}));
   EXPECT_EQ(h5.strings("/status", "status_names"),
             (std::vector<std::string>{"success", "max_steps_reached", "step_size_underflow",
-                                      "non_finite_state", "singular_matrix", "not_solved"}));
+                                      "non_finite_state", "singular_matrix", "not_solved",
+                                      "stopped_by_event"}));
 
   EXPECT_EQ(h5.shape("/counters"), (std::vector<hsize_t>{runs, 3}));
   EXPECT_EQ(h5.values<std::uint32_t>("/counters"),

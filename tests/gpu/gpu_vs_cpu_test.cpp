@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "gpu_compare.hpp"
@@ -87,6 +88,107 @@ TYPED_TEST(GpuVsCpu, SeriesAndFailingRunsMatch) {
     for (std::size_t r = 0; r < runs; ++r) {
       if (gpu.status(r) == Status::success) continue;
       EXPECT_TRUE(std::isnan(gpu.state_at(r, gpu.n_saves() - 1, 0))) << "unreached save of failed run " << r;
+    }
+  }
+}
+
+// save_at (issue 12): 1000 points landed on and interpolated, every GPU method, in chunks, run by run
+// as the CPU path. Landed points are the methods' own values: the usual bound. Interpolated ones
+// carry the interpolant's own error, which in float can exceed the tolerance (the Hermite cubic
+// on fehlberg78's long steps): where a rounding flips an accept/reject decision the two paths
+// interpolate over different steps, so they must agree within the usual bound plus twice the
+// interpolation error the CPU path shows against its landed values. Interpolated saves leave the
+// GPU's steps as a solve without saves takes them, and its final state bit for bit.
+TYPED_TEST(GpuVsCpu, LorenzSaveAtInterpolatedAndLanded) {
+  BATCHODE_REQUIRE_GPU();
+  using T = TypeParam;
+  const Batch<T> batch = lorenz_sweep<T>(1000);
+  std::vector<double> times;
+  for (int k = 0; k < 1000; ++k) times.push_back(0.0007 + k * 0.000999);
+  for (Method m : all_methods) {
+    if (!method_info(m).gpu) continue;
+    SolveOptions o = base_options(m, std::is_same_v<T, float>);
+    o.backend = Backend::gpu;
+    o.gpu.chunks = 3;
+    const SolveResult<T> plain = solve_ivp(Lorenz{}, batch, o);
+    o.save_at = times;
+    SolveResult<T> results[2][2];  // [cpu, gpu][land, interpolate]
+    for (int mode = 0; mode < 2; ++mode) {
+      o.save_mode = mode == 0 ? SaveMode::land : SaveMode::interpolate;
+      for (int path = 0; path < 2; ++path) {
+        o.backend = path == 0 ? Backend::cpu : Backend::gpu;
+        results[path][mode] = solve_ivp(Lorenz{}, batch, o);
+        ASSERT_TRUE(results[path][mode].all_succeeded()) << to_string(m);
+      }
+    }
+    const double bound = batchode::testing::agreement_bound<T>(m, o.rtol, 1000);
+    batchode::testing::expect_runs_agree(results[1][0], results[0][0], bound, to_string(m) + " save_at landed");
+    double interpolation = 0;  // the CPU's interpolated points against its landed ones, relative
+    for (std::size_t v = 0; v < results[0][0].series().size(); ++v) {
+      const double landed = results[0][0].series()[v], dense = results[0][1].series()[v];
+      interpolation = std::max(interpolation, std::fabs(dense - landed) / std::max(1.0, std::fabs(landed)));
+    }
+    std::printf("[ save_at  ] %-19s %s interpolated vs landed (cpu): %.2g\n", to_string(m).c_str(),
+                sizeof(T) == 4 ? "float32" : "float64", interpolation);
+    batchode::testing::expect_runs_agree(results[1][1], results[0][1], bound + 2 * interpolation,
+                                         to_string(m) + " save_at interpolated");
+    for (std::size_t r = 0; r < batch.n_runs; ++r) {
+      const SolveResult<T>& dense = results[1][1];
+      ASSERT_EQ(dense.counters(r).accepted_steps, plain.counters(r).accepted_steps) << to_string(m) << " run " << r;
+      ASSERT_EQ(dense.final_state(r, 0), plain.final_state(r, 0)) << to_string(m) << " run " << r;
+    }
+  }
+}
+
+// Events (issue 12) on the GPU, run by run as the CPU path, every GPU method: the oscillator's zeros
+// recorded (5 of x's, 3 of v's, in 3 chunks), then x's first zero as a terminal event: the same
+// crossings counted, their times and states and the stopped states within the usual bound.
+TEST(GpuSolver, EventsRecordedAndTerminalMatchTheCpu) {
+  BATCHODE_REQUIRE_GPU();
+  using batchode::testing::OscillatorEvents;
+  Batch<double> batch;
+  batch.n_runs = 1000;
+  for (double w : linspace<double>(0.5, 3.0, batch.n_runs)) {
+    batch.y0.insert(batch.y0.end(), {1.0, 0.0});
+    batch.params.push_back(w);
+  }
+  for (Method m : all_methods) {
+    if (!method_info(m).gpu) continue;
+    SolveOptions o = base_options(m, false);
+    o.t_end = 10.0;
+    if (!method_info(m).adaptive) o.dt = 1e-3;
+    o.gpu.chunks = 3;
+    o.events = {{"x", EventDirection::both, EventAction::record, 5}, {"v", EventDirection::both, EventAction::record, 3}};
+    for (EventAction first : {EventAction::record, EventAction::terminal}) {
+      o.events[0].action = first;
+      o.backend = Backend::cpu;
+      const SolveResult<double> cpu = solve_ivp(OscillatorEvents{}, batch, o);
+      o.backend = Backend::gpu;
+      const SolveResult<double> gpu = solve_ivp(OscillatorEvents{}, batch, o);
+      const std::string what = to_string(m) + (first == EventAction::terminal ? " terminal" : " recorded");
+      const double bound = batchode::testing::agreement_bound<double>(m, o.rtol, 10000);
+      batchode::testing::expect_runs_agree(gpu, cpu, bound, what);
+      std::size_t reported = 0;
+      for (std::size_t r = 0; r < batch.n_runs; ++r) {
+        for (std::size_t e = 0; e < 2; ++e) {
+          ASSERT_EQ(gpu.event_count(r, e), cpu.event_count(r, e)) << what << " run " << r << " event " << e;
+          for (std::size_t j = 0; j < gpu.event_slots(); ++j) {
+            const double a = gpu.event_time(r, e, j), b = cpu.event_time(r, e, j);
+            if (std::isnan(b) && std::isnan(a)) continue;
+            if (!(std::fabs(a - b) <= bound * std::max(1.0, std::fabs(b))) && reported++ < 10) {
+              ADD_FAILURE() << what << " run " << r << " event " << e << " crossing " << j << ": " << a << " vs " << b;
+            }
+            for (std::size_t s = 0; s < 2; ++s) {
+              const double x = gpu.event_state(r, e, j, s), y = cpu.event_state(r, e, j, s);
+              if (!(std::fabs(x - y) <= bound * std::max(1.0, std::fabs(y))) && reported++ < 10) {
+                ADD_FAILURE() << what << " run " << r << " event " << e << " state " << s << ": " << x << " vs " << y;
+              }
+            }
+          }
+        }
+        if (first == EventAction::terminal) EXPECT_EQ(gpu.status(r), Status::stopped_by_event) << what;
+      }
+      EXPECT_EQ(reported, 0u) << what;
     }
   }
 }

@@ -16,18 +16,26 @@ namespace batchode::testing {
 /// Runs every run of `batch` through the kernel body on the host, in the device layout, and returns
 /// what the GPU path would (final states, series, statuses, counters).
 template <class System, class T>
-SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch, const SolveOptions& o) {
-  constexpr std::size_t N = System::n_states, P = System::n_params;
+SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch, const SolveOptions& options) {
+  constexpr std::size_t N = System::n_states, P = System::n_params, E = n_events_v<System>;
+  SolveOptions o = options;
+  if (o.events.empty()) o.events.resize(E);  // as Solver does
+  check_events_for_system(o, E);
   const std::size_t runs = batch.n_runs, saves = count_saves(o);
   std::vector<T> y0 = batch.y0, params = batch.params;  // run-major on the device too (device_views.hpp)
   if (params.empty()) params.resize(std::max<std::size_t>(1, P * runs));
   std::vector<T> final_state(N * runs), series(saves * N * runs);
   std::vector<std::int32_t> status(runs);
   std::vector<std::uint32_t> acc(runs), rej(runs), evals(runs);
+  const EventShape shape = event_shape(o);
+  std::vector<T> events(shape.values_per_run(N) * runs);
+  std::vector<std::uint32_t> event_counts(E * runs);
   const kernels::DeviceInputs<T> in{y0.data(), params.data(), runs};
   const kernels::DeviceOutputs<T> out{final_state.data(), saves ? series.data() : nullptr, status.data(), acc.data(),
-                                     rej.data(), evals.data(), runs, static_cast<std::uint32_t>(saves)};
-  const RunSettings<T> plan = make_run_settings<T>(o);
+                                     rej.data(), evals.data(), runs, static_cast<std::uint32_t>(saves),
+                                     E > 0 ? events.data() : nullptr, E > 0 ? event_counts.data() : nullptr};
+  SolveResult<T> result(runs, N, saves, o);
+  const RunSettings<T> plan = make_run_settings<T>(o, result.times().data());
   tableau::dispatch(o.method, [&](auto tag) {
     using Tab = typename decltype(tag)::type;
     for (std::size_t r = 0; r < runs; ++r) {
@@ -38,9 +46,13 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
       }
     }
   });
-  SolveResult<T> result(runs, N, saves, o);
   std::copy(final_state.begin(), final_state.end(), result.final_state_data());
   if (saves) arrays::unpack_to_run_major(series.data(), runs, runs, saves * N, result.series_data());
+  if (E > 0) {
+    const ResultView<T> view = result.view();
+    arrays::unpack_to_run_major(events.data(), runs, runs, shape.values_per_run(N), view.events);
+    arrays::unpack_to_run_major(event_counts.data(), runs, runs, E, view.event_counts);
+  }
   for (std::size_t r = 0; r < runs; ++r) {
     result.status_data()[r] = static_cast<Status>(status[r]);
     result.counters_data()[r] = RunCounters{acc[r], rej[r], evals[r]};

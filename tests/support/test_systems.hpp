@@ -29,6 +29,26 @@ struct Oscillator {
   }
 };
 
+/// The oscillator from (1, 0) with two event functions: x (zero at (k + 1/2) pi / w, falling for even
+/// k) and v = -w sin(w t) (zero at k pi / w, k >= 1, rising for odd k).
+struct OscillatorEvents : Oscillator {
+  static constexpr std::size_t n_events = 2;
+  template <class T>
+  BATCHODE_HOST_DEVICE void events(T, const T* y, const T*, T* g) const {
+    g[0] = y[0];
+    g[1] = y[1];
+  }
+};
+
+/// Decay with one event function, y - 1/2: y0 = 1 crosses it at t = ln 2 / k.
+struct DecayHalf : Decay {
+  static constexpr std::size_t n_events = 1;
+  template <class T>
+  BATCHODE_HOST_DEVICE void events(T, const T* y, const T*, T* g) const {
+    g[0] = y[0] - T(0.5);
+  }
+};
+
 /// Lorenz; p = {sigma, rho, beta}.
 struct Lorenz {
   static constexpr std::size_t n_states = 3;

@@ -22,7 +22,7 @@ struct RunFootprint {
 /// registers/local memory and is not counted. Throws InvalidInput when n_states or value_bytes is 0
 /// or a size overflows.
 RunFootprint run_footprint(std::size_t n_states, std::size_t n_params, std::size_t n_saves,
-                           std::size_t value_bytes, const OutputSelection& outputs);
+                           std::size_t value_bytes, const OutputSelection& outputs, const EventShape& events = {});
 
 /// How a batch of n_runs is cut into chunks. Chunk i covers runs [first(i), first(i) + count(i)).
 struct ChunkPlan {

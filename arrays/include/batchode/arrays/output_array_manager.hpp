@@ -38,7 +38,8 @@ class OutputArrayManager {
  public:
   /// Sizes every slot for `plan` and selects the outputs; returns true when a buffer had to grow.
   /// Throws GpuError, or InvalidInput when n_saves does not fit in 32 bits or a buffer size in size_t.
-  bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_saves, bool status, bool counters) {
+  bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_saves, bool status, bool counters,
+               const EventShape& events = {}) {
     if (n_saves > std::numeric_limits<std::uint32_t>::max()) {
       throw InvalidInput("OutputArrayManager: " + std::to_string(n_saves) + " saved points exceed 2^32 - 1");
     }
@@ -48,10 +49,14 @@ class OutputArrayManager {
     const std::size_t series_values =
         checks::checked_product({n_saves, n_states, c}, "series buffer (n_saves x n_states x chunk runs)");
     const std::size_t counter_values = counters ? checks::checked_mul(3, c, "counters buffer (3 x chunk runs)") : 0;
+    const std::size_t event_values =
+        checks::checked_mul(events.values_per_run(n_states), c, "event buffer (event values x chunk runs)");
+    const std::size_t count_values = checks::checked_mul(events.n_events, c, "event counts (n_events x chunk runs)");
     n_states_ = n_states;
     n_saves_ = n_saves;
     status_ = status;
     counters_ = counters;
+    events_ = events;
     capacity_ = c;
     if (slots_.size() < plan.slots) slots_.resize(plan.slots);
     n_slots_ = plan.slots;
@@ -66,6 +71,10 @@ class OutputArrayManager {
       grew |= slot.status_staging.ensure(status ? c : 0);
       grew |= slot.counters.ensure(counter_values);
       grew |= slot.counters_staging.ensure(counter_values);
+      grew |= slot.events.ensure(event_values);
+      grew |= slot.events_staging.ensure(event_values);
+      grew |= slot.event_counts.ensure(count_values);
+      grew |= slot.event_counts_staging.ensure(count_values);
       slot.downloaded = 0;
     }
     return grew;
@@ -83,7 +92,9 @@ class OutputArrayManager {
                             counters ? counters + stride : nullptr,
                             counters ? counters + 2 * stride : nullptr,
                             stride,
-                            static_cast<std::uint32_t>(n_saves_)};
+                            static_cast<std::uint32_t>(n_saves_),
+                            events_.n_events > 0 ? s.events.data() : nullptr,
+                            events_.n_events > 0 ? s.event_counts.data() : nullptr};
   }
 
   /// Enqueues the copy of the final states (n_states x count values) on `stream`, to staging or,
@@ -116,6 +127,16 @@ class OutputArrayManager {
     Slot& s = checked_slot(slot, count, "download_counters");
     return download(s, s.counters_staging.data(), s.counters.data(),
                     counters_ ? 3 * count * sizeof(std::uint32_t) : 0, count, stream);
+  }
+
+  /// Enqueues the copies of the event records and their counts (two copies; 0 bytes without events).
+  std::size_t download_events(std::size_t slot, std::size_t count, gpu::stream_t stream) {
+    Slot& s = checked_slot(slot, count, "download_events");
+    if (events_.n_events == 0) return 0;
+    const std::size_t bytes = download(s, s.events_staging.data(), s.events.data(),
+                                       events_.values_per_run(n_states_) * count * sizeof(T), count, stream);
+    return bytes + download(s, s.event_counts_staging.data(), s.event_counts.data(),
+                            events_.n_events * count * sizeof(std::uint32_t), count, stream);
   }
 
   /// Transposes the downloaded chunk of slot `slot` (runs [first_run, first_run + count) of the
@@ -151,6 +172,13 @@ class OutputArrayManager {
     Status* status_out = status_ && !s.status_direct ? result.status + first_run : nullptr;
     RunCounters* counters_out = counters_ && result.counters != nullptr ? result.counters + first_run
                                                                                 : nullptr;
+    const std::size_t event_width = events_.values_per_run(n_states_);
+    if (events_.n_events > 0 && (result.events == nullptr || result.n_events != events_.n_events ||
+                                 result.event_slots != events_.slots)) {
+      throw std::invalid_argument("OutputArrayManager::scatter: result has no room for the events the buffers hold");
+    }
+    T* events_out = events_.n_events > 0 ? result.events + first_run * event_width : nullptr;
+    std::uint32_t* counts_out = events_.n_events > 0 ? result.event_counts + first_run * events_.n_events : nullptr;
     auto part = [&](std::size_t begin, std::size_t end) {
       if (final_out != nullptr) {
         std::memcpy(final_out + begin * n_states_, s.final_state_staging.data() + begin * n_states_,
@@ -168,9 +196,15 @@ class OutputArrayManager {
         const std::uint32_t* rhs = accepted + 2 * count;
         for (std::size_t r = begin; r < end; ++r) counters_out[r] = RunCounters{accepted[r], rejected[r], rhs[r]};
       }
+      if (events_out != nullptr) {
+        unpack_to_run_major(s.events_staging.data() + begin, count, end - begin, event_width,
+                            events_out + begin * event_width);
+        unpack_to_run_major(s.event_counts_staging.data() + begin, count, end - begin, events_.n_events,
+                            counts_out + begin * events_.n_events);
+      }
     };
-    const std::size_t run_bytes = (n_states_ * (1 + n_saves_)) * sizeof(T) + (status_ ? sizeof(Status) : 0) +
-                                  (counters_ ? sizeof(RunCounters) : 0);
+    const std::size_t run_bytes = (n_states_ * (1 + n_saves_) + event_width) * sizeof(T) +
+                                  (status_ ? sizeof(Status) : 0) + (counters_ ? sizeof(RunCounters) : 0);
     const std::size_t grain = std::max<std::size_t>(1, parallel_grain_bytes / run_bytes);
     if (workers != nullptr && count > grain) {
       workers->parallel_for(count, part, grain);
@@ -189,7 +223,8 @@ class OutputArrayManager {
   std::size_t device_bytes() const noexcept {
     std::size_t total = 0;
     for (const Slot& s : slots_)
-      total += s.final_state.bytes() + s.series.bytes() + s.status.bytes() + s.counters.bytes();
+      total += s.final_state.bytes() + s.series.bytes() + s.status.bytes() + s.counters.bytes() + s.events.bytes() +
+               s.event_counts.bytes();
     return total;
   }
 
@@ -198,9 +233,11 @@ class OutputArrayManager {
     gpu::DeviceBuffer<T> final_state, series;
     gpu::DeviceBuffer<std::int32_t> status;
     gpu::DeviceBuffer<std::uint32_t> counters;  // accepted | rejected | rhs_evaluations, stride apart
-    gpu::PinnedBuffer<T> final_state_staging, series_staging;
+    gpu::DeviceBuffer<T> events;                 // event records, device_views.hpp's layout
+    gpu::DeviceBuffer<std::uint32_t> event_counts;
+    gpu::PinnedBuffer<T> final_state_staging, series_staging, events_staging;
     gpu::PinnedBuffer<std::int32_t> status_staging;
-    gpu::PinnedBuffer<std::uint32_t> counters_staging;
+    gpu::PinnedBuffer<std::uint32_t> counters_staging, event_counts_staging;
     std::size_t downloaded = 0;  // runs of the last download (checked by scatter)
     bool state_direct = false, status_direct = false;  // downloaded straight into the result
   };
@@ -230,6 +267,7 @@ class OutputArrayManager {
   std::vector<Slot> slots_;
   std::size_t n_slots_ = 0, capacity_ = 0, n_states_ = 0, n_saves_ = 0;
   bool status_ = false, counters_ = false;
+  EventShape events_;
 };
 
 }  // namespace batchode::arrays

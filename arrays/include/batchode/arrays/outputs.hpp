@@ -16,6 +16,13 @@ struct OutputSelection {
   bool counters = false;
 };
 
+/// The events a solve keeps per run (kernels/events.hpp): n_events functions, `slots` crossings
+/// stored for each (time and state: 1 + n_states values), and a count per function.
+struct EventShape {
+  std::size_t n_events = 0, slots = 0;
+  std::size_t values_per_run(std::size_t n_states) const { return n_events * slots * (1 + n_states); }
+};
+
 }  // namespace batchode
 
 namespace batchode::arrays {

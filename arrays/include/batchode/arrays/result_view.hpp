@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "batchode/kernels/status.hpp"
 
@@ -20,6 +21,11 @@ struct ResultView {
   std::size_t n_runs = 0, n_states = 0, n_saves = 0;
   /// The pool the arrays came from (null when none): the GPU path asks it which rows are pinned.
   const ResultMemoryPool* memory = nullptr;
+  /// Events (solver/result.hpp): n_runs x n_events x event_slots x (1 + n_states) values (time,
+  /// state) and n_runs x n_events counts; nullptr / 0 when the system has no events.
+  T* events = nullptr;
+  std::uint32_t* event_counts = nullptr;
+  std::size_t n_events = 0, event_slots = 0;
 };
 
 }  // namespace batchode

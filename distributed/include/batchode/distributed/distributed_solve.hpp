@@ -159,7 +159,11 @@ class DistributedSolver {
       : c_(&c),
         options_(for_local_rank(std::move(options), c.local_rank(), c.local_size())),
         logger_(&logger),
-        solver_(std::move(system), options_, logger) {}
+        solver_(std::move(system), options_, logger) {
+    // The Solver names a system's events when the options did not: the distributed solve refuses
+    // them either way (it does not gather event records yet).
+    options_.events = solver_.options().events;
+  }
 
   DistributedResult<T> solve(const std::vector<T>& y0, const std::vector<T>& params,
                              const DistributedOptions& how = {}) {

@@ -33,6 +33,35 @@ struct DeviceSeriesSink {
   }
 };
 
+/// A sink (DeviceSeriesSink or NoSeries) that also keeps thread r's events, in the device layout of
+/// arrays/device_views.hpp: the crossings the run stores, their counts, NaN in the slots left empty.
+template <class Base, class T, port::size_t N, port::size_t E>
+struct DeviceEventSink : Base {
+  T* events;
+  port::uint32_t* counts;
+  port::size_t event_stride;
+  port::size_t event_run;
+  port::uint32_t slots;
+  BATCHODE_HOST_DEVICE void record_event(port::uint32_t e, port::uint32_t j, T t, const T* y) {
+    const port::size_t at = static_cast<port::size_t>(e * slots + j) * (N + 1);
+    events[at * event_stride + event_run] = t;
+    BATCHODE_UNROLL
+    for (port::size_t s = 0; s < N; ++s) events[(at + 1 + s) * event_stride + event_run] = y[s];
+  }
+  BATCHODE_HOST_DEVICE void close_events(const port::uint32_t* count, const RunSettings<T>& plan) {
+    const T nan = T(0) / T(0);
+    BATCHODE_UNROLL
+    for (port::size_t e = 0; e < E; ++e) {
+      counts[e * event_stride + event_run] = count[e];
+      const port::uint32_t stored = count[e] < plan.event_max[e] ? count[e] : plan.event_max[e];
+      for (port::uint32_t j = stored; j < slots; ++j) {
+        const port::size_t at = static_cast<port::size_t>(e * slots + j) * (N + 1);
+        for (port::size_t v = 0; v <= N; ++v) events[(at + v) * event_stride + event_run] = nan;
+      }
+    }
+  }
+};
+
 /// The device stepper of method Tab: the register RK stepper for explicit tables, the Rosenbrock
 /// stepper for stiff ones. `available` is false where no kernel can exist (a CPU-only method, or a
 /// Rosenbrock method for a system that cannot be linearised); Solver never launches those.
@@ -46,6 +75,26 @@ struct StepperFor<Tab, System, T, true> {
   using type = RosenbrockStepper<Tab, T, System::n_states>;
   static constexpr bool available = can_linearize_v<System, T>;
 };
+
+/// integrate_run into `series` (a series sink or NoSeries), with thread r's event outputs around it
+/// for a system with events.
+BATCHODE_HD_TEMPLATE
+template <class Series, class Stepper, class System, class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE Status integrate_into(Series series, Stepper& stepper, const System& sys,
+                                                                typename Stepper::state_type& y, const T* p,
+                                                                const RunSettings<T>& plan,
+                                                                const kernels::DeviceOutputs<T>& out, port::size_t r,
+                                                                RunCounters& counters) {
+  constexpr port::size_t E = n_events_v<System>;
+  if constexpr (E > 0) {
+    DeviceEventSink<Series, T, System::n_states, E> sink{series, out.events, out.event_counts, out.stride, r,
+                                                         plan.event_slots};
+    return integrate_run(stepper, sys, y, p, plan, sink, counters);
+  } else {
+    (void)out, (void)r;
+    return integrate_run(stepper, sys, y, p, plan, series, counters);
+  }
+}
 
 /// Integrates run `r` of a chunk; shared by the kernel and by host-side tests of the kernel body.
 template <class Tab, bool SaveSeries, class System, class T>
@@ -71,11 +120,10 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
     RunCounters counters{};
     Status status;
     if constexpr (SaveSeries) {
-      DeviceSeriesSink<T, N> sink{out.series, stride, r};
-      status = integrate_run(stepper, sys, y, P > 0 ? p : nullptr, plan, sink, counters);
+      status = integrate_into(DeviceSeriesSink<T, N>{out.series, stride, r}, stepper, sys, y, P > 0 ? p : nullptr,
+                              plan, out, r, counters);
     } else {
-      NoSeries sink;
-      status = integrate_run(stepper, sys, y, P > 0 ? p : nullptr, plan, sink, counters);
+      status = integrate_into(NoSeries{}, stepper, sys, y, P > 0 ? p : nullptr, plan, out, r, counters);
     }
     BATCHODE_UNROLL
     for (port::size_t i = 0; i < N; ++i) out.final_state[r * N + i] = y[i];

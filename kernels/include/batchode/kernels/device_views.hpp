@@ -6,6 +6,9 @@
 //   parameter p of run r                      at [r * n_params + p]    (run-major, as on the host)
 //   saved state s of run r at save k          at [(k * n_states + s) * stride + r]   (runs fastest)
 //   status, counters of run r                 at [r]
+//   event e's crossing j of run r: time, then the state, (1 + n_states) values at
+//                                             [(((e * slots + j) * (1 + n_states)) + v) * stride + r]
+//   crossings of event e seen by run r        at [e * stride + r]          (runs fastest)
 //   thread i of the chunk integrates run order[i] when `order` is given (arrays/run_order.hpp), run i
 //   otherwise: only which thread takes a run changes, never where its values are.
 // Why two layouts: a run's initial values, parameters and final state are touched once; a warp's
@@ -42,6 +45,9 @@ struct DeviceOutputs {
   port::uint32_t* rhs_evaluations;  ///< [r]; nullptr when counters are not selected
   port::size_t stride;              ///< runs in this chunk
   port::uint32_t n_saves;           ///< saved points per run (0: no series)
+  /// Events (systems with event functions only): crossings' times and states, and their counts.
+  T* events = nullptr;
+  port::uint32_t* event_counts = nullptr;
 };
 
 // Kernel arguments are copied bytewise to the device: the views must stay plain data.

@@ -19,6 +19,12 @@ struct Vec {
   static constexpr port::size_t size() { return N; }
 };
 
+/// Whether tableau Tab has its own continuous extension (Tab::dense, Tab::dense_d: dopri5's).
+template <class Tab, class = void>
+struct has_own_dense_output : port::false_type {};
+template <class Tab>
+struct has_own_dense_output<Tab, port::void_t<decltype(Tab::dense)>> : port::bool_constant<Tab::dense> {};
+
 /// Explicit Runge-Kutta stepper over tableau Tab (solver/tableaux.hpp) for an N-state system in
 /// precision T. The stage derivatives k[s][i] are indexed only with compile-time constants after
 /// unrolling, so they live in registers; zero coefficients generate no code.
@@ -30,6 +36,9 @@ class RkStepper {
   static constexpr int order = Tab::order;
   static constexpr int error_order = Tab::error_order;
   static constexpr int stages = Tab::stages;
+  static constexpr bool keeps_derivative = true;  ///< derivative() is current after accept (dense output)
+  /// interpolate() is the method's own dense output (run_integrator.hpp's DenseStep uses it).
+  static constexpr bool own_dense_output = has_own_dense_output<Tab>::value;
 
   template <class System>
   BATCHODE_HOST_DEVICE void reset(const System& sys, T t, const state_type& y, const T* p) {
@@ -96,6 +105,29 @@ class RkStepper {
       }
     } else {
       (void)err;
+    }
+  }
+
+  /// The method's own dense output (own_dense_output): the state at ts in [t, t + h] of the attempt
+  /// just made from (t, y) to y_new, from its stages. Only between step() and accept(), which
+  /// overwrites the first stage (Tab::dense_d: the formula).
+  BATCHODE_HOST_DEVICE void interpolate(T t, T h, T ts, const state_type& y, const state_type& y_new, T* out) const {
+    if constexpr (own_dense_output) {
+      const T theta = (ts - t) / h, rest = T(1) - theta;
+      BATCHODE_UNROLL
+      for (port::size_t i = 0; i < N; ++i) {
+        T q = 0;
+        BATCHODE_UNROLL
+        for (int s = 0; s < stages; ++s) {
+          if (Tab::dense_d(s) != 0.0) q += T(Tab::dense_d(s)) * k_[s][i];
+        }
+        const T d = y_new[i] - y[i];
+        const T e = h * k_[0][i] - d;
+        const T g = d - h * k_[stages - 1][i] - e;
+        out[i] = y[i] + theta * (d + rest * (e + theta * (g + rest * (h * q))));
+      }
+    } else {
+      (void)t, (void)h, (void)ts, (void)y, (void)y_new, (void)out;
     }
   }
 

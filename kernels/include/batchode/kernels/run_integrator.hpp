@@ -5,6 +5,8 @@
 #pragma once
 
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/dense_output.hpp"
+#include "batchode/kernels/events.hpp"
 #include "batchode/kernels/portable.hpp"
 #include "batchode/kernels/run_settings.hpp"
 #include "batchode/kernels/status.hpp"
@@ -117,13 +119,13 @@ struct evaluations_from_steps<
     Stepper, port::void_t<decltype(Stepper::rhs_evaluations(port::uint32_t{}, port::uint32_t{}))>>
     : port::true_type {};
 
-/// The stop after time t: the next save time (when a series is kept) or t_end.
+/// The stop after time t: the next save time (when a series is kept and steps land on it) or t_end.
 template <class Sink, class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T next_stop(const RunSettings<T>& plan, port::uint32_t next_save,
                                                       bool& is_save) {
   is_save = false;
   if constexpr (Sink::active) {
-    if (next_save < plan.n_saves) {
+    if (next_save < plan.n_saves && plan.interpolate_saves == 0) {
       is_save = true;
       return min_of(save_time(plan, next_save), plan.t_end);
     }
@@ -139,6 +141,125 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool all_finite(const State& y) {
   return finite;
 }
 
+/// Dense output of one accepted step from (t, y) to (t_new, y_new): the save times in (t, t_new]
+/// are interpolated, with the method's own dense output where it has one (before accept(), while
+/// its stages are current), else with the Hermite cubic (its start and slope kept before accept(),
+/// the points saved after it, with the new slope). A save at t_new itself takes y_new as it is.
+/// Only solves that interpolate their saves build one; a step that passes no save time costs one
+/// comparison.
+template <class Stepper, port::size_t N>
+struct DenseStep {
+  using State = typename Stepper::state_type;
+  State y0{}, f0{};
+  bool due = false;  ///< Hermite points are left to after_accept
+
+  BATCHODE_HD_TEMPLATE
+  template <class System, class T, class Sink>
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void before_accept(const Stepper& stepper, const System& sys, T t,
+                                                               const State& y, T t_new, const State& y_new,
+                                                               const T* p, const RunSettings<T>& plan, Sink& sink,
+                                                               port::uint32_t& next_save, RunCounters& counters) {
+    due = next_save < plan.n_saves && save_time(plan, next_save) <= t_new;
+    if (!due) return;
+    if constexpr (own_dense_output<Stepper>::value) {
+      due = false;
+      // A step to a non-finite state ends the run right after: its points stay unsaved (NaN).
+      if (!all_finite<N>(y_new)) return;
+      T out[N];
+      while (next_save < plan.n_saves) {
+        const T ts = save_time(plan, next_save);
+        if (!(ts <= t_new)) break;
+        if (ts == t_new) {
+          sink.save(next_save++, ts, &y_new[0]);
+          continue;
+        }
+        stepper.interpolate(t, t_new - t, ts, y, y_new, out);
+        sink.save(next_save++, ts, out);
+      }
+    } else {
+      BATCHODE_UNROLL
+      for (port::size_t i = 0; i < N; ++i) y0[i] = y[i];
+      if constexpr (keeps_derivative<Stepper>::value) {
+        const State& f = stepper.derivative();
+        BATCHODE_UNROLL
+        for (port::size_t i = 0; i < N; ++i) f0[i] = f[i];
+      } else {
+        sys(t, &y[0], p, &f0[0]);
+        ++counters.rhs_evaluations;
+      }
+    }
+  }
+
+  BATCHODE_HD_TEMPLATE
+  template <class System, class T, class Sink>
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void after_accept(const Stepper& stepper, const System& sys, T t, T t_new,
+                                                              const State& y1, const T* p, const RunSettings<T>& plan,
+                                                              Sink& sink, port::uint32_t& next_save,
+                                                              RunCounters& counters) {
+    if (!due) return;
+    State f1{};
+    if constexpr (keeps_derivative<Stepper>::value) {
+      f1 = stepper.derivative();
+    } else {
+      sys(t_new, &y1[0], p, &f1[0]);
+      ++counters.rhs_evaluations;
+    }
+    const T h = t_new - t;
+    T out[N];
+    while (next_save < plan.n_saves) {
+      const T ts = save_time(plan, next_save);
+      if (!(ts <= t_new)) break;
+      if (ts == t_new) {  // the step's own end (t_end, a point on a step): its value, not y0 + (y1 - y0)
+        sink.save(next_save++, ts, &y1[0]);
+        continue;
+      }
+      hermite<N>((ts - t) / h, h, y0, f0, y1, f1, out);
+      sink.save(next_save++, ts, out);
+    }
+  }
+};
+
+/// The events of one accepted attempt from (t, y) to (t_new, y_new), before accept(): records its
+/// crossings (EventTracker::check) and returns true when a terminal one ended the run. Then y holds
+/// the state at the event, the step counts as accepted, and the saves the run passed before the
+/// event are made: interpolated ones up to it, or a landed one at t_new when the event is there.
+/// Systems without events: nothing, false.
+BATCHODE_HD_TEMPLATE
+template <class Stepper, class System, class T, class Sink, class State>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool stopped_by_event(
+    EventTracker<System, T>& events, const Stepper& stepper, const System& sys, T t, T t_new, State& y,
+    const State& y_new, const T* p, const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
+    port::uint32_t& next_save, bool landed_save) {
+  if constexpr (n_events_v<System> == 0) {
+    (void)events, (void)stepper, (void)sys, (void)t, (void)t_new, (void)y, (void)y_new, (void)p, (void)plan;
+    (void)sink, (void)counters, (void)next_save, (void)landed_save;
+    return false;
+  } else {
+    constexpr port::size_t N = System::n_states;
+    StepInterpolant<Stepper, System, T> dense{stepper, sys, p, t, t_new - t, y, y_new, counters};
+    T t_event{};
+    State y_event{};
+    if (!(events.check(dense, t_new, y_new, plan, sink, t_event, y_event) <= T(1))) return false;
+    if constexpr (Sink::active) {
+      if (plan.interpolate_saves != 0) {
+        T out[N];
+        while (next_save < plan.n_saves) {
+          const T ts = save_time(plan, next_save);
+          if (!(ts <= t_event)) break;
+          dense.state((ts - t) / dense.h, out);
+          sink.save(next_save++, ts, out);
+        }
+      } else if (landed_save && t_event >= t_new) {
+        sink.save(next_save++, t_new, &y_event[0]);
+      }
+    }
+    BATCHODE_UNROLL
+    for (port::size_t i = 0; i < N; ++i) y[i] = y_event[i];
+    ++counters.accepted_steps;
+    return true;
+  }
+}
+
 // A step within 1% of the distance to the next stop goes all the way, instead of leaving a sliver.
 template <class T>
 inline constexpr T landing_slack = T(0.01);
@@ -150,12 +271,13 @@ inline constexpr T landing_slack = T(0.01);
 /// tableau's coefficients are loop-invariant. The state is checked for NaN/inf at each stop.
 /// On the GPU the inner loop is unrolled 4 times (BATCHODE_UNROLL_4): not unrolled, its counter,
 /// compare and branch per step, and the schedule broken at every step, cost 10-15% in float
-/// (RK4 Lorenz, H100); nothing per step is carried through it but the state and the stepper's stages.
+/// (RK4 Lorenz, H100); nothing per step is carried through it but the state and the stepper's stages
+/// (and, for a system with event functions, their last values).
 BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
                                             const T* p, const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
-                                            port::uint32_t& next_save) {
+                                            port::uint32_t& next_save, EventTracker<System, T>& events) {
   using State = typename Stepper::state_type;
   constexpr port::size_t N = System::n_states;
   const T h = plan.dt;
@@ -182,6 +304,12 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
       for (port::uint32_t j = 0; j < round; ++j) {
         const T tj = t_round + T(j) * h;
         stepper.step(sys, tj, y, p, h, y_new, err);
+        if constexpr (n_events_v<System> > 0) {  // (systems with events only: the loop stays as it is)
+          if (stopped_by_event(events, stepper, sys, tj, tj + h, y, y_new, p, plan, sink, counters, next_save, false)) {
+            counters.accepted_steps += static_cast<port::uint32_t>(base + j);  // this segment's earlier steps
+            return Status::stopped_by_event;
+          }
+        }
         BATCHODE_UNROLL
         for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
         stepper.accept(sys, tj + h, y, p);
@@ -193,6 +321,10 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
     if (steps > allowed) return Status::max_steps_reached;
     const T t_last = t_segment + T(full) * h;
     stepper.step(sys, t_last, y, p, t_stop - t_last, y_new, err);
+    if (stopped_by_event(events, stepper, sys, t_last, t_stop, y, y_new, p, plan, sink, counters, next_save,
+                         stop_is_save)) {
+      return Status::stopped_by_event;
+    }
     BATCHODE_UNROLL
     for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
     t = t_stop;
@@ -205,6 +337,47 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
     }
   }
   return Status::success;
+}
+
+/// Fixed steps with interpolated saves: the steps of integrate_fixed without save stops (t0 + j dt,
+/// the last one landing on t_end), each save time interpolated from the step that passes it. A
+/// plain loop (no unrolling): only solves that interpolate a series build it.
+BATCHODE_HD_TEMPLATE
+template <class Stepper, class System, class T, class Sink>
+BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System& sys,
+                                                  typename Stepper::state_type& y, const T* p,
+                                                  const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
+                                                  port::uint32_t& next_save, EventTracker<System, T>& events) {
+  using State = typename Stepper::state_type;
+  constexpr port::size_t N = System::n_states;
+  const T h = plan.dt;
+  const T span = plan.t_end - plan.t0;
+  const T steps_wanted = span <= h ? T(1) : port::ceil(span / h - landing_slack<T>);
+  const bool within = steps_wanted <= T(plan.max_steps);
+  const port::uint64_t steps = within ? static_cast<port::uint64_t>(steps_wanted) : plan.max_steps;
+  State y_new{}, err{};
+  DenseStep<Stepper, N> dense;
+  for (port::uint64_t j = 0; j < steps; ++j) {
+    // The times and steps of integrate_fixed's one segment: the same numbers as a solve without saves.
+    const T t = plan.t0 + T(j) * h;
+    const bool last = within && j + 1 == steps;
+    const T t_new = last ? plan.t_end : t + h;
+    stepper.step(sys, t, y, p, last ? plan.t_end - t : h, y_new, err);
+    if (stopped_by_event(events, stepper, sys, t, t_new, y, y_new, p, plan, sink, counters, next_save, false)) {
+      return Status::stopped_by_event;
+    }
+    dense.before_accept(stepper, sys, t, y, t_new, y_new, p, plan, sink, next_save, counters);
+    BATCHODE_UNROLL
+    for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
+    stepper.accept(sys, t_new, y, p);
+    ++counters.accepted_steps;
+    if (dense.due || last) {
+      if (!all_finite<N>(y)) return Status::non_finite_state;
+    }
+    dense.after_accept(stepper, sys, t, t_new, y, p, plan, sink, next_save, counters);
+  }
+  if (!within) return Status::max_steps_reached;
+  return all_finite<N>(y) ? Status::success : Status::non_finite_state;
 }
 
 /// Host compilers: makes the compiler forget the values of x it holds in registers, so that it reloads
@@ -223,7 +396,7 @@ template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& sys,
                                                typename Stepper::state_type& y, const T* p,
                                                const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
-                                               port::uint32_t& next_save) {
+                                               port::uint32_t& next_save, EventTracker<System, T>& events) {
   using State = typename Stepper::state_type;
   constexpr port::size_t N = System::n_states;
   constexpr T eps = port::numeric_limits<T>::epsilon();
@@ -285,6 +458,16 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     // stored and forgotten (forget_values), h_kept was decided before the step, t is in memory.
     // Lorenz dopri5 on one core: 727 -> 667 instructions per step with the other changes here.
     const T t_new = lands ? t_stop : t + h_try;
+    if (stopped_by_event(events, stepper, sys, t, t_new, y, y_new, p, plan, sink, counters, next_save,
+                         lands && stop_is_save)) {
+      return Status::stopped_by_event;
+    }
+    [[maybe_unused]] DenseStep<Stepper, N> dense;
+    if constexpr (Sink::active) {
+      if (plan.interpolate_saves != 0) {
+        dense.before_accept(stepper, sys, t, y, t_new, y_new, p, plan, sink, next_save, counters);
+      }
+    }
     BATCHODE_UNROLL
     for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
     stepper.accept(sys, t_new, y, p);
@@ -292,6 +475,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     if (!all_finite<N>(y)) return Status::non_finite_state;
     if constexpr (Sink::active) {
       if (lands && stop_is_save) sink.save(next_save++, t_new, &y[0]);
+      dense.after_accept(stepper, sys, t, t_new, y, p, plan, sink, next_save, counters);
     }
 
     detail::forget_values(y);
@@ -316,9 +500,10 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
 }  // namespace detail
 
 /// Integrates one run in place: y holds y0 on entry and the final state on exit.
-/// Steps land exactly on save times and on t_end (a step is shortened, or stretched by at most 1%,
-/// to hit them), so saved values are the integrator's own, not interpolated. Points a failed run
-/// never reached are marked unsaved (NaN).
+/// Steps land exactly on t_end, and on save times unless plan.interpolate_saves (a step is
+/// shortened, or stretched by at most 1%, to hit them), so saved values are the integrator's own;
+/// interpolated saves leave the steps as they are without a series (dense output, DenseStep).
+/// Points a failed run never reached are marked unsaved (NaN).
 BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
@@ -326,21 +511,32 @@ BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, t
   port::uint32_t next_save = 0;
   [[maybe_unused]] const RunCounters at_start = counters;
   if constexpr (Sink::active) {
-    if (plan.n_saves > 0) sink.save(next_save++, plan.t0, &y[0]);
+    if (plan.n_saves > 0 && save_time(plan, 0) <= plan.t0) sink.save(next_save++, plan.t0, &y[0]);
   }
   stepper.reset(sys, plan.t0, y, p);
+  detail::EventTracker<System, T> events;
+  if constexpr (n_events_v<System> > 0) events.start(sys, plan.t0, y, p);
   Status status;
   if constexpr (Stepper::adaptive) {
-    status = detail::integrate_adaptive(stepper, sys, y, p, plan, sink, counters, next_save);
+    status = detail::integrate_adaptive(stepper, sys, y, p, plan, sink, counters, next_save, events);
+  } else if constexpr (Sink::active) {
+    status = plan.interpolate_saves != 0
+                 ? detail::integrate_fixed_dense(stepper, sys, y, p, plan, sink, counters, next_save, events)
+                 : detail::integrate_fixed(stepper, sys, y, p, plan, sink, counters, next_save, events);
   } else {
-    status = detail::integrate_fixed(stepper, sys, y, p, plan, sink, counters, next_save);
+    status = detail::integrate_fixed(stepper, sys, y, p, plan, sink, counters, next_save, events);
   }
+  if constexpr (n_events_v<System> > 0) events.finish(sink, plan);
   if constexpr (Sink::active) {
     for (port::uint32_t s = next_save; s < plan.n_saves; ++s) sink.mark_unsaved(s);
   }
   if constexpr (detail::evaluations_from_steps<Stepper>::value) {
-    counters.rhs_evaluations += Stepper::rhs_evaluations(counters.accepted_steps - at_start.accepted_steps,
-                                                         counters.rejected_steps - at_start.rejected_steps);
+    // A run a terminal event stopped never accept()ed its last step (no evaluation there for methods
+    // that are not FSAL): counted as an attempt that was not accepted.
+    const port::uint32_t unaccepted = status == Status::stopped_by_event ? 1u : 0u;
+    counters.rhs_evaluations +=
+        Stepper::rhs_evaluations(counters.accepted_steps - at_start.accepted_steps - unaccepted,
+                                 counters.rejected_steps - at_start.rejected_steps + unaccepted);
   } else {
     counters.rhs_evaluations += stepper.rhs_evaluations();
   }

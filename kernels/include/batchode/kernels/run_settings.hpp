@@ -1,5 +1,5 @@
 // kernels/: the per-solve constants every run of a batch integrates with, in the run's precision,
-// and the one formula for save times that both the integrator and the result use.
+// and the one definition of save times that both the integrator and the result use.
 #pragma once
 
 #include "batchode/kernels/annotations.hpp"
@@ -12,17 +12,33 @@ template <class T>
 struct RunSettings {
   T t0{}, t_end{};
   T dt{};          ///< fixed step, or first adaptive step (<= 0: Hairer's estimate)
-  T save_every{};  ///< spacing of saved points (used when n_saves > 0)
+  T save_every{};  ///< spacing of saved points (used when n_saves > 0 and save_times is null)
   port::uint32_t n_saves = 0;
+  /// The saved points' times, strictly increasing in [t0, t_end] (SolveOptions::save_at), or null:
+  /// t0 + k save_every. A backend reads them where it integrates: the CPU path from the host, a GPU
+  /// from its own copy (backends/gpu/chunk_pipeline.hpp uploads them once per run).
+  const T* save_times = nullptr;
+  /// 0: steps land on every save time (saved values are the method's own). 1: steps ignore save
+  /// times, and the points a step passes are interpolated (dense output: run_integrator.hpp).
+  port::uint32_t interpolate_saves = 0;
+  // Events (systems with event functions: kernels/events.hpp). Bit e of a mask is event e.
+  port::uint32_t event_rising = 0;    ///< fires when g_e goes from < 0 to >= 0
+  port::uint32_t event_falling = 0;   ///< fires when g_e goes from > 0 to <= 0
+  port::uint32_t event_terminal = 0;  ///< a crossing ends the run there
+  port::uint32_t event_slots = 0;     ///< crossings stored per event and run (the largest max)
+  port::uint32_t event_max[8] = {};   ///< crossings stored of event e (events.hpp's max_events)
+  T event_tolerance{};                ///< a root is located to this width in t
   T rtol{}, atol{};
   T safety{}, min_factor{}, max_factor{}, ki{}, kp{}, dt_min{}, dt_max{};
   port::uint64_t max_steps = 0;
 };
 
-/// Save time k of a solve: t0 + k * save_every, in the run's precision. The integrator lands its steps
-/// on these values and SolveResult::times() reports them, so the two never differ by an ulp.
+/// Save time k of a solve: save_times[k], or t0 + k * save_every, in the run's precision. The
+/// integrator lands its steps on (or interpolates at) these values and SolveResult::times() reports
+/// them, so the two never differ by an ulp.
 template <class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T save_time(const RunSettings<T>& plan, port::uint32_t k) {
+  if (plan.save_times != nullptr) return plan.save_times[k];
   // One fused multiply-add on every compiler: nvcc would contract t0 + k * save_every into an fma on
   // the device and the host compiler would not, and the two would then differ in the last bit.
   return port::fma(static_cast<T>(k), plan.save_every, plan.t0);

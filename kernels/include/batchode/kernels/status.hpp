@@ -1,6 +1,7 @@
 // solver/: the per-run outcome codes. Every run of a batch has one; a failed run is never dropped.
 #pragma once
 
+#include "batchode/kernels/annotations.hpp"
 #include "batchode/kernels/portable.hpp"
 
 #if !BATCHODE_RTC
@@ -23,7 +24,16 @@ enum class Status : port::int32_t {
   /// The run was never integrated: the process (an MPI rank) or device holding it failed, and no
   /// other could solve it in its place. Its final state and series are NaN. Never set by a kernel.
   not_solved = 5,
+  /// A terminal event (kernels/events.hpp) fired, at t_end at the latest: the run ended there, its
+  /// final state is the state at the event (interpolated) and the event's record says which. Not a
+  /// failure.
+  stopped_by_event = 6,
 };
+
+/// Whether a run ended as it should: at t_end, or at a terminal event.
+BATCHODE_HOST_DEVICE inline constexpr bool finished(Status s) {
+  return s == Status::success || s == Status::stopped_by_event;
+}
 
 #if !BATCHODE_RTC  // host code (solver/src/options.cpp); runtime compilers have no std::string
 /// "success", "max_steps_reached", ...

@@ -131,6 +131,17 @@ struct Dopri5 {
                              -1.0 / 40};
     return E[i];
   }
+  /// Its own dense output, fourth order (Hairer's DOPRI5 code, CONTD5; Hairer, Norsett & Wanner I,
+  /// II.6): with d = y1 - y0, e = h k1 - d, g = d - h k7 - e and q = h sum_s dense_d(s) k_s,
+  /// y(t0 + theta h) = y0 + theta (d + (1 - theta) (e + theta (g + (1 - theta) q))).
+  static constexpr bool dense = true;
+  BATCHODE_HOST_DEVICE static constexpr double dense_d(int i) {
+    constexpr double D[7] = {-12715105075.0 / 11282082432.0,  0,
+                             87487479700.0 / 32700410799.0,   -10690763975.0 / 1880347072.0,
+                             701980252875.0 / 199316789632.0, -1453857185.0 / 822651844.0,
+                             69997945.0 / 29380423.0};
+    return D[i];
+  }
 };
 
 /// Tsitouras 5(4) (Ch. Tsitouras, Comput. Math. Appl. 62 (2011) 770-775), FSAL; the coefficients

@@ -88,7 +88,8 @@ class Calibrator {
     o.outputs.counters = true;
     TimeLogger quiet(nullptr, Verbosity::none);
     SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(o), o);
-    integrate_on_cpu(ctx.system, y.data(), p.empty() ? nullptr : p.data(), 0, n, o.method, make_run_settings<T>(o),
+    integrate_on_cpu(ctx.system, y.data(), p.empty() ? nullptr : p.data(), 0, n, o.method,
+                     make_run_settings<T>(o, scratch.times().data()),
                      o.cpu_threads, scratch.view(), quiet, ctx.workers);
     probed_runs_.clear();
     for (std::size_t i = 0; i < n; ++i) {
@@ -117,7 +118,9 @@ class Calibrator {
   sched::LinearCost cost(const Context& ctx, BackendId backend, const std::string& device_name, bool first_use,
                          const T* y0, const T* params, std::size_t runs, double steps, std::size_t saves) {
     const double bytes = static_cast<double>(
-        arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), saves, sizeof(T), ctx.options.outputs).result_bytes_per_run);
+        arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), saves, sizeof(T), ctx.options.outputs,
+                              event_shape(ctx.options))
+            .result_bytes_per_run);
     const std::string key =
         cost_key(cost_name_of(ctx.system), ctx.options.method, std::is_same_v<T, double>, device_name);
     std::optional<CostCoefficients> c = model_.find(key);
@@ -154,12 +157,14 @@ class Calibrator {
     const T* params = p.empty() ? nullptr : p.data();
     const auto start = std::chrono::steady_clock::now();
     if (!backend.is_gpu()) {
-      integrate_on_cpu(ctx.system, y.data(), params, 0, n, options.method, make_run_settings<T>(options),
+      integrate_on_cpu(ctx.system, y.data(), params, 0, n, options.method,
+                       make_run_settings<T>(options, scratch.times().data()),
                        options.cpu_threads, scratch.view(), quiet, ctx.workers);
     } else {
       SolveOptions o = options;
       o.gpu.device = backend.device;
-      gpu_runner->run(ctx.system, make_gpu_run_request(o), make_run_settings<T>(o), y.data(), params, n, scratch.view(),
+      gpu_runner->run(ctx.system, make_gpu_run_request(o), make_run_settings<T>(o, scratch.times().data()), y.data(),
+                      params, n, scratch.view(),
                       quiet, 0);
     }
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -244,6 +249,7 @@ class Calibrator {
     if (saves > 0) {
       SolveOptions plain = o;
       plain.save_every.reset();
+      plain.save_at.clear();
       sample(n2);
       const double t_plain = time_warm(ctx, backend, gpu_runner.get(), y, p, n2, plain);
       const double extra = static_cast<double>(

@@ -63,6 +63,37 @@ struct GpuOptions : arrays::MemoryBudget {
   bool allow_cpu_fallback = true;  ///< under Backend::automatic: fall back to CPU if the GPU fails
 };
 
+/// How saved points are computed.
+enum class SaveMode {
+  automatic,    ///< save_every: land; save_at: interpolate where the method's dense output is at most one
+                ///< order below it (dopri5, bogacki_shampine32, euler, rk4, the Rosenbrock methods), land
+                ///< otherwise (tsit5, cash_karp54, fehlberg78: the Hermite cubic would not keep up)
+  land,         ///< steps land on every save time: saved values are the method's own (a dense grid
+                ///< of saves then shortens the steps)
+  interpolate,  ///< steps are those of a solve without saves; each saved point is interpolated from
+                ///< the step that passes it (dense output: dopri5's own, fourth order; the cubic
+                ///< Hermite, third order, for the other methods)
+};
+
+/// Which zero crossings of an event function count (kernels/events.hpp).
+enum class EventDirection {
+  both,     ///< either way
+  rising,   ///< g from < 0 to >= 0
+  falling,  ///< g from > 0 to <= 0
+};
+/// What a crossing does.
+enum class EventAction {
+  record,    ///< its time and state are stored (the first `max` per run); the run goes on
+  terminal,  ///< the run ends there (Status::stopped_by_event), with the state at the crossing
+};
+/// One event function g_e of the system (its events() member writes g[e]).
+struct EventSpec {
+  std::string name;  ///< names it in results and files; empty: "event<e>"
+  EventDirection direction = EventDirection::both;
+  EventAction action = EventAction::record;
+  std::uint32_t max = 1;  ///< crossings stored per run (the first ones; the count goes on past it)
+};
+
 /// Everything a solve needs besides the system and the batch.
 struct SolveOptions {
   double t0 = 0.0;
@@ -73,8 +104,19 @@ struct SolveOptions {
   double rtol = 1e-6;
   double atol = 1e-6;
   /// Save the state every save_every, at t0 + k * save_every (k = 0, 1, ...) up to t_end. Steps land
-  /// exactly on save times, so saved values carry no interpolation error. Unset: final state only.
+  /// exactly on save times (unless save_mode is interpolate), so saved values carry no interpolation
+  /// error. Unset: final state only.
   std::optional<double> save_every;
+  /// Save the state at these times: strictly increasing, in [t0, t_end], shared by every run; not
+  /// with save_every. Empty: no such list. Interpolated unless save_mode is land.
+  std::vector<double> save_at;
+  SaveMode save_mode = SaveMode::automatic;
+  /// One spec per event function of the system, in its order. Empty for a system with events: each
+  /// is recorded once, in both directions (Solver fills them in). A system without events: none.
+  std::vector<EventSpec> events;
+  /// A crossing is located to this width in t (absolute). Unset: 100 ulps of the span's larger end
+  /// in the solve's precision (at least 100 ulps of 1).
+  std::optional<double> event_tolerance;
   std::uint64_t max_steps = 1'000'000;  ///< per run, accepted + rejected
   Backend backend = Backend::automatic;
   /// Overrides the TimeLogger's level for this solve (BATCHODE_VERBOSITY overrides both).
@@ -104,7 +146,26 @@ extern template void validate_for<double>(const SolveOptions&);
 /// The largest max_steps: per-run step counters (RunCounters) are 32-bit.
 inline constexpr std::uint64_t max_steps_limit = std::numeric_limits<std::uint32_t>::max();
 
-/// Number of saved points of a solve (0 when save_every is unset).
+/// Number of saved points of a solve (0 when neither save_every nor save_at is set).
 std::size_t count_saves(const SolveOptions& options);
+
+/// The event records a solve keeps per run: its events, and the largest of their max.
+EventShape event_shape(const SolveOptions& options);
+/// The name of event e: events[e].name, or "event<e>".
+std::string event_name(const SolveOptions& options, std::size_t e);
+/// Checks that the options' events fit a system with `n_events` event functions. Throws InvalidInput.
+void check_events_for_system(const SolveOptions& options, std::size_t n_events);
+
+/// The order of a method's dense output: dopri5's own continuous extension 4, the Hermite cubic 3.
+int dense_output_order(Method method);
+
+/// Whether a solve's saved points are interpolated (SaveMode resolved: automatic interpolates save_at
+/// where the method's dense output is at most one order below the method, and lands otherwise).
+bool interpolates_saves(const SolveOptions& options);
+
+/// "automatic", "land", "interpolate"; parse_save_mode also takes "auto", and throws InvalidInput
+/// naming the choices.
+std::string to_string(SaveMode mode);
+SaveMode parse_save_mode(const std::string& name);
 
 }  // namespace batchode

@@ -68,7 +68,8 @@ sched::Selection plan_parts(const SolveContext<System, T>& ctx, Calibrator<Syste
   const SolveOptions& options = ctx.options;
   if (!forced_parts.empty()) return sched::forced(forced_parts, runs);
   const arrays::RunFootprint footprint =
-      arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), saves, sizeof(T), options.outputs);
+      arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), saves, sizeof(T), options.outputs,
+                            event_shape(options));
   sched::Request req;
   req.runs = runs;
   req.method = options.method;

@@ -4,8 +4,10 @@
 // Layouts (all run-major: run r's values are contiguous):
 //   final_state()  n_runs x n_states             index r * n_states + s
 //   series()       n_runs x n_saves x n_states   index (r * n_saves + k) * n_states + s
-//   times()        n_saves                       t0 + k * save_every
+//   times()        n_saves                       t0 + k * save_every, or save_at
 //   statuses(), counters()  n_runs
+//   events          n_runs x n_events x event_slots x (1 + n_states)   (time, then the state)
+//   event_counts    n_runs x n_events
 // Points a failed run never reached hold NaN in series(). statuses() and counters() are empty when
 // SolveOptions.outputs.status / .counters were off (their accessors then throw std::logic_error).
 #pragma once
@@ -77,16 +79,27 @@ class SolveResult {
         final_state_(DefaultInitAllocator<T>(memory)),
         series_(DefaultInitAllocator<T>(memory)),
         status_(DefaultInitAllocator<Status>(memory)),
-        counters_(DefaultInitAllocator<RunCounters>(memory)) {
+        counters_(DefaultInitAllocator<RunCounters>(memory)),
+        events_(DefaultInitAllocator<T>(memory)),
+        event_counts_(DefaultInitAllocator<std::uint32_t>(memory)) {
     // Every size before any allocation: an overflow is refused before memory is touched.
     const std::size_t final_values =
         checks::checked_mul(n_runs, n_states, "result final states (n_runs x n_states)");
     const std::size_t series_values =
         checks::checked_product({n_runs, n_saves, n_states}, "result series (n_runs x n_saves x n_states)");
+    const EventShape shape = event_shape(options);
+    const std::size_t event_values = checks::checked_product(
+        {n_runs, shape.n_events, shape.slots, 1 + n_states}, "result events (n_runs x n_events x slots x (1 + n_states))");
     final_state_.resize(final_values);
     series_.resize(series_values);
+    events_.resize(event_values);
+    event_counts_.resize(n_runs * shape.n_events);
+    event_slots_ = shape.slots;
+    for (std::size_t e = 0; e < shape.n_events; ++e) event_names_.push_back(event_name(options, e));
     times_.resize(n_saves);
-    if (n_saves > 0) {
+    if (n_saves > 0 && !options.save_at.empty()) {
+      for (std::size_t k = 0; k < n_saves; ++k) times_[k] = static_cast<T>(options.save_at[k]);
+    } else if (n_saves > 0) {
       const RunSettings<T> settings = make_run_settings<T>(options);
       for (std::size_t k = 0; k < n_saves; ++k) times_[k] = save_time(settings, static_cast<std::uint32_t>(k));
     }
@@ -104,7 +117,7 @@ class SolveResult {
   /// Final value of state `s` of run `r`. Throws std::out_of_range.
   T final_state(std::size_t r, std::size_t s) const { return final_state_.at(index(r, s)); }
 
-  /// Save times (empty when save_every was unset).
+  /// Save times (empty when neither save_every nor save_at was set); the plan's save_at points here.
   const std::vector<T>& times() const noexcept { return times_; }
   /// n_runs x n_saves x n_states, run-major.
   const ResultArray<T>& series() const noexcept { return series_; }
@@ -141,7 +154,47 @@ class SolveResult {
     for (Status x : status_) n += (x == s);
     return n;
   }
-  bool all_succeeded() const { return count(Status::success) == n_runs_; }
+  /// Whether every run finished: reached t_end, or stopped at a terminal event (finished(Status)).
+  bool all_succeeded() const {
+    require_statuses();
+    return static_cast<std::size_t>(std::count_if(status_.begin(), status_.end(), finished)) == n_runs_;
+  }
+
+  /// Event functions of the system (SolveOptions::events), their names, and the crossings stored
+  /// per event and run (the largest max).
+  std::size_t n_events() const noexcept { return event_names_.size(); }
+  const std::vector<std::string>& event_names() const noexcept { return event_names_; }
+  std::size_t event_slots() const noexcept { return event_slots_; }
+  /// The index of the event called `name`. Throws std::out_of_range naming the events there are.
+  std::size_t event_index(const std::string& name) const {
+    for (std::size_t e = 0; e < event_names_.size(); ++e) {
+      if (event_names_[e] == name) return e;
+    }
+    std::string names;
+    for (const std::string& n : event_names_) names += (names.empty() ? "" : ", ") + n;
+    throw std::out_of_range("no event '" + name + "' (events: " + (names.empty() ? "none" : names) + ")");
+  }
+  /// Crossings of event e that run r met: stored up to the event's max, counted past it (a count above
+  /// max says later crossings were not stored). Throws std::out_of_range.
+  std::uint32_t event_count(std::size_t r, std::size_t e) const {
+    check_event(r, e, 0, "event_count");
+    return event_counts_[r * n_events() + e];
+  }
+  /// Time of the j-th stored crossing of event e in run r; NaN where none was stored. Throws
+  /// std::out_of_range.
+  T event_time(std::size_t r, std::size_t e, std::size_t j) const {
+    check_event(r, e, j, "event_time");
+    return events_[event_at(r, e, j)];
+  }
+  /// State s at that crossing (interpolated on the step's dense output); NaN where none was stored.
+  T event_state(std::size_t r, std::size_t e, std::size_t j, std::size_t s) const {
+    check_event(r, e, j, "event_state");
+    if (s >= n_states_) throw std::out_of_range("event_state: state " + std::to_string(s) + " of " + std::to_string(n_states_));
+    return events_[event_at(r, e, j) + 1 + s];
+  }
+  /// Every run's event records (layout above) and counts.
+  const ResultArray<T>& events() const noexcept { return events_; }
+  const ResultArray<std::uint32_t>& event_counts() const noexcept { return event_counts_; }
 
   /// Where the batch ran: one record per part (CPU, each GPU, fallbacks).
   const std::vector<ExecutionRecord>& execution() const noexcept { return execution_; }
@@ -158,8 +211,18 @@ class SolveResult {
   RunCounters* counters_data() noexcept { return counters_.empty() ? nullptr : counters_.data(); }
   /// The writable view the backends fill.
   ResultView<T> view() noexcept {
-    return ResultView<T>{final_state_data(), series_.empty() ? nullptr : series_.data(), status_data(),
-                         counters_data(),    n_runs_,  n_states_, n_saves_, memory()};
+    return ResultView<T>{final_state_data(),
+                         series_.empty() ? nullptr : series_.data(),
+                         status_data(),
+                         counters_data(),
+                         n_runs_,
+                         n_states_,
+                         n_saves_,
+                         memory(),
+                         events_.empty() ? nullptr : events_.data(),
+                         event_counts_.empty() ? nullptr : event_counts_.data(),
+                         n_events(),
+                         event_slots_};
   }
   void add_execution(ExecutionRecord record) { execution_.push_back(std::move(record)); }
 
@@ -168,6 +231,17 @@ class SolveResult {
     if (status_.empty() && n_runs_ > 0) {
       throw std::logic_error("statuses were not selected for this solve (SolveOptions.outputs.status)");
     }
+  }
+
+  void check_event(std::size_t r, std::size_t e, std::size_t j, const char* what) const {
+    if (r >= n_runs_ || e >= n_events() || j >= std::max<std::size_t>(event_slots_, 1)) {
+      throw std::out_of_range(std::string(what) + "(" + std::to_string(r) + ", " + std::to_string(e) + ", " +
+                              std::to_string(j) + ") outside " + std::to_string(n_runs_) + " runs x " +
+                              std::to_string(n_events()) + " events x " + std::to_string(event_slots_) + " slots");
+    }
+  }
+  std::size_t event_at(std::size_t r, std::size_t e, std::size_t j) const {
+    return ((r * n_events() + e) * event_slots_ + j) * (n_states_ + 1);
   }
 
   std::size_t index(std::size_t r, std::size_t s) const {
@@ -184,6 +258,10 @@ class SolveResult {
   std::vector<T> times_;
   ResultArray<Status> status_;
   ResultArray<RunCounters> counters_;
+  ResultArray<T> events_;
+  ResultArray<std::uint32_t> event_counts_;
+  std::vector<std::string> event_names_;
+  std::size_t event_slots_ = 0;
   std::vector<ExecutionRecord> execution_;
 };
 

@@ -2,9 +2,11 @@
 // (kernels/run_settings.hpp) and the GPU path's request (backends/gpu/gpu_run_request.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 
 #include "batchode/backends/gpu/gpu_run_request.hpp"
 #include "batchode/kernels/method_registry.hpp"
@@ -13,15 +15,21 @@
 
 namespace batchode {
 
-/// Builds the plan of a validated SolveOptions for precision T.
+/// Builds the plan of a validated SolveOptions for precision T. `save_times`: o.save_at in T (the
+/// result's times(), SolveResult), which the plan points to; needed when save_at is set.
 template <class T>
-RunSettings<T> make_run_settings(const SolveOptions& o) {
+RunSettings<T> make_run_settings(const SolveOptions& o, const T* save_times = nullptr) {
+  if (!o.save_at.empty() && save_times == nullptr) {
+    throw std::logic_error("make_run_settings: SolveOptions.save_at is set but its times in T were not given");
+  }
   RunSettings<T> plan;
   plan.t0 = static_cast<T>(o.t0);
   plan.t_end = static_cast<T>(o.t_end);
   plan.dt = o.dt ? static_cast<T>(*o.dt) : T(0);
   plan.save_every = o.save_every ? static_cast<T>(*o.save_every) : T(0);
   plan.n_saves = static_cast<std::uint32_t>(count_saves(o));
+  plan.save_times = o.save_at.empty() ? nullptr : save_times;
+  plan.interpolate_saves = interpolates_saves(o) ? 1u : 0u;
   plan.rtol = static_cast<T>(o.rtol);
   plan.atol = static_cast<T>(o.atol);
   const StepControl& c = o.step_control;
@@ -33,6 +41,18 @@ RunSettings<T> make_run_settings(const SolveOptions& o) {
   plan.dt_min = static_cast<T>(c.dt_min);
   plan.dt_max = std::isfinite(c.dt_max) ? static_cast<T>(c.dt_max) : std::numeric_limits<T>::max();
   plan.max_steps = o.max_steps;
+  for (std::size_t e = 0; e < o.events.size(); ++e) {
+    const EventSpec& spec = o.events[e];
+    const std::uint32_t bit = 1u << e;
+    if (spec.direction != EventDirection::falling) plan.event_rising |= bit;
+    if (spec.direction != EventDirection::rising) plan.event_falling |= bit;
+    if (spec.action == EventAction::terminal) plan.event_terminal |= bit;
+    plan.event_max[e] = spec.max;
+    plan.event_slots = std::max(plan.event_slots, spec.max);
+  }
+  const double t_scale = std::max({1.0, std::fabs(o.t0), std::fabs(o.t_end)});
+  plan.event_tolerance = static_cast<T>(
+      o.event_tolerance ? *o.event_tolerance : 100.0 * std::numeric_limits<T>::epsilon() * t_scale);
   return plan;
 }
 
@@ -48,6 +68,7 @@ inline GpuRunRequest make_gpu_run_request(const SolveOptions& o) {
   request.block_size = o.gpu.block_size;
   request.budget = o.gpu;
   request.outputs = o.outputs;
+  request.events = event_shape(o);
   request.order_runs = order;
   request.stop = o.stop;
   return request;

@@ -105,7 +105,10 @@ class Solver {
   /// will do; registering again changes nothing).
   explicit Solver(System system, SolveOptions options, TimeLogger& logger = default_timelogger())
       : system_(std::move(system)), options_(std::move(options)), logger_(&logger) {
+    // A system with events and no specs: each recorded once, both ways.
+    if (options_.events.empty()) options_.events.resize(detail::n_events_of(system_));
     validate_for<T>(options_);
+    check_events_for_system(options_, detail::n_events_of(system_));
     detail::register_events_for_solve(*logger_);
   }
 
@@ -153,7 +156,8 @@ class Solver {
     const std::size_t saves = count_saves(options_);
     // Before any work (planning may calibrate): a batch whose outputs cannot fit is refused.
     detail::check_result_fits(
-        runs, arrays::run_footprint(n_states(), n_params(), saves, sizeof(T), options_.outputs).result_bytes_per_run);
+        runs, arrays::run_footprint(n_states(), n_params(), saves, sizeof(T), options_.outputs, event_shape(options_))
+                  .result_bytes_per_run);
     const detail::SolveContext<System, T> ctx{system_, options_, *logger_, *cpu_workers_, *result_memory_, gpus_};
     telemetry_.begin_solve();
     calibrator_.begin_solve();

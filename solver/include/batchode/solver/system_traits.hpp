@@ -12,6 +12,7 @@
 #include "batchode/arrays/host_workers.hpp"
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/backends/cpu/cpu_backend.hpp"
+#include "batchode/kernels/events.hpp"
 #include "batchode/kernels/method.hpp"
 #include "batchode/kernels/run_settings.hpp"
 #include "batchode/kernels/system.hpp"
@@ -45,6 +46,16 @@ std::size_t n_params_of(const System& system) {
   } else {
     (void)system;
     return System::n_params;
+  }
+}
+
+/// Event functions of the system (kernels/events.hpp); runtime models have none yet.
+template <class System>
+std::size_t n_events_of(const System&) {
+  if constexpr (is_runtime_model_v<System>) {
+    return 0;
+  } else {
+    return n_events_v<System>;
   }
 }
 

@@ -114,6 +114,10 @@ template <class System, class T>
 void integrate_batch(const System& sys, const T* y0, const T* params, std::size_t first, std::size_t count,
                      Method method, const RunSettings<T>& plan, unsigned threads, const ResultView<T>& result,
                      TimeLogger& logger, arrays::HostWorkers& pool, const std::atomic<bool>* stop = nullptr) {
+  // A system with events writes its records: the result must have room for them (Solver sees to it).
+  if (n_events_v<System> > 0 && (result.events == nullptr || result.n_events != n_events_v<System>)) {
+    throw std::logic_error("integrate_batch: the system has event functions but the result holds no event records");
+  }
   tableau::dispatch(method, [&](auto tag) {
     using Tab = typename decltype(tag)::type;
     using Select = CpuStepperFor<Tab, System, T>;

@@ -145,6 +145,10 @@ class OdeintStepper {
   static constexpr bool adaptive = Tab::adaptive;
   static constexpr int order = Tab::order;
   static constexpr int error_order = Tab::error_order;
+  static constexpr bool keeps_derivative = true;  ///< derivative() is current after accept (dense output)
+  /// dopri5 interpolates with odeint's own calc_state (its continuous extension, Hairer II.6):
+  /// an implementation apart from the register stepper's, which the GPU path is checked against.
+  static constexpr bool own_dense_output = adaptive && Tab::method == Method::dopri5;
 
   OdeintStepper() : stepper_(OdeintStepperFor<Tab, T, N>::make()) {}
 
@@ -163,6 +167,17 @@ class OdeintStepper {
       stepper_.do_step(f, y, dxdt_, t, y_new, dxdt_new_, h, err);  // FSAL: returns f(t + h, y_new)
     } else {
       stepper_.do_step(f, y, dxdt_, t, y_new, h, err);
+    }
+  }
+
+  /// The state at ts in [t, t + h] of the attempt just made (own_dense_output; before accept()).
+  void interpolate(T t, T h, T ts, const state_type& y, const state_type& y_new, T* out) const {
+    if constexpr (own_dense_output) {
+      state_type x;
+      stepper_.calc_state(ts, x, y, dxdt_, t, y_new, dxdt_new_, t + h);
+      for (std::size_t i = 0; i < N; ++i) out[i] = x[i];
+    } else {
+      (void)t, (void)h, (void)ts, (void)y, (void)y_new, (void)out;
     }
   }
 

@@ -34,6 +34,28 @@ struct SeriesSink {
   }
 };
 
+/// A sink (SeriesSink or NoSeries) that also keeps one run's events in the result's run-major rows
+/// (n_events x slots x (time, state) values, n_events counts), NaN in the slots left empty.
+template <class Base, class T, std::size_t N, std::size_t E>
+struct EventSink : Base {
+  T* events;               // this run's n_events x slots x (1 + n_states) block
+  std::uint32_t* counts;   // this run's n_events counts
+  std::uint32_t slots;
+  void record_event(std::uint32_t e, std::uint32_t j, T t, const T* y) {
+    T* at = events + (std::size_t{e} * slots + j) * (N + 1);
+    at[0] = t;
+    std::copy(y, y + N, at + 1);
+  }
+  void close_events(const std::uint32_t* count, const RunSettings<T>& plan) {
+    for (std::size_t e = 0; e < E; ++e) {
+      counts[e] = count[e];
+      const std::uint32_t stored = std::min(count[e], plan.event_max[e]);
+      std::fill(events + (e * slots + stored) * (N + 1), events + (e + 1) * slots * (N + 1),
+                std::numeric_limits<T>::quiet_NaN());
+    }
+  }
+};
+
 /// The CPU stepper of method Tab: odeint's for explicit tables, kernels/rosenbrock_stepper.hpp for
 /// Rosenbrock tables, odeint's rosenbrock4 for the CPU-only tag. `available` is false for a stiff
 /// method whose system cannot be linearised (integrate_batch then throws InvalidInput).
@@ -69,14 +91,20 @@ void integrate_run_range(const System& sys, const T* y0, const T* params, std::s
     for (std::size_t s = 0; s < N; ++s) y[s] = y0[r * N + s];
     const T* p = P > 0 ? params + r * P : nullptr;
     RunCounters counters{};
-    Status status;
-    if (plan.n_saves > 0) {
-      SeriesSink<T> sink{result.series + r * plan.n_saves * N, N};
-      status = integrate_run(stepper, sys, y, p, plan, sink, counters);
-    } else {
-      NoSeries sink;
-      status = integrate_run(stepper, sys, y, p, plan, sink, counters);
-    }
+    // With events, the series sink (or none) wrapped in this run's event rows.
+    auto run = [&](auto series) {
+      constexpr std::size_t E = n_events_v<System>;
+      if constexpr (E > 0) {
+        const std::size_t width = E * std::size_t{plan.event_slots} * (N + 1);
+        EventSink<decltype(series), T, N, E> sink{series, result.events + r * width, result.event_counts + r * E,
+                                                  plan.event_slots};
+        return integrate_run(stepper, sys, y, p, plan, sink, counters);
+      } else {
+        return integrate_run(stepper, sys, y, p, plan, series, counters);
+      }
+    };
+    const Status status =
+        plan.n_saves > 0 ? run(SeriesSink<T>{result.series + r * plan.n_saves * N, N}) : run(NoSeries{});
     for (std::size_t s = 0; s < N; ++s) result.final_state[r * N + s] = y[s];
     if (Status* out = result.status) out[r] = status;
     if (RunCounters* out = result.counters) out[r] = counters;

@@ -95,8 +95,12 @@ class ChunkPipeline {
       std::size_t free_bytes = 0, total_bytes = 0;
       gpu::memory_info(request.device, free_bytes, total_bytes);
       // Buffers this pipeline already holds are reused, so they count as free for the new plan.
-      free_bytes += inputs_.device_bytes() + outputs_.device_bytes();
-      arrays::RunFootprint footprint = arrays::run_footprint(n_states, n_params, saves, sizeof(T), request.outputs);
+      free_bytes += inputs_.device_bytes() + outputs_.device_bytes() + save_times_.bytes();
+      // The save times' copy (save_at) comes out of the same memory, before any chunk.
+      const std::size_t times_bytes = run_plan.save_times != nullptr ? std::size_t{run_plan.n_saves} * sizeof(T) : 0;
+      free_bytes -= std::min(free_bytes, times_bytes);
+      arrays::RunFootprint footprint =
+          arrays::run_footprint(n_states, n_params, saves, sizeof(T), request.outputs, request.events);
       if (request.order_runs) {  // each chunk's run order, on the device
         footprint.device_bytes_per_run += sizeof(std::uint32_t);
       }
@@ -117,7 +121,7 @@ class ChunkPipeline {
       ScopedTimer timer(log, events::gpu_buffer_allocation);
       const bool inputs_grew = inputs_.prepare(plan_, n_states, n_params, request.order_runs);
       const bool outputs_grew =
-          outputs_.prepare(plan_, n_states, saves, request.outputs.status, request.outputs.counters);
+          outputs_.prepare(plan_, n_states, saves, request.outputs.status, request.outputs.counters, request.events);
       last_run_grew_ = inputs_grew || outputs_grew;
       while (streams_.size() < plan_.slots) streams_.emplace_back();
       timer.add_metadata("grew", std::int64_t{last_run_grew_ ? 1 : 0});
@@ -129,13 +133,26 @@ class ChunkPipeline {
     timer.add_metadata(keys::num_chunks, static_cast<std::int64_t>(plan_.n_chunks));
     const bool save_series = saves > 0;
     load(save_series, log);
-    const double phase_sum_ms = run_chunks(save_series, n_states, n_params, request, run_plan, y0, params,
-                                           result, log, first_run, launch, launch_order);
+    RunSettings<T> plan = run_plan;
+    if (plan.save_times != nullptr) plan.save_times = upload_save_times(run_plan, log);
+    const double phase_sum_ms = run_chunks(save_series, n_states, n_params, request, plan, y0, params, result,
+                                           log, first_run, launch, launch_order);
     // Transfers and kernels overlap when this sum exceeds the run's wall time.
     if (log.enabled()) timer.add_metadata("gpu_phase_sum_ms", phase_sum_ms);
   }
 
  private:
+  /// Copies the plan's save times (host) to the device once per run; returns the device's copy.
+  const T* upload_save_times(const RunSettings<T>& run_plan, TimeLogger& log) {
+    ScopedTimer t(log, events::h2d_transfer_save_times);
+    const std::size_t bytes = std::size_t{run_plan.n_saves} * sizeof(T);  // n_saves <= 1e8 (options.cpp)
+    save_times_.ensure(run_plan.n_saves);
+    gpu::copy_to_device_async(save_times_.data(), run_plan.save_times, bytes, streams_[0].get());
+    streams_[0].synchronize();
+    t.add_metadata(keys::nbytes, static_cast<std::int64_t>(bytes));
+    return save_times_.data();
+  }
+
   template <class Launch, class LaunchOrder>
   double run_chunks(bool save_series, std::size_t n_states, std::size_t n_params,
                     const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0,
@@ -276,6 +293,9 @@ class ChunkPipeline {
           transfer(events::d2h_transfer_iteration_counters,
                    [&] { return outputs_.download_counters(slot, count, stream); });
         }
+        if (request.events.n_events > 0) {
+          transfer(events::d2h_transfer_events, [&] { return outputs_.download_events(slot, count, stream); });
+        }
         in_slot[slot] = next;
       } catch (const GpuError& e) {
         throw GpuError(fmt::format("chunk {} of {} (runs {})", c, plan_.n_chunks, slice), e);
@@ -355,6 +375,7 @@ class ChunkPipeline {
   arrays::InputArrayManager<T> inputs_;
   arrays::OutputArrayManager<T> outputs_;
   std::vector<gpu::Stream> streams_;
+  gpu::DeviceBuffer<T> save_times_;  ///< the device's copy of RunSettings::save_times
 };
 
 }  // namespace batchode

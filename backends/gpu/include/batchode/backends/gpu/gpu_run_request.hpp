@@ -18,6 +18,7 @@ struct GpuRunRequest {
   int block_size = 128;
   arrays::MemoryBudget budget;
   OutputSelection outputs;
+  EventShape events;  ///< the event records kept per run (none for systems without events)
   /// Each chunk's runs are ordered by their inputs so that a warp's runs cost about the same
   /// (arrays/run_order.hpp); results are the same either way.
   bool order_runs = false;

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 
 // First: under hipcc it includes the HIP runtime header, whose builtins (threadIdx) batch_kernel.hpp
 // uses, also where batchode_target_gpu did not pre-include it.
@@ -48,6 +49,11 @@ class GpuRunner {
   void run(const System& sys, const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0,
            const T* params, std::size_t runs, const ResultView<T>& result, TimeLogger& log,
            std::size_t first_run = 0) {
+    // A system with events writes its records: the request and the result must have room for them.
+    if (n_events_v<System> > 0 && (request.events.n_events != n_events_v<System> || result.events == nullptr)) {
+      throw std::logic_error("GpuRunner::run: the system has event functions but the request or the result "
+                             "holds no event records");
+    }
     auto launch_order = [](gpu::stream_t stream, const kernels::RunOrderJob<T>& job) {
       kernels::run_order_segments<T><<<kernels::run_order_blocks(job.in.stride), kernels::run_order_block, 0,
                                        gpu::native_stream(stream)>>>(job);
