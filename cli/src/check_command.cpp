@@ -44,7 +44,16 @@ int check_command(const std::string& model_path, std::ostream& out) {
   out << "// " << model_path << ": model '" << model.name()
       << "' is valid: " << count(model.n_states(), "state") << " (" << names(model.states()) << "), "
       << count(model.n_params(), "parameter") << " (" << names(model.parameters()) << "), "
-      << count(model.constants().size(), "constant") << "\n\n";
+      << count(model.constants().size(), "constant");
+  if (!model.events().empty()) {
+    out << ", " << count(model.events().size(), "event") << " (";
+    for (std::size_t e = 0; e < model.events().size(); ++e) {
+      const models::EventDescription& ev = model.events()[e];
+      out << (e ? ", " : "") << ev.name << ": " << ev.direction << ", " << ev.action << ", max " << ev.max;
+    }
+    out << ")";
+  }
+  out << "\n\n";
   out << models::generate_system(model, codegen) << '\n';
   out << "// Jacobian sparsity\n" << models::describe_sparsity(model) << '\n';
   return 0;

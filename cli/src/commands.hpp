@@ -23,6 +23,7 @@ struct RunArgs {
   std::string save_at;                ///< --save-at's text (empty: none), parsed by parse_values
   std::string save_mode = "auto";     ///< auto | land | interpolate
   std::optional<std::uint64_t> max_steps;
+  std::optional<double> event_tolerance;  ///< the model's [events] located to this width in t
   std::string precision = "float64";  ///< float32 | float64
   std::string backend = "auto";       ///< auto | cpu | gpu
   std::string run_order = "auto";     ///< auto | off

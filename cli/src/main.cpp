@@ -66,12 +66,17 @@ void add_run_options(CLI::App& run, RunArgs& a) {
                  "(strictly increasing, in [t0, t-end]); interpolated (see --save-mode), so the steps stay "
                  "those of a solve without saves");
   run.add_option("--save-mode", a.save_mode,
-                 "auto: --save-every lands, --save-at interpolates (lands for tsit5, cash_karp54, fehlberg78, "
+                 "auto: --save-every lands, --save-at interpolates (lands for cash_karp54, fehlberg78, "
                  "whose long steps the Hermite cubic cannot keep up with); land: steps end on every save time "
                  "(values are the method's own, a dense grid shortens the steps); interpolate: dense output "
-                 "(dopri5's own, else the cubic Hermite) between the steps a solve without saves takes")
+                 "(dopri5's, tsit5's, rodas4's own, else the cubic Hermite) between the steps a solve without saves takes")
       ->check(CLI::IsMember({"auto", "land", "interpolate"}))
       ->capture_default_str();
+  run.add_option_function<double>(
+      "--event-tolerance", [&a](const double& v) { a.event_tolerance = v; },
+      "Width in t to which the model's [events] are located (default: 100 ulps of the span's end); each "
+      "event's crossings go to the .h5 (/events/<name>), to <output>_event_<name>_{t,state,count}.npy or "
+      "to <output>_events.csv");
   run.add_option_function<std::uint64_t>(
       "--max-steps", [&a](const std::uint64_t& v) { a.max_steps = v; }, "Steps per run at most (1000000)");
   run.add_option("--precision", a.precision, "Arithmetic of the solve and of the output")

@@ -96,7 +96,8 @@ std::string in_flag_names(std::string message) {
                                                               {"SolveOptions.atol", "--atol"},
                                                               {"SolveOptions.save_every", "--save-every"},
                                                               {"SolveOptions.save_at", "--save-at"},
-                                                              {"SolveOptions.max_steps", "--max-steps"}};
+                                                              {"SolveOptions.max_steps", "--max-steps"},
+                                                              {"SolveOptions.event_tolerance", "--event-tolerance"}};
   for (const auto& [field, flag] : names) {
     const std::string from = field;
     for (std::size_t at = message.find(from); at != std::string::npos; at = message.find(from, at)) {
@@ -118,6 +119,7 @@ SolveOptions solve_options(const RunArgs& a) {
   if (!a.save_at.empty()) o.save_at = parse_values(a.save_at, "--save-at");
   o.save_mode = parse_save_mode(a.save_mode);  // CLI11 checked the name
   if (a.max_steps) o.max_steps = *a.max_steps;
+  o.event_tolerance = a.event_tolerance;
   o.backend = a.backend == "cpu" ? Backend::cpu : a.backend == "gpu" ? Backend::gpu : Backend::automatic;
   o.run_order = a.run_order == "off" ? RunOrder::off : RunOrder::automatic;
   o.verbosity = parse_verbosity(a.verbosity);
@@ -155,6 +157,12 @@ H5Metadata h5_metadata(const Batch<T>& batch, const RuntimeModel<T>& model, cons
   return meta;
 }
 
+/// The output's path without its extension ("out/lorenz.npy" -> "out/lorenz"): the event files' prefix.
+std::string output_stem(const std::string& path) {
+  const std::filesystem::path p(path);
+  return (p.parent_path() / p.stem()).string();
+}
+
 template <class T>
 void write_output(const SolveResult<T>& r, const Batch<T>& batch, const RuntimeModel<T>& model,
                   const RunArgs& a, const SolveOptions& options, OutputFormat format) {
@@ -164,11 +172,31 @@ void write_output(const SolveResult<T>& r, const Batch<T>& batch, const RuntimeM
       break;
     case OutputFormat::npy:
       detail::write_npy_array(a.output, r.final_state().data(), {r.n_runs(), r.n_states()});
+      for (std::size_t e = 0; e < r.n_events(); ++e) write_event_npy(r, e, output_stem(a.output));
       break;
     case OutputFormat::csv:
       write_csv(r, a.output, options.t_end);
+      if (r.n_events() > 0) write_events_csv(r, output_stem(a.output) + "_events.csv");
       break;
   }
+}
+
+/// "ground: 16 runs, 16 crossings (16 runs stopped there); apex: ...", or "" without events.
+template <class T>
+std::string event_summary(const SolveResult<T>& r) {
+  std::string text;
+  for (std::size_t e = 0; e < r.n_events(); ++e) {
+    std::size_t runs = 0, stopped = 0;
+    std::uint64_t crossings = 0;
+    for (std::size_t i = 0; i < r.n_runs(); ++i) {
+      runs += r.event_count(i, e) > 0;
+      crossings += r.event_count(i, e);
+      if (!r.statuses().empty()) stopped += r.stopping_event(i) == e;
+    }
+    text += fmt::format("{}{}: {} runs, {} crossings", text.empty() ? "" : "; ", r.event_names()[e], runs, crossings);
+    if (r.event_terminal(e)) text += fmt::format(" ({} runs stopped there)", stopped);
+  }
+  return text;
 }
 
 /// "3 of 100 runs did not reach t_end: 2 max_steps_reached, 1 non_finite_state", or "" when all did.
@@ -216,7 +244,7 @@ void run_distributed(const RuntimeModel<T>& model, const Batch<T>& batch, const 
       world, distributed::local_solver(solver),
       distributed::BatchInput<T>{batch.y0.data(), batch.y0.size(), batch.params.empty() ? nullptr : batch.params.data(),
                          batch.params.size()},
-      local_options, how, logger);
+      solver.options(), how, logger);  // the Solver's: with the model's events, which it refuses by name
   if (format != OutputFormat::h5 && root) {
     ScopedTimer writing(logger, output_event);
     write_output(r.result, batch, model, a, options, format);
@@ -268,6 +296,7 @@ int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format,
     if (logger.verbosity() != Verbosity::none) {
       out << fmt::format("{}: {} runs x {} states ({}, {}, {}) written to {}\n", model.model().name(),
                          r.n_runs(), r.n_states(), a.method, a.precision, where_it_ran(r.execution()), a.output);
+      if (const std::string events = event_summary(r); !events.empty()) out << "events: " << events << '\n';
       if (!trace.empty()) out << fmt::format("timeline written to {}\n", trace);
     }
     const std::string failed = failed_runs(r);

@@ -96,7 +96,12 @@ class Generator {
     s += "#include \"batchode/kernels/model_math.hpp\"\n\n";
     s += "struct " + type_ + " {\n";
     s += "  static constexpr batchode::port::size_t n_states = " + std::to_string(m_.n_states()) + ";\n";
-    s += "  static constexpr batchode::port::size_t n_params = " + std::to_string(m_.n_params()) + ";\n\n";
+    s += "  static constexpr batchode::port::size_t n_params = " + std::to_string(m_.n_params()) + ";\n";
+    const std::size_t n_events = m_.equations().events.size();
+    if (n_events > 0) {
+      s += "  static constexpr batchode::port::size_t n_events = " + std::to_string(n_events) + ";\n";
+    }
+    s += "\n";
 
     std::vector<std::pair<std::string, ExprPtr>> rhs;
     for (std::size_t i = 0; i < m_.n_states(); ++i) {
@@ -126,6 +131,12 @@ class Generator {
         ft.emplace_back("f_t[" + std::to_string(i) + "]", m_.derivatives().time[i]);
       s += "\n  // f_t[i] = d f_i / dt, symbolic.\n";
       s += function("time_derivative", "f_t", ft);
+    }
+    if (n_events > 0) {
+      std::vector<std::pair<std::string, ExprPtr>> g;
+      for (std::size_t e = 0; e < n_events; ++e) g.emplace_back("g[" + std::to_string(e) + "]", m_.equations().events[e]);
+      s += "\n  // g[e]: event function e (kernels/events.hpp: its zero crossings are the events).\n";
+      s += function("events", "g", g);
     }
     s += "};\n";
     return s;

@@ -170,6 +170,11 @@ void evaluate_jacobian(const Model& model, double t, const double* y, const doub
   }
 }
 
+void evaluate_events(const Model& model, double t, const double* y, const double* p, double* g) {
+  const Interpreter in(model, t, y, p);
+  for (std::size_t e = 0; e < model.equations().events.size(); ++e) g[e] = in.number(*model.equations().events[e]);
+}
+
 void evaluate_auxiliaries(const Model& model, double t, const double* y, const double* p, double* values) {
   const Interpreter in(model, t, y, p);
   for (std::size_t k = 0; k < in.auxiliaries().size(); ++k) values[k] = in.auxiliaries()[k];

@@ -112,6 +112,47 @@ void check_observables(const ModelDescription& d, const ParsedEquations& equatio
   }
 }
 
+/// The events' names, words and counts (their expressions are parse_equations'). At most 8: the
+/// kernels keep their directions and actions as bit masks (kernels/events.hpp, max_events).
+void check_events(const ModelDescription& d) {
+  constexpr std::size_t kMaxEvents = 8;
+  constexpr long long kMaxCrossings = 1 << 20;  // SolveOptions' bound (solver/options.cpp)
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < d.events.size(); ++i) {
+    const EventDescription& e = d.events[i];
+    const std::string key = "events." + std::to_string(i);
+    const SourceLocation at = location_of(d, key);
+    if (i == kMaxEvents) {
+      throw ModelError(at, "too many events: a model may have at most " + std::to_string(kMaxEvents));
+    }
+    if (!is_identifier(e.name)) {
+      throw ModelError(at, "event name '" + e.name +
+                               "' is not a valid name (a letter or '_', then letters, digits or '_')");
+    }
+    if (!names.insert(e.name).second) throw ModelError(at, "event '" + e.name + "' is defined twice");
+    auto field_at = [&](const char* field) {
+      const SourceLocation f = location_of(d, key + "." + field);
+      return f.line != 0 ? f : at;
+    };
+    if (e.direction != "rising" && e.direction != "falling" && e.direction != "both") {
+      throw ModelError(field_at("direction"), "event '" + e.name + "': direction '" + e.direction +
+                                                  "' is not \"rising\", \"falling\" or \"both\"");
+    }
+    if (e.action != "record" && e.action != "terminal") {
+      throw ModelError(field_at("action"),
+                       "event '" + e.name + "': action '" + e.action + "' is not \"record\" or \"terminal\"");
+    }
+    if (e.max < 1) {
+      throw ModelError(field_at("max"), "event '" + e.name + "': max = " + std::to_string(e.max) +
+                                            ", but at least one crossing per run must be kept (max >= 1)");
+    }
+    if (e.max > kMaxCrossings) {
+      throw ModelError(field_at("max"), "event '" + e.name + "': max = " + std::to_string(e.max) +
+                                            " is above 2^20 crossings stored per run");
+    }
+  }
+}
+
 }  // namespace
 
 Model::Model() : data_(empty_model()) {}
@@ -124,6 +165,7 @@ const std::vector<NamedValue>& Model::states() const { return data_->description
 const std::vector<NamedValue>& Model::parameters() const { return data_->description.parameters; }
 const std::vector<NamedValue>& Model::constants() const { return data_->description.constants; }
 const std::vector<std::string>& Model::observables() const { return data_->description.observables; }
+const std::vector<EventDescription>& Model::events() const { return data_->description.events; }
 const ModelDescription& Model::description() const { return data_->description; }
 const ParsedEquations& Model::equations() const { return data_->equations; }
 const Derivatives& Model::derivatives() const { return data_->derivatives; }
@@ -139,6 +181,7 @@ std::vector<std::pair<std::size_t, std::size_t>> Model::jacobian_nonzeros() cons
 Model parse_model(const ModelDescription& description) {
   check_name(description);
   check_declarations(description);
+  check_events(description);
   auto data = std::make_shared<ModelData>();
   data->description = description;
   data->equations = parse_equations(description);

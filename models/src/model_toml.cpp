@@ -70,24 +70,24 @@ std::size_t byte_of_column(std::string_view line, std::size_t column) {
   return std::string_view::npos;
 }
 
-/// Where the equations' first character is: toml++ gives the position of the opening delimiter.
+/// Where a string value's first character is: toml++ gives the position of the opening delimiter.
 /// A multi-line string drops a line break right after its opening delimiter (TOML 1.0).
-void locate_equations(std::string_view text, const toml::source_region& region, ModelDescription& d) {
-  d.equations_line = region.begin.line;
-  d.equations_column = region.begin.column;
+SourceLocation string_start(std::string_view text, const std::string& source, const toml::source_region& region) {
+  SourceLocation at{source, static_cast<std::size_t>(region.begin.line), static_cast<std::size_t>(region.begin.column)};
   const std::string_view line = line_of(text, region.begin.line);
-  const std::size_t at = byte_of_column(line, region.begin.column);
-  if (at == std::string_view::npos) return;
-  const std::string_view rest = line.substr(at);
+  const std::size_t byte = byte_of_column(line, region.begin.column);
+  if (byte == std::string_view::npos) return at;
+  const std::string_view rest = line.substr(byte);
   std::size_t delimiter = 1;
   if (rest.substr(0, 3) == "\"\"\"" || rest.substr(0, 3) == "'''") delimiter = 3;
   const std::string_view after = rest.substr(delimiter);
   if (delimiter == 3 && (after.empty() || after == "\r")) {
-    d.equations_line += 1;
-    d.equations_column = 1;
+    at.line += 1;
+    at.column = 1;
   } else {
-    d.equations_column += delimiter;
+    at.column += delimiter;
   }
+  return at;
 }
 
 /// A table's entries in the order the file writes them: toml++ keeps tables sorted by key, and the
@@ -130,10 +130,14 @@ class Reader {
       } else if (k == "equations") {
         d.equations = string_value(node, "equations");
         d.locations["equations"] = value_at;
-        locate_equations(text_, node.source(), d);
+        const SourceLocation first = string_start(text_, source_, node.source());
+        d.equations_line = first.line;
+        d.equations_column = first.column;
         have_equations = true;
       } else if (k == "observables") {
         read_observables(node, d);
+      } else if (k == "events") {
+        read_events(node, d);
       } else if (k == "states") {
         d.states = named_values(node, "states", "state", d);
         d.locations["states"] = value_at;
@@ -145,8 +149,8 @@ class Reader {
       } else {
         throw ModelError(key_at,
                          "unknown key '" + k +
-                             "': a model file has name, equations, observables, [states], [parameters] "
-                             "and [constants]");
+                             "': a model file has name, equations, observables, [states], [parameters], "
+                             "[constants] and [events]");
       }
     }
     const SourceLocation top{source_, 1, 1};
@@ -178,6 +182,79 @@ class Reader {
       }
       d.locations["observables." + std::to_string(d.observables.size())] = location(source_, item.source());
       d.observables.push_back(s->get());
+    }
+  }
+
+  /// `events = ["expr", ...]` (named event0, event1, ...) or an [events] table of
+  /// name = "expr" or name = { expr = "...", direction = "...", action = "...", max = K }.
+  void read_events(const toml::node& node, ModelDescription& d) const {
+    auto add = [&](std::string name, const toml::node& expression, const SourceLocation& named_at) {
+      const std::string key = "events." + std::to_string(d.events.size());
+      d.locations[key] = named_at;
+      d.locations[key + ".expr"] = string_start(text_, source_, expression.source());
+      EventDescription e;
+      e.name = std::move(name);
+      e.expression = string_value(expression, "expr");
+      d.events.push_back(std::move(e));
+      return key;
+    };
+    if (const toml::array* list = node.as_array()) {
+      for (const toml::node& item : *list) {
+        if (!item.is_string()) {
+          throw ModelError(location(source_, item.source()),
+                           std::string("an event must be an expression in quotes, not ") + type_name(item));
+        }
+        add("event" + std::to_string(d.events.size()), item, location(source_, item.source()));
+      }
+      return;
+    }
+    const toml::table* table = node.as_table();
+    if (table == nullptr) {
+      throw ModelError(location(source_, node.source()),
+                       std::string("'events' must be a table of name = { expr = \"...\", ... } or an array of "
+                                   "expressions, not ") +
+                           type_name(node));
+    }
+    for (const auto& [key_ptr, value_ptr] : in_file_order(*table)) {
+      const std::string name(key_ptr->str());
+      const SourceLocation named_at = location(source_, key_ptr->source());
+      if (value_ptr->is_string()) {
+        add(name, *value_ptr, named_at);
+        continue;
+      }
+      const toml::table* spec = value_ptr->as_table();
+      if (spec == nullptr) {
+        throw ModelError(location(source_, value_ptr->source()),
+                         "event '" + name + "' must be an expression in quotes or a table { expr = \"...\", "
+                         "direction = \"rising\" | \"falling\" | \"both\", action = \"record\" | "
+                         "\"terminal\", max = K }, not " + type_name(*value_ptr));
+      }
+      const toml::node* expression = spec->get("expr");
+      if (expression == nullptr) throw ModelError(named_at, "event '" + name + "' has no expr = \"...\"");
+      const std::string key = add(name, *expression, named_at);
+      EventDescription& e = d.events.back();
+      for (const auto& [field_key, value] : *spec) {
+        const std::string field(field_key.str());
+        const SourceLocation value_at = location(source_, value.source());
+        if (field == "expr") continue;
+        if (field == "direction" || field == "action") {
+          if (!value.is_string()) {
+            throw ModelError(value_at, "event '" + name + "': " + field + " must be a string, not " + type_name(value));
+          }
+          (field == "direction" ? e.direction : e.action) = *value.value<std::string>();
+          d.locations[key + "." + field] = value_at;
+        } else if (field == "max") {
+          if (!value.is_integer()) {
+            throw ModelError(value_at, "event '" + name + "': max must be an integer, not " + type_name(value));
+          }
+          e.max = *value.value<long long>();
+          d.locations[key + ".max"] = value_at;
+        } else {
+          throw ModelError(location(source_, field_key.source()),
+                           "event '" + name + "': unknown key '" + field +
+                               "' (an event has expr, direction, action and max)");
+        }
+      }
     }
   }
 

@@ -609,6 +609,21 @@ ParsedEquations parse_equations(const ModelDescription& d) {
     throw ModelError(where, "state '" + d.states[i].name + "' has no equation: add 'd" + d.states[i].name +
                                 " = ...' to the equations");
   }
+
+  for (std::size_t e = 0; e < d.events.size(); ++e) {
+    const std::string key = "events." + std::to_string(e) + ".expr";
+    const auto located = d.locations.find(key);
+    const SourceLocation start = located != d.locations.end() ? located->second : SourceLocation{d.source, 0, 0};
+    const std::string& text = d.events[e].expression;
+    const std::string what = "event '" + d.events[e].name + "'";
+    if (text.find('\n') != std::string::npos) {
+      throw ModelError(start, what + ": the expression must be one line");
+    }
+    const std::vector<Token> tokens = tokenize_line(text, start);
+    if (tokens.front().kind == TokenKind::end) throw ModelError(start, what + " has an empty expression");
+    LineParser parser(tokens, start, scope, start.line);
+    out.events.push_back(parser.statement_value(0));
+  }
   return out;
 }
 

@@ -22,12 +22,13 @@ if _os.path.isdir(_os.path.join(_headers, "batchode", "kernels")):
 
 from ._batchode import CompileError, GpuError, GpuUnavailable, Model, ModelError, load_model
 from ._api import Solver, solve_ivp, methods, gpu_unavailable
-from ._result import Result, Status
+from ._result import Event, Result, Status
 from . import _timing as time_logger
 from ._batchode import __version__  # noqa: F401,E402
 
 __all__ = [
     "CompileError",
+    "Event",
     "GpuError",
     "GpuUnavailable",
     "Model",

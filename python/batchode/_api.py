@@ -168,8 +168,8 @@ class Solver:
     def __init__(self, model, method=None, *, t_span=None, duration=None, t0=None, rtol=1e-6, atol=1e-6,
                  dt=None, save_every=None, save_at=None, save_mode="auto", max_steps=1_000_000,
                  precision="float64", backend="auto", verbosity=None, counters=False, run_order="auto",
-                 cpu_threads=0, memory_fraction=None, chunks=0, algorithm=None, first_step=None, dt_save=None,
-                 t_eval=None, comm=None):
+                 cpu_threads=0, memory_fraction=None, chunks=0, event_tolerance=None, algorithm=None,
+                 first_step=None, dt_save=None, t_eval=None, comm=None):
         if not isinstance(model, _batchode.Model):
             raise TypeError(f"model must be a batchode.Model (batchode.Model(...) or batchode.load_model(path)), "
                             f"not {type(model).__name__}")
@@ -190,7 +190,8 @@ class Solver:
             max_steps=_count(max_steps, "max_steps", 1), backend=str(backend),
             verbosity=None if verbosity is None else str(verbosity), counters=bool(counters),
             run_order=str(run_order), cpu_threads=_count(cpu_threads, "cpu_threads", 0),
-            memory_fraction=_optional_float(memory_fraction, "memory_fraction"), chunks=_count(chunks, "chunks", 0))
+            memory_fraction=_optional_float(memory_fraction, "memory_fraction"), chunks=_count(chunks, "chunks", 0),
+            event_tolerance=_optional_float(event_tolerance, "event_tolerance"))
         self._span = None
         self._solver = None
         # An mpi4py communicator: every solve is one batch over its processes (batchode._mpi).
@@ -310,9 +311,9 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
     dt          the step of fixed-step methods (rk4, euler: required); the first step of adaptive ones
     save_every  save the state every save_every from t0 (r.state, r.t); None: final state only
     save_at     save the state at these times instead (scipy's t_eval): strictly increasing, in t_span;
-                interpolated by the step's dense output (dopri5's own, else the Hermite cubic), so the
+                interpolated by the step's dense output (dopri5's, tsit5's, rodas4's own, else the Hermite cubic), so the
                 steps stay those of a solve without saves
-    save_mode   "auto" (save_every lands; save_at interpolates, except for tsit5, cash_karp54 and
+    save_mode   "auto" (save_every lands; save_at interpolates, except for cash_karp54 and
                 fehlberg78, whose long steps the Hermite cubic cannot keep up with: they land), "land"
                 (steps end on every save time: the method's own values, shorter steps), "interpolate"
     max_steps   per run (1e6)
@@ -324,6 +325,8 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
     run_order   "auto" (GPU: order each chunk's runs by their inputs; not when backend "auto"'s cost
                 probe saw its runs take the same steps) or "off"; results are the same
     cpu_threads CPU worker threads (0: every core)
+    event_tolerance  the width in t to which event times are located (the model's events; r.events);
+                None: 100 ulps of the span's larger end in the solve's precision
     memory_fraction, chunks: the GPU's memory budget (a fraction of its free memory) and a forced
                 chunk count (0: planned from the budget)
     comm        an mpi4py communicator: one batch over its processes (each passes the same batch; see

@@ -20,6 +20,30 @@ class Status(enum.IntEnum):
 
 
 STATUS_NAMES = tuple(s.name for s in Status)
+
+
+class Event:
+    """One event function's records over the batch (views of the result's memory, no copy).
+
+    name      its name (the model's [events] key, or event<k> for the list form)
+    t         (n_runs, max) times of the first `max` crossings; NaN where a run met fewer
+    state     (n_runs, max, n_states) the states there (interpolated on the step's dense output)
+    count     (n_runs,) uint32 crossings met: above max, the later ones were not stored
+    max       crossings stored per run; terminal: whether a crossing ends its run
+    """
+
+    def __init__(self, name, records, counts, max_, terminal):
+        self.name = name
+        self.t = records[:, :max_, 0]
+        self.state = records[:, :max_, 1:]
+        self.count = counts
+        self.max = max_
+        self.terminal = terminal
+
+    def __repr__(self):
+        fired = int(numpy.count_nonzero(self.count))
+        kind = "terminal" if self.terminal else f"record, max {self.max}"
+        return f"<batchode.Event '{self.name}' ({kind}): fired in {fired} of {self.count.shape[0]} runs>"
 assert list(STATUS_NAMES) == _batchode.status_names(), "Status out of step with batchode's C++ enum"
 
 
@@ -33,6 +57,9 @@ class Result:
                   a failed run never reached are NaN
     status        (n_runs,) int32 codes (batchode.Status); success: status == 0
     status_names  the names of the codes, status_names[code]
+    events        {name: batchode.Event} (t, state, count per run), in the model's order; {} without
+    stopping_event (n_runs,) int32: the index into events of the terminal event that ended each run
+                  (status == stopped_by_event), -1 for the others; stopped_by(i) names it
     counters      (n_runs,) structured (accepted_steps, rejected_steps, rhs_evaluations) when asked
                   (counters=True), else None
     y0, parameters (n_runs, n_states) and (n_runs, n_parameters): the runs actually solved (the grid
@@ -59,6 +86,20 @@ class Result:
         self.state_names, self.parameter_names, self.model_name = names  # (state names, parameter names, model)
         self.precision = precision
         self.status_names = STATUS_NAMES
+        self.events = {}
+        self.stopping_event = numpy.full(self.final_state.shape[0], -1, dtype=numpy.int32)
+        if parts.get("events") is not None:
+            records, counts = parts["events"], parts["event_counts"]
+            terminal = parts["event_terminal"]
+            for e, name in enumerate(parts["event_names"]):
+                self.events[name] = Event(name, records[:, e], counts[:, e], parts["event_max"][e], terminal[e])
+            if self.status is not None:
+                # The first terminal event that fired in a run stopped by an event (as C++'s
+                # SolveResult::stopping_event): a terminal event fires once, where its run ends.
+                stopped = self.status == Status.stopped_by_event
+                for e in reversed(range(len(terminal))):
+                    if terminal[e]:
+                        self.stopping_event[stopped & (counts[:, e] > 0)] = e
 
     @property
     def n_runs(self):
@@ -68,6 +109,16 @@ class Result:
     def success(self):
         """(n_runs,) bool: the runs that reached the end of the span."""
         return self.status == Status.success
+
+    @property
+    def finished(self):
+        """(n_runs,) bool: the runs that reached the end of the span or stopped at a terminal event."""
+        return (self.status == Status.success) | (self.status == Status.stopped_by_event)
+
+    def stopped_by(self, run):
+        """The name of the terminal event that ended run `run`, or None when none did."""
+        e = int(self.stopping_event[run])
+        return None if e < 0 else list(self.events)[e]
 
     @property
     def backends(self):

@@ -44,6 +44,72 @@ std::vector<models::NamedValue> named_values(const py::object& values, const cha
   return out;
 }
 
+/// events: a list of expressions (named event0, event1, ...) or a dict {name: expression or
+/// {"expr": ..., "direction": ..., "action": ..., "max": K}}, as a model file's events; None: none.
+/// A mistake in the entries' shape is a ModelError naming the entry (the words are parse_model's).
+std::vector<models::EventDescription> event_descriptions(const py::object& events) {
+  std::vector<models::EventDescription> out;
+  if (events.is_none()) return out;
+  auto fail = [](const std::string& message) { return models::ModelError({"<string>", 0, 0}, message); };
+  auto type_of = [](const py::handle& v) { return py::str(py::type::of(v).attr("__name__")).cast<std::string>(); };
+  if (py::isinstance<py::list>(events) || py::isinstance<py::tuple>(events)) {
+    for (const py::handle item : events) {
+      if (!py::isinstance<py::str>(item)) throw fail("events: an event must be an expression (str), not " + type_of(item));
+      models::EventDescription e;
+      e.name = "event" + std::to_string(out.size());
+      e.expression = item.cast<std::string>();
+      out.push_back(std::move(e));
+    }
+    return out;
+  }
+  if (!py::isinstance<py::dict>(events)) {
+    throw fail("events must be a list of expressions or a dict {name: expression or {\"expr\": ...}}, not " +
+               type_of(events));
+  }
+  for (const auto& [key, value] : events.cast<py::dict>()) {
+    models::EventDescription e;
+    e.name = py::str(key).cast<std::string>();
+    if (py::isinstance<py::str>(value)) {
+      e.expression = value.cast<std::string>();
+      out.push_back(std::move(e));
+      continue;
+    }
+    if (!py::isinstance<py::dict>(value)) {
+      throw fail("event '" + e.name + "' must be an expression (str) or a dict {\"expr\": ..., \"direction\": ..., "
+                 "\"action\": ..., \"max\": K}, not " + type_of(value));
+    }
+    bool have_expression = false;
+    for (const auto& [field_key, field] : value.cast<py::dict>()) {
+      const std::string name = py::str(field_key).cast<std::string>();
+      if (name == "expr" || name == "direction" || name == "action") {
+        if (!py::isinstance<py::str>(field)) throw fail("event '" + e.name + "': " + name + " must be a str, not " + type_of(field));
+        const std::string text = field.cast<std::string>();
+        if (name == "expr") {
+          e.expression = text;
+          have_expression = true;
+        } else {
+          (name == "direction" ? e.direction : e.action) = text;
+        }
+      } else if (name == "max") {
+        if (!py::isinstance<py::int_>(field) || py::isinstance<py::bool_>(field)) {
+          throw fail("event '" + e.name + "': max must be an int, not " + type_of(field));
+        }
+        const long long k = PyLong_AsLongLong(field.ptr());
+        if (k == -1 && PyErr_Occurred() != nullptr) {
+          PyErr_Clear();
+          throw fail("event '" + e.name + "': max = " + py::repr(field).cast<std::string>() + " is out of range");
+        }
+        e.max = k;
+      } else {
+        throw fail("event '" + e.name + "': unknown key '" + name + "' (an event has expr, direction, action and max)");
+      }
+    }
+    if (!have_expression) throw fail("event '" + e.name + "' has no \"expr\"");
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 py::array_t<double> values_of(const std::vector<models::NamedValue>& values) {
   py::array_t<double> out(static_cast<py::ssize_t>(values.size()));
   for (std::size_t i = 0; i < values.size(); ++i) out.mutable_at(static_cast<py::ssize_t>(i)) = values[i].value;
@@ -63,15 +129,18 @@ void bind_models(py::module_& m) {
 A model written as equations, parsed and checked now, compiled at its first solve.
 
     Model(equations="dx = -k * x", states={"x": 1.0}, parameters={"k": 0.5},
-          constants={}, name="decay", observables=[])
+          constants={}, name="decay", observables=[],
+          events={"half": {"expr": "x - 0.5", "direction": "falling", "action": "terminal"}})
 
 equations: one statement per line, `d<state> = <expr>` for every state and `name = <expr>` for
 auxiliaries; states, parameters, constants: dicts {name: default value} (order = index); parameters
-vary per run, constants are compiled in. Mistakes raise batchode.ModelError with line and column.
+vary per run, constants are compiled in; events: a dict {name: expression or {"expr", "direction":
+"rising" | "falling" | "both", "action": "record" | "terminal", "max": K}} or a list of expressions,
+as a model file's [events]. Mistakes raise batchode.ModelError with line and column.
 )doc")
       .def(py::init([](const std::string& equations, const py::object& states, const py::object& parameters,
                        const py::object& constants, const std::string& name,
-                       const std::vector<std::string>& observables) {
+                       const std::vector<std::string>& observables, const py::object& events) {
              models::ModelDescription d;
              d.name = name;
              d.equations = equations;
@@ -79,12 +148,13 @@ vary per run, constants are compiled in. Mistakes raise batchode.ModelError with
              d.parameters = named_values(parameters, "parameters");
              d.constants = named_values(constants, "constants");
              d.observables = observables;
+             d.events = event_descriptions(events);
              const QuietAtDefaultLevel quiet;
              return std::make_shared<PyModel>(models::parse_model(d));
            }),
            py::arg("equations"), py::arg("states"), py::arg("parameters") = py::none(),
            py::arg("constants") = py::none(), py::arg("name") = "model",
-           py::arg("observables") = std::vector<std::string>{})
+           py::arg("observables") = std::vector<std::string>{}, py::arg("events") = py::none())
       .def_static(
           "from_toml",
           [](const std::string& text, const std::string& source) {
@@ -109,6 +179,18 @@ vary per run, constants are compiled in. Mistakes raise batchode.ModelError with
                              [](const PyModel& p) { return values_of(p.model().parameters()); },
                              "The [parameters] values, in parameter order (float64).")
       .def_property_readonly("equations", [](const PyModel& p) { return p.model().description().equations; })
+      .def_property_readonly("events", [](const PyModel& p) {
+        py::dict out;
+        for (const models::EventDescription& e : p.model().events()) {
+          py::dict spec;
+          spec["expr"] = e.expression;
+          spec["direction"] = e.direction;
+          spec["action"] = e.action;
+          spec["max"] = e.max;
+          out[py::str(e.name)] = spec;
+        }
+        return out;
+      }, "The model's events: {name: {\"expr\", \"direction\", \"action\", \"max\"}}, in order.")
       .def_property_readonly("source", [](const PyModel& p) { return p.model().description().source; })
       .def_property_readonly("sparsity", [](const PyModel& p) { return models::describe_sparsity(p.model()); },
                              "The Jacobian's sparsity, as `batchode check` prints it.")

@@ -124,6 +124,25 @@ py::dict result_dict(std::shared_ptr<SolveResult<T>> owner) {
                         ? py::object(py::none())
                         : py::object(view(py::reinterpret_borrow<py::dtype>(counters_dtype()), {runs},
                                           r.counters().data(), base));
+  // Events: every run's records (n_runs, n_events, slots, 1 + n_states: time, then the state) and
+  // counts (n_runs, n_events); _result.py cuts each event's columns out of them (views, no copy).
+  const auto n_events = static_cast<py::ssize_t>(r.n_events());
+  if (n_events > 0) {
+    out["events"] = view_of<T>({runs, n_events, static_cast<py::ssize_t>(r.event_slots()), states + 1},
+                               r.events().data(), base);
+    out["event_counts"] = view_of<std::uint32_t>({runs, n_events}, r.event_counts().data(), base);
+    py::list names, max, terminal;
+    for (std::size_t e = 0; e < r.n_events(); ++e) {
+      names.append(r.event_names()[e]);
+      max.append(r.event_max(e));
+      terminal.append(r.event_terminal(e));
+    }
+    out["event_names"] = names;
+    out["event_max"] = max;
+    out["event_terminal"] = terminal;
+  } else {
+    out["events"] = py::none();
+  }
   out["method"] = to_string(r.method());
   py::list execution;
   for (const ExecutionRecord& e : r.execution()) {
@@ -308,7 +327,8 @@ SolveOptions make_options(double t0, double t_end, const std::string& method, do
                           const std::vector<double>& save_at, const std::string& save_mode, std::uint64_t max_steps,
                           const std::string& backend, const std::optional<std::string>& verbosity,
                           bool counters, const std::string& run_order, unsigned cpu_threads,
-                          std::optional<double> memory_fraction, std::size_t chunks) {
+                          std::optional<double> memory_fraction, std::size_t chunks,
+                          std::optional<double> event_tolerance) {
   SolveOptions o;
   o.t0 = t0;
   o.t_end = t_end;
@@ -341,6 +361,7 @@ SolveOptions make_options(double t0, double t_end, const std::string& method, do
   o.cpu_threads = cpu_threads;
   if (memory_fraction) o.gpu.memory_fraction = *memory_fraction;
   o.gpu.chunks = chunks;
+  o.event_tolerance = event_tolerance;
   return o;
 }
 
@@ -400,7 +421,7 @@ void bind_solvers(py::module_& m) {
   m.def("make_options", &make_options, py::arg("t0"), py::arg("t_end"), py::arg("method"), py::arg("rtol"),
         py::arg("atol"), py::arg("dt"), py::arg("save_every"), py::arg("save_at"), py::arg("save_mode"), py::arg("max_steps"), py::arg("backend"),
         py::arg("verbosity"), py::arg("counters"), py::arg("run_order"), py::arg("cpu_threads"),
-        py::arg("memory_fraction"), py::arg("chunks"));
+        py::arg("memory_fraction"), py::arg("chunks"), py::arg("event_tolerance"));
   bind_solver<float>(m, "Solver32");
   bind_solver<double>(m, "Solver64");
 

@@ -46,8 +46,9 @@ void validate_save_at(const SolveOptions& o) {
   }
 }
 
-/// events: at most max_events, each max in [1, 2^20], directions and actions known, names distinct;
-/// event_tolerance positive and finite.
+/// events: at most max_events, each max in [1, 2^20], directions and actions known, names distinct
+/// and usable in file names, HDF5 groups and CSV cells (letters, digits, '_', not starting with a
+/// digit); event_tolerance positive and finite.
 void validate_events(const SolveOptions& o) {
   if (o.events.size() > max_events) {
     throw InvalidInput(fmt::format("SolveOptions.events has {} entries; a system may have at most {} event functions",
@@ -55,6 +56,15 @@ void validate_events(const SolveOptions& o) {
   }
   for (std::size_t e = 0; e < o.events.size(); ++e) {
     const EventSpec& spec = o.events[e];
+    const bool identifier =
+        !spec.name.empty() && !(spec.name[0] >= '0' && spec.name[0] <= '9') &&
+        std::all_of(spec.name.begin(), spec.name.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        });
+    if (!spec.name.empty() && !identifier) {
+      throw InvalidInput(fmt::format("SolveOptions.events[{}].name '{}' is not a name (letters, digits and '_', not "
+                                     "starting with a digit): it names files and HDF5 groups", e, spec.name));
+    }
     if (spec.max == 0) {
       throw InvalidInput(fmt::format("SolveOptions.events[{}].max must be at least 1 (crossings stored per run)", e));
     }
@@ -118,6 +128,23 @@ std::string to_string(SaveMode mode) {
     case SaveMode::automatic: return "automatic";
     case SaveMode::land: return "land";
     case SaveMode::interpolate: return "interpolate";
+  }
+  return "unknown";
+}
+
+std::string to_string(EventDirection direction) {
+  switch (direction) {
+    case EventDirection::both: return "both";
+    case EventDirection::rising: return "rising";
+    case EventDirection::falling: return "falling";
+  }
+  return "unknown";
+}
+
+std::string to_string(EventAction action) {
+  switch (action) {
+    case EventAction::record: return "record";
+    case EventAction::terminal: return "terminal";
   }
   return "unknown";
 }
@@ -297,14 +324,14 @@ std::size_t count_saves(const SolveOptions& o) {
   return static_cast<std::size_t>(std::floor(span * (1 + 1e-12) + 1e-9)) + 1;
 }
 
-int dense_output_order(Method method) { return method == Method::dopri5 ? 4 : 3; }
+int dense_output_order(Method method) { return method == Method::dopri5 || method == Method::tsit5 ? 4 : 3; }
 
 bool interpolates_saves(const SolveOptions& o) {
   if (o.save_mode != SaveMode::automatic) return o.save_mode == SaveMode::interpolate;
   // Interpolated where the interpolant keeps up with the method: its error is of one order more,
-  // so at most one order below the method's. Not for tsit5, cash_karp54, fehlberg78 (the Hermite
-  // cubic under fifth- and eighth-order steps: 1.8e-3 against landed points at rtol 1e-8 for
-  // fehlberg78 on Lorenz), which land unless interpolation is asked for.
+  // so at most one order below the method's. Not for cash_karp54, fehlberg78 (the Hermite cubic
+  // under fifth- and eighth-order steps: 1.8e-3 against landed points at rtol 1e-8 for fehlberg78
+  // on Lorenz), which land unless interpolation is asked for.
   return !o.save_at.empty() && dense_output_order(o.method) + 1 >= method_info(o.method).order;
 }
 

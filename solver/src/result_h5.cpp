@@ -345,6 +345,7 @@ struct Content {
   const Status* status = nullptr;
   const RunCounters* counters = nullptr;
   const std::vector<ExecutionRecord>* execution = nullptr;
+  const SolveResult<T>* events = nullptr;  ///< the result, when it has event records to write
 };
 
 template <class T>
@@ -361,6 +362,7 @@ Content<T> content_of(const SolveResult<T>& r, const SolveOptions& options) {
   c.status = r.statuses().data();
   c.counters = r.counters().data();
   c.execution = &r.execution();
+  if (r.n_events() > 0) c.events = &r;
   return c;
 }
 
@@ -400,6 +402,31 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
         w.dataset(root, "counters", reinterpret_cast<const std::uint32_t*>(r.counters), {n_runs, 3});
     w.attribute(set.get(), "columns",
                 std::vector<std::string>{"accepted_steps", "rejected_steps", "rhs_evaluations"});
+  }
+  if (r.events != nullptr) {
+    const SolveResult<T>& result = *r.events;
+    const Handle group(
+        w.check(H5Gcreate2(root, "events", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "creating group events"),
+        H5Gclose);
+    w.attribute(group.get(), "names", result.event_names());
+    for (std::size_t e = 0; e < result.n_events(); ++e) {
+      const std::string& name = result.event_names()[e];
+      const Handle event(w.check(H5Gcreate2(group.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                                 "creating group events/" + name),
+                         H5Gclose);
+      detail::EventColumns<T> columns = detail::event_columns(result, e);
+      const hsize_t k_max = result.event_max(e);
+      w.dataset(event.get(), "t", std::move(columns.t), {n_runs, k_max});
+      const Handle state = w.dataset(event.get(), "state", std::move(columns.state), {n_runs, k_max, n_states});
+      if (!meta.state_names.empty()) w.attribute(state.get(), "state_names", meta.state_names);
+      std::vector<std::uint32_t> count(result.n_runs());
+      for (std::size_t i = 0; i < result.n_runs(); ++i) count[i] = result.event_count(i, e);
+      w.dataset(event.get(), "count", std::move(count), {n_runs});
+      // The result's own specs: the options a caller passes may name none (the Solver filled them in).
+      w.attribute(event.get(), "direction", to_string(result.event_spec(e).direction));
+      w.attribute(event.get(), "action", to_string(result.event_spec(e).action));
+      w.attribute(event.get(), "max", static_cast<std::uint64_t>(k_max));
+    }
   }
   if (!meta.y0.empty() || !meta.parameters.empty()) {
     const Handle grid(
@@ -482,8 +509,10 @@ H5RowOffsets write_checked(const Content<T>& c, const std::string& path, const S
   const std::uint64_t values = checks::checked_mul(runs, states, "n_runs x n_states") +
                                checks::checked_product({runs, c.n_saves, states}, "n_runs x n_saves x n_states") +
                                c.n_saves + meta.y0.size() + meta.parameters.size();
+  const std::uint64_t event_bytes = c.events == nullptr ? 0 : c.events->events().size() * sizeof(T) +
+                                                                  c.events->event_counts().size() * sizeof(std::uint32_t);
   const std::uint64_t bytes = values * sizeof(T) + (c.has_status ? runs * sizeof(Status) : 0) +
-                              (c.has_counters ? runs * sizeof(RunCounters) : 0) + (1u << 20);
+                              (c.has_counters ? runs * sizeof(RunCounters) : 0) + event_bytes + (1u << 20);
   try {
     probe_disk(path, bytes);
     return write_file(c, path, options, meta, params);

@@ -465,6 +465,7 @@ template <class T>
 RuntimeModel<T>::RuntimeModel(models::Model model, RuntimeModelOptions options, TimeLogger& logger)
     : n_states_(model.n_states()),
       n_params_(model.n_params()),
+      n_events_(model.events().size()),
       state_(std::make_shared<detail::RuntimeModelState>()) {
   register_solver_events_quietly(logger);
   state_->model = std::move(model);
@@ -512,6 +513,22 @@ std::vector<T> RuntimeModel<T>::default_params() const {
 }
 
 template <class T>
+std::vector<EventSpec> RuntimeModel<T>::event_specs() const {
+  std::vector<EventSpec> specs;
+  for (const models::EventDescription& e : state_->model.events()) {
+    EventSpec spec;
+    spec.name = e.name;
+    spec.direction = e.direction == "rising"    ? EventDirection::rising
+                     : e.direction == "falling" ? EventDirection::falling
+                                                : EventDirection::both;
+    spec.action = e.action == "terminal" ? EventAction::terminal : EventAction::record;
+    spec.max = static_cast<std::uint32_t>(e.max);  // parse_model keeps it in [1, 2^20]
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+template <class T>
 const std::string& RuntimeModel<T>::cost_name() const {
   return state_->cost_name;
 }
@@ -539,12 +556,28 @@ cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logge
       loaded->function<cpu::RuntimeAbiFunction>(cpu::runtime_abi_symbol)(&abi);
       const cpu::RuntimeAbi want = cpu::expected_runtime_abi<T>(static_cast<std::uint32_t>(method),
                                                                 static_cast<std::uint32_t>(n_states_),
-                                                                static_cast<std::uint32_t>(n_params_));
+                                                                static_cast<std::uint32_t>(n_params_),
+                                                                static_cast<std::uint32_t>(n_events_));
       if (std::memcmp(&abi, &want, sizeof abi) != 0) {
-        throw jit::JitError("model '" + state.model.name() +
-                            "': the compiled object does not match this library (ABI version " +
-                            std::to_string(abi.version) + ", expected " + std::to_string(want.version) +
-                            "); delete the cache folder's cpu/ entries and retry");
+        // Name the first field that differs: a version, a precision or a size of what crosses.
+        const std::pair<const char*, std::pair<std::uint32_t, std::uint32_t>> fields[] = {
+            {"ABI version", {abi.version, want.version}},     {"value bytes", {abi.value_bytes, want.value_bytes}},
+            {"method", {abi.method, want.method}},            {"states", {abi.n_states, want.n_states}},
+            {"parameters", {abi.n_params, want.n_params}},    {"events", {abi.n_events, want.n_events}},
+            {"settings bytes", {abi.settings_bytes, want.settings_bytes}},
+            {"result view bytes", {abi.view_bytes, want.view_bytes}},
+            {"call bytes", {abi.call_bytes, want.call_bytes}}, {"status bytes", {abi.status_bytes, want.status_bytes}},
+            {"counters bytes", {abi.counters_bytes, want.counters_bytes}}};
+        std::string differs = "a field";
+        for (const auto& [name, values] : fields) {
+          if (values.first != values.second) {
+            differs = std::string(name) + " " + std::to_string(values.first) + ", expected " +
+                      std::to_string(values.second);
+            break;
+          }
+        }
+        throw jit::JitError("model '" + state.model.name() + "': the compiled object does not match this library (" +
+                            differs + "); delete the cache folder's cpu/ entries and retry");
       }
       slot = std::move(loaded);
     }

@@ -209,8 +209,10 @@ TEST(ErrorEstimate, TracksTheTrueLocalError) {
   }
 }
 
-// Boost.Odeint's steppers (the CPU path) and the register stepper (the GPU path) take the same step
-// and give the same estimate: the CPU path's estimates are tied to the ones checked above.
+// Boost.Odeint's steppers (the CPU path; for tsit5 odeint's generic stepper over our table, while the
+// CPU path runs the register stepper for its dense output) and the register stepper (the GPU path)
+// take the same step and give the same estimate: the CPU path's estimates are tied to the ones
+// checked above.
 TEST(ErrorEstimate, CpuAndRegisterSteppersAgree) {
   using Problem = NonAutonomous;
   const std::vector<double> p{2.0};

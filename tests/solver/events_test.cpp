@@ -22,18 +22,12 @@ using batchode::testing::run_kernel_body_on_host;
 
 constexpr double pi = 3.14159265358979323846;
 
-Batch<double> oscillators(std::size_t runs, double w_lo, double w_hi) {
-  return batchode::testing::oscillator_batch(runs, w_lo, w_hi);
-}
+constexpr auto oscillators = batchode::testing::oscillator_batch;
 
+/// Tight tolerances: the crossings are checked to 1e-7.
 SolveOptions options(Method m, double t_end) {
-  SolveOptions o;
-  o.method = m;
-  o.t_end = t_end;
+  SolveOptions o = batchode::testing::quiet_cpu_options(m, t_end);
   o.rtol = o.atol = 1e-10;
-  o.backend = Backend::cpu;
-  o.verbosity = Verbosity::none;
-  o.outputs.counters = true;
   return o;
 }
 

@@ -5,7 +5,7 @@
 // with the runtime model's own CPU path within gpu_compare.hpp's bounds; solves the stiff Robertson
 // problem with rodas4 through the generated Jacobian as the CPU path does; the automatic backend may
 // pick the GPU for it; a second model object loads the kernels from the on-disk cache, timed as
-// model_cache_hit instead of model_compile.
+// model_cache_hit instead of model_compile; events from the model's [events] equal the twin's kernel's.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -208,6 +208,46 @@ TEST_F(RuntimeModelGpuTest, AutomaticBackendIsOfferedTheGpu) {
   for (const auto& part : r.execution()) {
     EXPECT_NE(part.reason, batchode::sched::Reason::gpu_unavailable) << batchode::to_string(part.backend);
   }
+}
+
+// Events from the model's [events] (issue 12) on the GPU: records, counts, statuses and final states
+// bit for bit those of the compiled-in twin's kernel given the same specs (one kernel text); some
+// runs stop at z = 30, the others record x's zeros.
+TEST_F(RuntimeModelGpuTest, EventsFromTheModelEqualTheCompiledInKernelBitForBit) {
+  BATCHODE_REQUIRE_GPU();
+  using Twin = batchode::testing::LorenzEventsCompiledIn;
+  RuntimeModel<double> runtime(parse(batchode::testing::lorenz_events_toml()), options());
+  constexpr std::size_t runs = 4096;
+  std::vector<double> y0, rho;
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.insert(y0.end(), {1.0, 1.0 + double(r % 97) / 100.0, 1.0});
+    rho.push_back(40.0 * double(r) / double(runs));
+  }
+  SolveOptions o = lorenz_options<double>(Method::dopri5, false);
+  o.t_end = 2.0;
+  o.backend = Backend::gpu;
+  const SolveResult<double> a = batchode::solve_ivp(runtime, y0, rho, o);
+  ASSERT_TRUE(a.execution().at(0).backend.is_gpu());
+  o.events = Twin::specs();
+  const SolveResult<double> b = batchode::solve_ivp(Twin{}, y0, rho, o);
+  std::size_t differing = 0, stopped = 0;
+  auto same = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
+  for (std::size_t r = 0; r < runs; ++r) {
+    bool equal = a.status(r) == b.status(r);
+    stopped += a.status(r) == batchode::Status::stopped_by_event;
+    for (std::size_t s = 0; s < 3; ++s) equal = equal && a.final_state(r, s) == b.final_state(r, s);
+    for (std::size_t e = 0; e < 2; ++e) {
+      equal = equal && a.event_count(r, e) == b.event_count(r, e);
+      for (std::size_t k = 0; k < 4; ++k) {
+        equal = equal && same(a.event_time(r, e, k), b.event_time(r, e, k)) &&
+                same(a.event_state(r, e, k, 2), b.event_state(r, e, k, 2));
+      }
+    }
+    if (!equal && ++differing <= 3) ADD_FAILURE() << "run " << r << " differs";
+  }
+  EXPECT_EQ(differing, 0u);
+  EXPECT_GT(stopped, runs / 8);
+  EXPECT_LT(stopped, runs);
 }
 
 // A 64-state model (Lorenz-96) compiles for the GPU in seconds and solves as the CPU path does.

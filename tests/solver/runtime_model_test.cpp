@@ -2,7 +2,8 @@
 // the same numbers, run by run and bit for bit, as the same system compiled in (both run the CPU
 // path's one per-run loop with the same arithmetic); every method solves a problem with an exact
 // solution; stiff methods use the generated symbolic Jacobian; the on-disk cache is hit on a second
-// model object and verified; a GPU request says why it cannot run; and the compile phases are timed
+// model object and verified; a GPU request says why it cannot run; events from the model's [events]
+// equal the compiled-in twin's and stop runs at exact times; and the compile phases are timed
 // by name. Each test compiles into its own fresh cache folder, so it measures a cold compile once.
 #include <gtest/gtest.h>
 
@@ -88,16 +89,27 @@ batchode::SolveOptions cpu_options(Method method) {
   return o;
 }
 
+/// y' = -k y as model text (exact: exp(-k t)); more tables may follow it.
+std::string decay_toml() {
+  return "name = \"decay\"\nequations = \"dy = -k * y\"\n[states]\ny = 1.0\n[parameters]\nk = 1.0\n";
+}
+
+/// A Lorenz batch of `runs` runs: y = 1 + r / 10, rho = r (both kinds of behaviour up to rho = 36).
+template <class T>
+void lorenz_batch(std::size_t runs, std::vector<T>& y0, std::vector<T>& params) {
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.insert(y0.end(), {T(1), T(1) + T(r) / T(10), T(1)});
+    params.push_back(T(r));
+  }
+}
+
 template <class T>
 void expect_same_as_compiled_in(const batchode::models::Model& model, Method method,
                                 const RuntimeModelOptions& opt, bool with_series) {
   RuntimeModel<T> runtime(model, opt);
   const std::size_t runs = 37;
   std::vector<T> y0, params;
-  for (std::size_t r = 0; r < runs; ++r) {
-    y0.insert(y0.end(), {T(1), T(1) + T(r) / T(10), T(1)});
-    params.push_back(T(r));
-  }
+  lorenz_batch(runs, y0, params);
   batchode::SolveOptions o = cpu_options<T>(method);
   if (with_series) o.save_every = 0.25;
   const batchode::SolveResult<T> a = batchode::solve_ivp(runtime, y0, params, o);
@@ -122,15 +134,84 @@ TEST_F(RuntimeModelTest, LorenzEqualsTheCompiledInSystemBitForBit) {
   expect_same_as_compiled_in<float>(model, Method::tsit5, options(), false);
 }
 
+// Events from the model's [events] table (issue 12): the runtime model's records, counts, statuses
+// and final states equal, bit for bit, those of the compiled-in twin given the same specs; with
+// interpolated saves too. Some runs stop at z = 30 (terminal), the others record x's zeros.
+template <class T>
+void expect_events_as_compiled_in(const RuntimeModel<T>& runtime, Method method, bool save_at) {
+  SCOPED_TRACE(std::string(batchode::to_string(method)) + (sizeof(T) == 4 ? " float" : " double"));
+  const std::size_t runs = 37;
+  std::vector<T> y0, params;
+  lorenz_batch(runs, y0, params);
+  batchode::SolveOptions o = cpu_options<T>(method);
+  if (save_at) o.save_at = {0.1, 0.5, 1.0, 1.5, 1.9};
+  const batchode::SolveResult<T> a = batchode::solve_ivp(runtime, y0, params, o);
+  o.events = batchode::testing::LorenzEventsCompiledIn::specs();
+  const batchode::SolveResult<T> b = batchode::solve_ivp(batchode::testing::LorenzEventsCompiledIn{}, y0, params, o);
+  ASSERT_EQ(a.event_names(), (std::vector<std::string>{"x_zero", "z_high"}));
+  ASSERT_EQ(a.event_slots(), 4u);
+  EXPECT_TRUE(a.event_terminal(1));
+  std::size_t stopped = 0, crossings = 0;
+  for (std::size_t r = 0; r < runs; ++r) {
+    ASSERT_EQ(a.status(r), b.status(r)) << "run " << r;
+    stopped += a.status(r) == batchode::Status::stopped_by_event;
+    EXPECT_EQ(a.stopping_event(r), a.status(r) == batchode::Status::stopped_by_event ? 1u : 2u) << "run " << r;
+    for (std::size_t s = 0; s < 3; ++s) EXPECT_EQ(a.final_state(r, s), b.final_state(r, s)) << "run " << r;
+    for (std::size_t e = 0; e < 2; ++e) {
+      ASSERT_EQ(a.event_count(r, e), b.event_count(r, e)) << "run " << r << " event " << e;
+      crossings += a.event_count(r, e);
+      for (std::size_t k = 0; k < 4; ++k) {
+        const T ta = a.event_time(r, e, k), tb = b.event_time(r, e, k);
+        EXPECT_TRUE(ta == tb || (std::isnan(ta) && std::isnan(tb))) << "run " << r << " event " << e << " " << ta << " vs " << tb;
+      }
+    }
+    for (std::size_t k = 0; k < a.n_saves(); ++k) {
+      const T sa = a.state_at(r, k, 0), sb = b.state_at(r, k, 0);
+      EXPECT_TRUE(sa == sb || (std::isnan(sa) && std::isnan(sb))) << "run " << r << " save " << k;
+    }
+  }
+  // Both kinds happen in this sweep: runs with large rho reach z = 30 within t = 2, the rest do not.
+  EXPECT_GT(stopped, 0u);
+  EXPECT_LT(stopped, runs);
+  EXPECT_GT(crossings, stopped);
+}
+
+TEST_F(RuntimeModelTest, EventsFromTheModelEqualTheCompiledInSystemBitForBit) {
+  const batchode::models::Model model = parse(batchode::testing::lorenz_events_toml());
+  expect_events_as_compiled_in(RuntimeModel<double>(model, options()), Method::dopri5, true);
+  expect_events_as_compiled_in(RuntimeModel<float>(model, options()), Method::rk4, false);
+}
+
+// A terminal event in the model text stops each run where the exact solution crosses it:
+// y = exp(-k t) reaches 1/2 at ln 2 / k; the status and stopping_event say which event ended it.
+TEST_F(RuntimeModelTest, ATerminalEventFromTheModelStopsRunsAtTheExactTime) {
+  const batchode::models::Model model = parse(decay_toml() + R"([events]
+half = { expr = "y - 0.5", direction = "falling", action = "terminal" }
+)");
+  RuntimeModel<double> runtime(model, options());
+  const std::vector<double> y0{1.0, 1.0, 1.0, 1.0}, k{0.5, 1.0, 2.0, 0.1};
+  batchode::SolveOptions o = cpu_options<double>(Method::dopri5);
+  o.event_tolerance = 1e-10;
+  const batchode::SolveResult<double> r = batchode::solve_ivp(runtime, y0, k, o);
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    const double t_half = std::log(2.0) / k[i];
+    if (t_half > o.t_end) {  // k = 0.1: ln 2 / k = 6.9, beyond the span
+      EXPECT_EQ(r.status(i), batchode::Status::success);
+      EXPECT_EQ(r.event_count(i, 0), 0u);
+      EXPECT_EQ(r.stopping_event(i), 1u);
+      continue;
+    }
+    EXPECT_EQ(r.status(i), batchode::Status::stopped_by_event) << "k " << k[i];
+    EXPECT_EQ(r.stopping_event(i), 0u);
+    // The root to 1e-10 on the dense output, whose own error is near rtol 1e-8 in y.
+    EXPECT_NEAR(r.event_time(i, 0, 0), t_half, 1e-7) << "k " << k[i];
+    EXPECT_NEAR(r.final_state(i, 0), 0.5, 1e-7);
+  }
+}
+
 // y' = -k y (exact: exp(-k t)) with every method; the stiff ones through the symbolic Jacobian.
 TEST_F(RuntimeModelTest, EveryMethodSolvesExponentialDecay) {
-  const batchode::models::Model model = parse(R"(name = "decay"
-equations = "dy = -k * y"
-[states]
-y = 1.0
-[parameters]
-k = 1.0
-)");
+  const batchode::models::Model model = parse(decay_toml());
   RuntimeModel<double> runtime(model, options());
   const std::vector<double> y0{1.0, 1.0, 1.0}, k{0.5, 1.0, 3.0};
   for (const batchode::MethodInfo& info : batchode::method_registry) {

@@ -52,6 +52,43 @@ TYPED_TEST(Tableau, DescribesTheMethodItClaims) {
   }
 }
 
+// A dense output in polynomial weights (tsit5) is the step itself at theta = 1 and of order 4 inside
+// it: the weights b_s(theta) meet every order condition up to order 4 with the right-hand sides
+// scaled by theta^p (a tree of order p: 1 / gamma(tree) theta^p).
+TYPED_TEST(Tableau, OwnDenseOutputWeightsMeetTheStepAndTheirOrder) {
+  using Tab = TypeParam;
+  if constexpr (tableau::dense_form_v<Tab> == tableau::DenseForm::weights) {
+    auto weight = [](int s, double theta) {
+      double w = 0;
+      for (int m = Tab::dense_degree - 1; m >= 0; --m) w = w * theta + Tab::dense_weight(s, m);
+      return theta * w;
+    };
+    for (int s = 0; s < Tab::stages; ++s) EXPECT_NEAR(weight(s, 1.0), Tab::b(s), kCoefTol) << "stage " << s;
+    auto ac = [](int i, int power) {  // sum_j a_ij c_j^power
+      double sum = 0;
+      for (int j = 0; j < i; ++j) sum += Tab::a(i, j) * std::pow(Tab::c(j), power);
+      return sum;
+    };
+    for (double theta : {0.1, 0.5, 0.9}) {
+      // The trees of order 1 to 4: b, bc, bc^2, bAc, bc^3, b(c Ac), bAc^2, bAAc.
+      double t[8] = {};
+      for (int i = 0; i < Tab::stages; ++i) {
+        const double b = weight(i, theta), c = Tab::c(i);
+        double aac = 0;
+        for (int j = 0; j < i; ++j) aac += Tab::a(i, j) * ac(j, 1);
+        const double terms[8] = {1, c, c * c, ac(i, 1), c * c * c, c * ac(i, 1), ac(i, 2), aac};
+        for (int k = 0; k < 8; ++k) t[k] += b * terms[k];
+      }
+      const double th = theta, expected[8] = {th,       th * th / 2,          th * th * th / 3,     th * th * th / 6,
+                                              th * th * th * th / 4, th * th * th * th / 8, th * th * th * th / 12,
+                                              th * th * th * th / 24};
+      for (int k = 0; k < 8; ++k) EXPECT_NEAR(t[k], expected[k], 1e-12) << "tree " << k << " theta " << theta;
+    }
+  } else {
+    SUCCEED() << "no dense output in weights";
+  }
+}
+
 TYPED_TEST(Tableau, RowsOfASumToCAndWeightsToOne) {
   using Tab = TypeParam;
   for (int i = 0; i < Tab::stages; ++i) {

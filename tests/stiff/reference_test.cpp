@@ -101,6 +101,25 @@ TEST_P(StiffReference, AnalyticJacobianGivesTheSameSolution) {
   }
 }
 
+// Every run counts its own evaluations: identical runs on one worker thread (which reuses its stepper
+// run after run) report identical counters, not sums over the runs before them.
+TEST_P(StiffReference, IdenticalRunsReportIdenticalCounters) {
+  SolveOptions o = stiff_options(GetParam(), 40, 1e-8, 1e-14);
+  o.cpu_threads = 1;
+  o.outputs.counters = true;
+  std::vector<double> y0, k;
+  for (int r = 0; r < 4; ++r) {
+    y0.insert(y0.end(), kRobertsonY0.begin(), kRobertsonY0.end());
+    k.insert(k.end(), kRobertsonK.begin(), kRobertsonK.end());
+  }
+  const auto res = solve_ivp(Robertson{}, y0, k, o);
+  for (std::size_t r = 1; r < 4; ++r) {
+    EXPECT_EQ(res.counters(r).accepted_steps, res.counters(0).accepted_steps) << "run " << r;
+    EXPECT_EQ(res.counters(r).rhs_evaluations, res.counters(0).rhs_evaluations) << "run " << r;
+  }
+  EXPECT_GT(res.counters(0).rhs_evaluations, res.counters(0).accepted_steps);
+}
+
 INSTANTIATE_TEST_SUITE_P(Methods, StiffReference,
                          ::testing::Values(Method::rodas4, Method::ros3p, Method::rosenbrock4),
                          [](const ::testing::TestParamInfo<Method>& param_info) { return to_string(param_info.param); });

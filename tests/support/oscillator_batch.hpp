@@ -1,8 +1,10 @@
-// A batch of the oscillator (test_systems.hpp) over its frequency, for the dense-output and events
-// tests, which check against its closed form.
+// A batch of the oscillator (test_systems.hpp) over its frequency, and the CPU options of a quiet
+// solve with counters, for the dense-output and events tests, which check against its closed form.
 #pragma once
 
+#include <batchode/kernels/method.hpp>
 #include <batchode/solver/grid.hpp>
+#include <batchode/solver/options.hpp>
 #include <cstddef>
 
 namespace batchode::testing {
@@ -17,6 +19,17 @@ inline Batch<double> oscillator_batch(std::size_t runs, double w_lo, double w_hi
     b.params.push_back(runs > 1 ? w_lo + (w_hi - w_lo) * double(i) / double(runs - 1) : w_lo);
   }
   return b;
+}
+
+/// `m` over [0, t_end] on the CPU, quiet, with counters (tolerances: the defaults).
+inline SolveOptions quiet_cpu_options(Method m, double t_end) {
+  SolveOptions o;
+  o.method = m;
+  o.t_end = t_end;
+  o.backend = Backend::cpu;
+  o.verbosity = Verbosity::none;
+  o.outputs.counters = true;
+  return o;
 }
 
 }  // namespace batchode::testing

@@ -7,6 +7,7 @@
 #include <batchode/models/model.hpp>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace batchode::testing {
 
@@ -37,6 +38,29 @@ struct LorenzModelCompiledIn {
     dydt[0] = sigma * (y[1] - y[0]);
     dydt[1] = y[0] * (rho - y[2]) - y[1];
     dydt[2] = y[0] * y[1] - beta * y[2];
+  }
+};
+
+/// kLorenzToml with two events: x's zero crossings (both ways, the first 4 recorded) and z rising
+/// through 30, which ends the run.
+inline std::string lorenz_events_toml() {
+  return std::string(kLorenzToml) +
+         "[events]\n"
+         "x_zero = { expr = \"x\", max = 4 }\n"
+         "z_high = { expr = \"z - 30\", direction = \"rising\", action = \"terminal\" }\n";
+}
+
+/// lorenz_events_toml() written in C++, with the event specs its [events] table gives.
+struct LorenzEventsCompiledIn : LorenzModelCompiledIn {
+  static constexpr std::size_t n_events = 2;
+  template <class T>
+  BATCHODE_HOST_DEVICE void events(T, const T* y, const T*, T* g) const {
+    g[0] = y[0];
+    g[1] = y[2] - T(30);
+  }
+  static std::vector<EventSpec> specs() {
+    return {{"x_zero", EventDirection::both, EventAction::record, 4},
+            {"z_high", EventDirection::rising, EventAction::terminal, 1}};
   }
 };
 

@@ -1,7 +1,7 @@
 // kernels/: dense output: the state inside an accepted step, for saves at arbitrary times
 // (run_integrator.hpp's DenseStep) and for locating events (events.hpp). The method's own
-// continuous extension where it has one (a stepper's interpolate(): dopri5's), else the cubic
-// Hermite interpolant of the step's ends and slopes.
+// continuous extension where it has one (a stepper's interpolate(): dopri5's, tsit5's, rodas4's;
+// dense_form.hpp), else the cubic Hermite interpolant of the step's ends and slopes.
 #pragma once
 
 #include "batchode/kernels/annotations.hpp"
@@ -23,7 +23,8 @@ struct keeps_derivative<Stepper, port::void_t<decltype(Stepper::keeps_derivative
 /// Cubic Hermite interpolation of a step from (t, y0) to (t + h, y1), slopes f0 and f1 at its ends,
 /// at t + theta h (theta in [0, 1]): y0 + theta d + theta (theta - 1) [(1 - 2 theta) d + (theta - 1) h f0
 /// + theta h f1], d = y1 - y0. Exact at both ends (theta = 1 gives y1), local error O(h^4): the
-/// dense output of every method without its own (all but dopri5), third order whatever the method's.
+/// dense output of every method without its own (all but dopri5, tsit5, rodas4), third order whatever
+/// the method's.
 BATCHODE_HD_TEMPLATE
 template <port::size_t N, class State, class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void hermite(T theta, T h, const State& y0, const State& f0,
@@ -37,7 +38,8 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void hermite(T theta, T h, const State
 }
 
 /// Whether a stepper interpolates with the method's own dense output (stepper.interpolate(t, h, ts,
-/// y, y_new, out), between step() and accept(): dopri5's), instead of the Hermite cubic.
+/// y, y_new, out), between step() and accept(): dopri5's, tsit5's, rodas4's), instead of the Hermite
+/// cubic.
 template <class Stepper, class = void>
 struct own_dense_output : port::false_type {};
 template <class Stepper>

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/dense_form.hpp"
 #include "batchode/kernels/portable.hpp"
 
 namespace batchode {
@@ -19,11 +20,9 @@ struct Vec {
   static constexpr port::size_t size() { return N; }
 };
 
-/// Whether tableau Tab has its own continuous extension (Tab::dense, Tab::dense_d: dopri5's).
-template <class Tab, class = void>
-struct has_own_dense_output : port::false_type {};
+/// Whether tableau Tab has its own continuous extension (Tab::dense: dense_form.hpp).
 template <class Tab>
-struct has_own_dense_output<Tab, port::void_t<decltype(Tab::dense)>> : port::bool_constant<Tab::dense> {};
+struct has_own_dense_output : port::bool_constant<tableau::dense_form_v<Tab> != tableau::DenseForm::none> {};
 
 /// Explicit Runge-Kutta stepper over tableau Tab (solver/tableaux.hpp) for an N-state system in
 /// precision T. The stage derivatives k[s][i] are indexed only with compile-time constants after
@@ -110,9 +109,27 @@ class RkStepper {
 
   /// The method's own dense output (own_dense_output): the state at ts in [t, t + h] of the attempt
   /// just made from (t, y) to y_new, from its stages. Only between step() and accept(), which
-  /// overwrites the first stage (Tab::dense_d: the formula).
+  /// overwrites the first stage (the formulas: dense_form.hpp; dopri5's CONTD5, tsit5's weights).
   BATCHODE_HOST_DEVICE void interpolate(T t, T h, T ts, const state_type& y, const state_type& y_new, T* out) const {
-    if constexpr (own_dense_output) {
+    if constexpr (tableau::dense_form_v<Tab> == tableau::DenseForm::weights) {
+      const T theta = (ts - t) / h;
+      T b[stages];
+      BATCHODE_UNROLL
+      for (int s = 0; s < stages; ++s) {
+        T w = 0;  // Horner in theta, then the common factor theta
+        BATCHODE_UNROLL
+        for (int m = Tab::dense_degree - 1; m >= 0; --m) w = w * theta + T(Tab::dense_weight(s, m));
+        b[s] = h * theta * w;
+      }
+      BATCHODE_UNROLL
+      for (port::size_t i = 0; i < N; ++i) {
+        T sum = y[i];
+        BATCHODE_UNROLL
+        for (int s = 0; s < stages; ++s) sum += b[s] * k_[s][i];
+        out[i] = sum;
+      }
+      (void)y_new;
+    } else if constexpr (tableau::dense_form_v<Tab> == tableau::DenseForm::contd5) {
       const T theta = (ts - t) / h, rest = T(1) - theta;
       BATCHODE_UNROLL
       for (port::size_t i = 0; i < N; ++i) {

@@ -36,11 +36,16 @@ class RosenbrockStepper {
   static constexpr int order = Tab::order;
   static constexpr int error_order = Tab::error_order;
   static constexpr int stages = Tab::stages;
+  /// interpolate() is the method's own dense output (rodas4's; dense_form.hpp). Not for tables whose
+  /// error is estimated by step doubling (ros3p): the kept result is two half steps, whose stages
+  /// no single formula spans.
+  static constexpr bool own_dense_output =
+      tableau::dense_form_v<Tab> == tableau::DenseForm::rosenbrock && !tableau::estimates_by_doubling_v<Tab>;
 
   template <class System>
   BATCHODE_HOST_DEVICE void reset(const System& sys, T t, const state_type& y, const T* p) {
     sys(t, &y[0], p, f0_.v);
-    ++evaluations_;
+    evaluations_ = 1;  // a run's own count: the CPU path reuses one stepper for a worker's runs
     linearized_ = false;
     failure_ = Status::success;
   }
@@ -92,6 +97,26 @@ class RosenbrockStepper {
   }
 
   BATCHODE_HOST_DEVICE port::uint32_t rhs_evaluations() const { return evaluations_; }
+
+  /// The method's own dense output (own_dense_output): the state at ts in [t, t + h] of the attempt
+  /// just made from (t, y) to y_new, from its stage variables. Only between step() and accept().
+  BATCHODE_HOST_DEVICE void interpolate(T t, T h, T ts, const state_type& y, const state_type& y_new, T* out) const {
+    if constexpr (own_dense_output) {
+      const T theta = (ts - t) / h, rest = T(1) - theta;
+      BATCHODE_UNROLL
+      for (port::size_t i = 0; i < N; ++i) {
+        T k1 = 0, k2 = 0;
+        detail::static_for<0, stages>([&](auto stage) {
+          constexpr int s = decltype(stage)::value;
+          if constexpr (Tab::dense_h(0, s) != 0.0) k1 += T(Tab::dense_h(0, s)) * k_[s][i];
+          if constexpr (Tab::dense_h(1, s) != 0.0) k2 += T(Tab::dense_h(1, s)) * k_[s][i];
+        });
+        out[i] = y[i] + theta * ((y_new[i] - y[i]) + rest * (k1 + theta * k2));
+      }
+    } else {
+      (void)t, (void)h, (void)ts, (void)y, (void)y_new, (void)out;
+    }
+  }
 
  private:
   /// Ends the run at (t, y): the attempt returns y unchanged with a zero estimate.

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/dense_form.hpp"
 #include "batchode/kernels/portable.hpp"
 #include "batchode/kernels/method.hpp"
 
@@ -108,6 +109,16 @@ struct Rodas4 {
   }
   BATCHODE_HOST_DEVICE static constexpr double b(int i) { return i < 5 ? a(5, i) : 1.0; }
   BATCHODE_HOST_DEVICE static constexpr double e(int i) { return i == 5 ? 1.0 : 0.0; }
+  /// Its own dense output, third order (rodas.f's D21..D35, CONTRO): over the first five stages,
+  /// K1 = sum_s dense_h(0, s) k_s, K2 = sum_s dense_h(1, s) k_s and
+  /// y(t0 + theta h) = y0 + theta (y1 - y0 + (1 - theta) (K1 + theta K2)).
+  static constexpr DenseForm dense = DenseForm::rosenbrock;
+  BATCHODE_HOST_DEVICE static constexpr double dense_h(int r, int s) {
+    constexpr double H[2][6] = {
+        {10.12623508344586, -7.487995877610167, -34.80091861555747, -7.992771707568823, 1.025137723295662, 0},
+        {-0.6762803392801253, 6.087714651680015, 16.43084320892478, 24.76722511418386, -6.594389125716872, 0}};
+    return H[r][s];
+  }
 };
 
 /// Boost.Odeint's rosenbrock4 (Kaps-Rentrop form with Shampine's coefficients), CPU only: a tag, not a

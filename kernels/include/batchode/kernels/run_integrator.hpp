@@ -1,7 +1,8 @@
 // solver/: integration of ONE run from t0 to t_end: step-size control, landing on save times,
 // status and counters. The GPU kernel runs this per thread with the register stepper of
 // kernels/rk_stepper.hpp; the CPU path runs it per run with Boost.Odeint's steppers
-// (solver/odeint_steppers.hpp). One loop for both is what makes the two paths agree run by run.
+// (solver/odeint_steppers.hpp; the register steppers for tsit5 and the Rosenbrock tables:
+// backends/cpu/run_range.hpp). One loop for both is what makes the two paths agree run by run.
 #pragma once
 
 #include "batchode/kernels/annotations.hpp"

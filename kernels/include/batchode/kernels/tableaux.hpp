@@ -1,7 +1,8 @@
 // solver/: every explicit Runge-Kutta method, described once: its Butcher tableau, its order and its
 // error weights. The GPU stepper (kernels/rk_stepper.hpp) reads these tables; the CPU path feeds them
-// to Boost.Odeint's generic Runge-Kutta machinery for the methods odeint lacks (tsit5,
-// bogacki_shampine32) and uses odeint's own steppers for the others, which tests pin to these tables.
+// to Boost.Odeint's generic Runge-Kutta machinery for bogacki_shampine32, runs the register stepper
+// for tsit5 (its dense output needs the stages, which odeint's generic stepper keeps private) and
+// uses odeint's own steppers for the others, which tests pin to these tables.
 //
 // Coefficients live in local constexpr arrays inside constexpr accessors rather than static data
 // members: device code may then use them under both hipcc and nvcc, and the unrolled stepper loops
@@ -11,6 +12,7 @@
 #pragma once
 
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/dense_form.hpp"
 #include "batchode/kernels/method.hpp"
 #include "batchode/kernels/rosenbrock_tableaux.hpp"
 
@@ -134,7 +136,7 @@ struct Dopri5 {
   /// Its own dense output, fourth order (Hairer's DOPRI5 code, CONTD5; Hairer, Norsett & Wanner I,
   /// II.6): with d = y1 - y0, e = h k1 - d, g = d - h k7 - e and q = h sum_s dense_d(s) k_s,
   /// y(t0 + theta h) = y0 + theta (d + (1 - theta) (e + theta (g + (1 - theta) q))).
-  static constexpr bool dense = true;
+  static constexpr DenseForm dense = DenseForm::contd5;
   BATCHODE_HOST_DEVICE static constexpr double dense_d(int i) {
     constexpr double D[7] = {-12715105075.0 / 11282082432.0,  0,
                              87487479700.0 / 32700410799.0,   -10690763975.0 / 1880347072.0,
@@ -173,6 +175,22 @@ struct Tsit5 {
                              -0.1447110071732629,     0.5823571654525552,     -0.45808210592918697,
                              0.015151515151515152};
     return E[i];
+  }
+  /// Its own dense output, fourth order (Tsitouras 2011, the interpolant published with
+  /// OrdinaryDiffEq.jl's Tsit5): y(t0 + theta h) = y0 + h sum_s b_s(theta) k_s with
+  /// b_s(theta) = sum_m dense_weight(s, m) theta^(m + 1); at theta = 1 the b_s are the method's
+  /// weights (tests/solver/tableau_test.cpp checks it).
+  static constexpr DenseForm dense = DenseForm::weights;
+  static constexpr int dense_degree = 4;
+  BATCHODE_HOST_DEVICE static constexpr double dense_weight(int s, int m) {
+    constexpr double R[7][4] = {{1.0, -2.763706197274826, 2.9132554618219126, -1.0530884977290216},
+                                {0, 0.13169999999999998, -0.2234, 0.1017},
+                                {0, 3.9302962368947516, -5.941033872131505, 2.490627285651253},
+                                {0, -12.411077166933676, 30.33818863028232, -16.548102889244902},
+                                {0, 37.50931341651104, -88.1789048947664, 47.37952196281928},
+                                {0, -27.896526289197286, 65.09189467479366, -34.87065786149661},
+                                {0, 1.5, -4.0, 2.5}};
+    return R[s][m];
   }
 };
 

@@ -20,6 +20,8 @@
 //     template <class T> BATCHODE_HOST_DEVICE void jacobian(T t, const T* y, const T* p, T* J) const;
 //     template <class T> BATCHODE_HOST_DEVICE void time_derivative(T t, const T* y, const T* p, T* f_t)
 //     const;
+//     // a model with events: static constexpr batchode::port::size_t n_events = 2; and
+//     template <class T> BATCHODE_HOST_DEVICE void events(T t, const T* y, const T* p, T* g) const;
 //   };
 //
 // Names get a prefix by kind (s_ state, p_ parameter, c_ constant, a_ auxiliary, da_<aux>_<j> an

@@ -17,6 +17,9 @@ void evaluate_rhs(const Model& model, double t, const double* y, const double* p
 void evaluate_jacobian(const Model& model, double t, const double* y, const double* p, double* J,
                        double* f_t);
 
+/// g = the event functions' values (Model::events order), as the generated events() computes them.
+void evaluate_events(const Model& model, double t, const double* y, const double* p, double* g);
+
 /// The auxiliaries' values in order of definition (Model::auxiliary_names), for observables.
 void evaluate_auxiliaries(const Model& model, double t, const double* y, const double* p, double* values);
 

@@ -37,6 +37,8 @@ class Model {
   /// The auxiliaries' names in order of definition.
   std::vector<std::string> auxiliary_names() const;
   const std::vector<std::string>& observables() const;
+  /// The event functions as written (checked), in order; their trees are equations().events.
+  const std::vector<EventDescription>& events() const;
   /// The structurally nonzero Jacobian entries (i = equation, j = state), row by row: those whose
   /// simplified symbolic derivative is not the literal 0.
   std::vector<std::pair<std::size_t, std::size_t>> jacobian_nonzeros() const;
@@ -58,7 +60,10 @@ class Model {
 /// finite; an empty model name or one with control characters; no states; any mistake in the
 /// equations (parser.hpp): unknown symbol, a state without an equation or with two, an empty
 /// expression, an unexpected token, unbalanced parentheses, a wrong argument count, an auxiliary used
-/// before its definition, an invalid number; an observable that is not an auxiliary, or listed twice.
+/// before its definition, an invalid number; an observable that is not an auxiliary, or listed twice;
+/// an event whose name is not an identifier or is used twice, whose direction, action or max is not
+/// one of the words or >= 1, whose expression does not parse (at its line and column), or more
+/// than 8 events.
 Model parse_model(const ModelDescription& description);
 
 /// read_model_file + parse_model.

@@ -19,6 +19,9 @@
 //   [constants]               # optional: compiled into the code
 //   sigma = 10.0
 //   beta = 2.6666666666666665
+//   [events]                  # optional: zero crossings of g(t, y, p), at most 8
+//   x_zero = { expr = "x", direction = "rising", action = "record", max = 4 }
+//   # or, without [events]: events = ["x", "z - 27"]  (named event0, event1, ...; both ways, recorded once)
 #pragma once
 
 #include <cstddef>
@@ -37,6 +40,16 @@ struct NamedValue {
   double value = 0;
 };
 
+/// An event function as written: a zero crossing of `expression` (in t, the states, parameters,
+/// constants and auxiliaries) is the event. The words are checked by parse_model.
+struct EventDescription {
+  std::string name;
+  std::string expression;
+  std::string direction = "both";  ///< "rising", "falling" or "both"
+  std::string action = "record";   ///< "record" (the first `max` crossings) or "terminal" (ends the run)
+  long long max = 1;               ///< crossings stored per run, at least 1
+};
+
 /// A model as written: from a TOML file, or filled in by C++ code.
 struct ModelDescription {
   std::string name;
@@ -45,11 +58,14 @@ struct ModelDescription {
   std::vector<NamedValue> parameters;    ///< vary per run; value = default
   std::vector<NamedValue> constants;     ///< compiled into the code
   std::vector<std::string> observables;  ///< names of auxiliaries to save
+  std::vector<EventDescription> events;  ///< in the file's order (= the event functions' order)
   std::string source = "<string>";       ///< file name for messages
   std::size_t equations_line = 1, equations_column = 1;  ///< where equations' first character is in source
   /// Where declarations were written, for messages (read_model_toml fills it; C++ code may leave it
   /// empty, and messages then name `source` only). Keys: "name", "equations", "observables",
-  /// "states.<name>", "parameters.<name>", "constants.<name>", "observables.<index>".
+  /// "states.<name>", "parameters.<name>", "constants.<name>", "observables.<index>", and per event
+  /// index i "events.<i>" (its name or list entry), "events.<i>.expr" (the expression's first
+  /// character), "events.<i>.direction", "events.<i>.action", "events.<i>.max".
   std::map<std::string, SourceLocation> locations;
 };
 

@@ -28,10 +28,13 @@ struct ParsedEquations {
   std::vector<Auxiliary> auxiliaries;     ///< in order of definition (index = ExprKind::auxiliary's index)
   std::vector<ExprPtr> rhs;               ///< rhs[i]: d(state i)/dt
   std::vector<SourceLocation> rhs_where;  ///< where each state's equation starts
+  std::vector<ExprPtr> events;            ///< events[e]: event function e (ModelDescription::events)
 };
 
-/// Parses `d.equations`. The declarations (states, parameters, constants) must already be checked
-/// (unique, not reserved: parse_model does it). Throws ModelError at the offending line and column.
+/// Parses `d.equations`, then each event's expression (one line, in the same grammar as a statement's
+/// value, with every auxiliary in scope). The declarations (states, parameters, constants) must
+/// already be checked (unique, not reserved: parse_model does it). Throws ModelError at the offending
+/// line and column (an event's: ModelDescription::locations "events.<i>.expr", else the source).
 ParsedEquations parse_equations(const ModelDescription& d);
 
 /// The file position of the character at (line, column) of the equations' text (both 1-based).

@@ -66,13 +66,13 @@ struct GpuOptions : arrays::MemoryBudget {
 /// How saved points are computed.
 enum class SaveMode {
   automatic,    ///< save_every: land; save_at: interpolate where the method's dense output is at most one
-                ///< order below it (dopri5, bogacki_shampine32, euler, rk4, the Rosenbrock methods), land
-                ///< otherwise (tsit5, cash_karp54, fehlberg78: the Hermite cubic would not keep up)
+                ///< order below it (dopri5, tsit5, bogacki_shampine32, euler, rk4, the Rosenbrock methods),
+                ///< land otherwise (cash_karp54, fehlberg78: the Hermite cubic would not keep up)
   land,         ///< steps land on every save time: saved values are the method's own (a dense grid
                 ///< of saves then shortens the steps)
   interpolate,  ///< steps are those of a solve without saves; each saved point is interpolated from
-                ///< the step that passes it (dense output: dopri5's own, fourth order; the cubic
-                ///< Hermite, third order, for the other methods)
+                ///< the step that passes it (dense output: dopri5's and tsit5's own, fourth order;
+                ///< rodas4's own, third order; the cubic Hermite, third order, for the other methods)
 };
 
 /// Which zero crossings of an event function count (kernels/events.hpp).
@@ -111,8 +111,9 @@ struct SolveOptions {
   /// with save_every. Empty: no such list. Interpolated unless save_mode is land.
   std::vector<double> save_at;
   SaveMode save_mode = SaveMode::automatic;
-  /// One spec per event function of the system, in its order. Empty for a system with events: each
-  /// is recorded once, in both directions (Solver fills them in). A system without events: none.
+  /// One spec per event function of the system, in its order. Empty for a system with events: a
+  /// runtime model's own ([events]), a compiled-in system's each recorded once, in both directions
+  /// (Solver fills them in). A system without events: none.
   std::vector<EventSpec> events;
   /// A crossing is located to this width in t (absolute). Unset: 100 ulps of the span's larger end
   /// in the solve's precision (at least 100 ulps of 1).
@@ -156,7 +157,8 @@ std::string event_name(const SolveOptions& options, std::size_t e);
 /// Checks that the options' events fit a system with `n_events` event functions. Throws InvalidInput.
 void check_events_for_system(const SolveOptions& options, std::size_t n_events);
 
-/// The order of a method's dense output: dopri5's own continuous extension 4, the Hermite cubic 3.
+/// The order of a method's dense output: dopri5's and tsit5's own continuous extensions 4, rodas4's
+/// own and the Hermite cubic 3.
 int dense_output_order(Method method);
 
 /// Whether a solve's saved points are interpolated (SaveMode resolved: automatic interpolates save_at
@@ -166,6 +168,9 @@ bool interpolates_saves(const SolveOptions& options);
 /// "automatic", "land", "interpolate"; parse_save_mode also takes "auto", and throws InvalidInput
 /// naming the choices.
 std::string to_string(SaveMode mode);
+/// "both", "rising", "falling"; "record", "terminal" (the model file's words).
+std::string to_string(EventDirection direction);
+std::string to_string(EventAction action);
 SaveMode parse_save_mode(const std::string& name);
 
 }  // namespace batchode

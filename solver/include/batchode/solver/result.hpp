@@ -95,7 +95,11 @@ class SolveResult {
     events_.resize(event_values);
     event_counts_.resize(n_runs * shape.n_events);
     event_slots_ = shape.slots;
-    for (std::size_t e = 0; e < shape.n_events; ++e) event_names_.push_back(event_name(options, e));
+    for (std::size_t e = 0; e < shape.n_events; ++e) {
+      event_names_.push_back(event_name(options, e));
+      event_specs_.push_back(options.events[e]);
+      event_specs_.back().name = event_names_.back();
+    }
     times_.resize(n_saves);
     if (n_saves > 0 && !options.save_at.empty()) {
       for (std::size_t k = 0; k < n_saves; ++k) times_[k] = static_cast<T>(options.save_at[k]);
@@ -192,6 +196,25 @@ class SolveResult {
     if (s >= n_states_) throw std::out_of_range("event_state: state " + std::to_string(s) + " of " + std::to_string(n_states_));
     return events_[event_at(r, e, j) + 1 + s];
   }
+  /// The crossings of event e stored per run (its EventSpec::max; slots past it stay NaN).
+  std::size_t event_max(std::size_t e) const { return event_specs_.at(e).max; }
+  /// Event e as the solve had it (its name as event_names() gives it, direction, action, max): what
+  /// writers record beside its crossings.
+  const EventSpec& event_spec(std::size_t e) const { return event_specs_.at(e); }
+  /// Whether event e ends its run (EventAction::terminal).
+  bool event_terminal(std::size_t e) const {
+    return event_specs_.at(e).action == EventAction::terminal;
+  }
+  /// The terminal event that ended run r (Status::stopped_by_event): the first terminal event the
+  /// run met (two that cross at the same point are both counted; the lower index is named), or
+  /// n_events() when r did not stop at an event. Throws std::logic_error without statuses.
+  std::size_t stopping_event(std::size_t r) const {
+    if (status(r) != Status::stopped_by_event) return n_events();
+    for (std::size_t e = 0; e < n_events(); ++e) {
+      if (event_specs_[e].action == EventAction::terminal && event_counts_[r * n_events() + e] > 0) return e;
+    }
+    return n_events();
+  }
   /// Every run's event records (layout above) and counts.
   const ResultArray<T>& events() const noexcept { return events_; }
   const ResultArray<std::uint32_t>& event_counts() const noexcept { return event_counts_; }
@@ -261,6 +284,7 @@ class SolveResult {
   ResultArray<T> events_;
   ResultArray<std::uint32_t> event_counts_;
   std::vector<std::string> event_names_;
+  std::vector<EventSpec> event_specs_;
   std::size_t event_slots_ = 0;
   std::vector<ExecutionRecord> execution_;
 };

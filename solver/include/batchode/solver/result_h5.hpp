@@ -17,6 +17,12 @@
 //   /counters           (n_runs, 3) uint32           only when counters were kept (outputs.counters);
 //                                                    attribute columns: accepted_steps, rejected_steps,
 //                                                    rhs_evaluations
+//   /events             group, only when the solve had events; attribute names (in order)
+//   /events/<name>/t    (n_runs, max)                the times of the first `max` crossings, NaN
+//                                                    where a run met fewer
+//   /events/<name>/state (n_runs, max, n_states)     the states there; attribute state_names
+//   /events/<name>/count (n_runs) uint32             the crossings met (above max: not all stored);
+//                                                    group attributes direction, action, max
 //   /grid/y0            (n_runs, n_states)           the initial values solved, when H5Metadata.y0 is
 //                                                    given; attribute state_names
 //   /grid/parameters    (n_runs, n_params)           the parameters solved, when H5Metadata.parameters is

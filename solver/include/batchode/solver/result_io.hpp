@@ -1,7 +1,9 @@
 // solver/: writing a SolveResult where a scientist can load it: CSV (one row per run and saved time)
-// and NPY (numpy.load gives arrays shaped (n_runs, n_saves, n_states) and (n_runs, n_states)).
+// and NPY (numpy.load gives arrays shaped (n_runs, n_saves, n_states) and (n_runs, n_states)), with
+// the event records in files of their own.
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -81,11 +83,46 @@ void write_npy_array(const std::string& path, const T* data, const std::vector<s
   finish_writing(out, path);
 }
 
+/// Event e's stored crossings of every run, gathered from the result's records: times (n_runs, max)
+/// and states (n_runs, max, n_states), NaN where a run stored fewer.
+template <class T>
+struct EventColumns {
+  std::vector<T> t, state;
+};
+template <class T>
+EventColumns<T> event_columns(const SolveResult<T>& r, std::size_t e) {
+  const std::size_t k_max = r.event_max(e), n = r.n_states();
+  EventColumns<T> c;
+  c.t.resize(checks::checked_mul(r.n_runs(), k_max, "event times"));
+  c.state.resize(checks::checked_product({r.n_runs(), k_max, n}, "event states"));
+  for (std::size_t i = 0; i < r.n_runs(); ++i) {
+    for (std::size_t k = 0; k < k_max; ++k) {
+      c.t[i * k_max + k] = r.event_time(i, e, k);
+      for (std::size_t s = 0; s < n; ++s) c.state[(i * k_max + k) * n + s] = r.event_state(i, e, k, s);
+    }
+  }
+  return c;
+}
+
 }  // namespace detail
 
+/// Writes event e's records as `<prefix>_event_<name>_t.npy` (n_runs, max), `..._state.npy`
+/// (n_runs, max, n_states), NaN where a run stored fewer crossings, and `..._count.npy` (n_runs,)
+/// uint32, the crossings met (above max: not all stored). Errors as write_npy.
+template <class T>
+void write_event_npy(const SolveResult<T>& r, std::size_t e, const std::string& prefix) {
+  const std::string stem = prefix + "_event_" + r.event_names().at(e);
+  const detail::EventColumns<T> c = detail::event_columns(r, e);
+  detail::write_npy_array(stem + "_t.npy", c.t.data(), {r.n_runs(), r.event_max(e)});
+  detail::write_npy_array(stem + "_state.npy", c.state.data(), {r.n_runs(), r.event_max(e), r.n_states()});
+  std::vector<std::uint32_t> count(r.n_runs());
+  for (std::size_t i = 0; i < r.n_runs(); ++i) count[i] = r.event_count(i, e);
+  detail::write_npy_array(stem + "_count.npy", count.data(), {r.n_runs()});
+}
+
 /// Writes `<prefix>_final.npy` (n_runs, n_states), `<prefix>_status.npy` (n_runs,) int32 when statuses
-/// were kept, and when a
-/// series was saved `<prefix>_series.npy` (n_runs, n_saves, n_states) and `<prefix>_times.npy`.
+/// were kept, when a series was saved `<prefix>_series.npy` (n_runs, n_saves, n_states) and
+/// `<prefix>_times.npy`, and each event's files (write_event_npy).
 /// Throws std::runtime_error naming the file and the OS error when one cannot be opened or written
 /// (errors that show only when the file is flushed or closed included).
 template <class T>
@@ -100,6 +137,30 @@ void write_npy(const SolveResult<T>& r, const std::string& prefix) {
     detail::write_npy_array(prefix + "_series.npy", r.series().data(), {r.n_runs(), r.n_saves(), r.n_states()});
     detail::write_npy_array(prefix + "_times.npy", r.times().data(), {r.n_saves()});
   }
+  for (std::size_t e = 0; e < r.n_events(); ++e) write_event_npy(r, e, prefix);
+}
+
+/// Writes one CSV row per stored event crossing (run, event, k, t, y0, y1, ...), runs in order, then
+/// events, then crossings; a header only when there were none. Errors as write_csv.
+template <class T>
+void write_events_csv(const SolveResult<T>& r, const std::string& path) {
+  std::ofstream out;
+  detail::open_for_writing(out, path, std::ios::openmode{});
+  out.precision(std::is_same_v<T, float> ? 9 : 17);
+  out << "run,event,k,t";
+  for (std::size_t s = 0; s < r.n_states(); ++s) out << ",y" << s;
+  out << '\n';
+  for (std::size_t i = 0; i < r.n_runs(); ++i) {
+    for (std::size_t e = 0; e < r.n_events(); ++e) {
+      const std::size_t stored = std::min<std::size_t>(r.event_count(i, e), r.event_max(e));
+      for (std::size_t k = 0; k < stored; ++k) {
+        out << i << ',' << r.event_names()[e] << ',' << k << ',' << r.event_time(i, e, k);
+        for (std::size_t s = 0; s < r.n_states(); ++s) out << ',' << r.event_state(i, e, k, s);
+        out << '\n';
+      }
+    }
+  }
+  detail::finish_writing(out, path);
 }
 
 /// Writes one CSV row per run and saved time (run, t, status, y0, y1, ...); the final state alone

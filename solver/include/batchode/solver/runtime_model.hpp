@@ -25,6 +25,7 @@
 #include "batchode/backends/gpu/runtime_kernels.hpp"
 #include "batchode/kernels/method.hpp"
 #include "batchode/models/model.hpp"
+#include "batchode/solver/options.hpp"
 #include "batchode/timing/time_logger.hpp"
 
 namespace batchode {
@@ -53,6 +54,10 @@ class RuntimeModel {
 
   std::size_t n_states() const noexcept { return n_states_; }
   std::size_t n_params() const noexcept { return n_params_; }
+  /// The model's event functions ([events]; kernels/events.hpp).
+  std::size_t n_events() const noexcept { return n_events_; }
+  /// The model's events as a solve's default SolveOptions::events (names, directions, actions, max).
+  std::vector<EventSpec> event_specs() const;
   const models::Model& model() const noexcept;
   std::vector<std::string> state_names() const;
   std::vector<std::string> parameter_names() const;
@@ -78,7 +83,7 @@ class RuntimeModel {
   RuntimeKernels gpu_kernels(Method method, int device, TimeLogger& logger) const;
 
  private:
-  std::size_t n_states_ = 0, n_params_ = 0;
+  std::size_t n_states_ = 0, n_params_ = 0, n_events_ = 0;
   std::shared_ptr<detail::RuntimeModelState> state_;
 };
 

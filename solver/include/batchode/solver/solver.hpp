@@ -105,8 +105,8 @@ class Solver {
   /// will do; registering again changes nothing).
   explicit Solver(System system, SolveOptions options, TimeLogger& logger = default_timelogger())
       : system_(std::move(system)), options_(std::move(options)), logger_(&logger) {
-    // A system with events and no specs: each recorded once, both ways.
-    if (options_.events.empty()) options_.events.resize(detail::n_events_of(system_));
+    // A system with events and no specs: a runtime model's own, else each recorded once, both ways.
+    if (options_.events.empty()) options_.events = detail::default_event_specs(system_);
     validate_for<T>(options_);
     check_events_for_system(options_, detail::n_events_of(system_));
     detail::register_events_for_solve(*logger_);

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "batchode/arrays/host_workers.hpp"
 #include "batchode/arrays/result_view.hpp"
@@ -16,6 +17,7 @@
 #include "batchode/kernels/method.hpp"
 #include "batchode/kernels/run_settings.hpp"
 #include "batchode/kernels/system.hpp"
+#include "batchode/solver/options.hpp"
 #include "batchode/solver/runtime_model.hpp"
 #include "batchode/solver/system_key.hpp"
 #include "batchode/timing/time_logger.hpp"
@@ -49,13 +51,25 @@ std::size_t n_params_of(const System& system) {
   }
 }
 
-/// Event functions of the system (kernels/events.hpp); runtime models have none yet.
+/// Event functions of the system (kernels/events.hpp; a runtime model's [events]).
 template <class System>
-std::size_t n_events_of(const System&) {
+std::size_t n_events_of(const System& system) {
   if constexpr (is_runtime_model_v<System>) {
-    return 0;
+    return system.n_events();
   } else {
+    (void)system;
     return n_events_v<System>;
+  }
+}
+
+/// A solve's events when its options name none: a runtime model's own specs ([events]); a compiled-in
+/// system's functions each recorded once, both ways.
+template <class System>
+std::vector<EventSpec> default_event_specs(const System& system) {
+  if constexpr (is_runtime_model_v<System>) {
+    return system.event_specs();
+  } else {
+    return std::vector<EventSpec>(n_events_of(system));
   }
 }
 

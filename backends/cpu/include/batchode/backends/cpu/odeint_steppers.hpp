@@ -2,8 +2,10 @@
 // stepper interface that integrate_run (solver/run_integrator.hpp) drives, so step control, save
 // landing and statuses are the same code as on the GPU.
 // odeint's own steppers serve the methods it has (euler, rk4, cash_karp54, dopri5, fehlberg78);
-// tsit5 and bogacki_shampine32 run through odeint's generic explicit_error_generic_rk fed with our
-// tableaux (solver/tableaux.hpp). Tests pin odeint's built-in coefficients to those tableaux too.
+// bogacki_shampine32 runs through odeint's generic explicit_error_generic_rk fed with our tableau
+// (solver/tableaux.hpp); tsit5 can too (the tests' reference), but the CPU path runs it on the
+// register stepper (run_range.hpp: its dense output needs the stages). Tests pin odeint's built-in
+// coefficients to those tableaux too.
 #pragma once
 
 #include <array>
@@ -186,7 +188,7 @@ class OdeintStepper {
       dxdt_ = dxdt_new_;
     } else {
       // odeint's generic steppers keep their last stage private, so the next step's first stage
-      // is one more evaluation here (for tsit5 and bogacki_shampine32: 7 and 4 per step, not 6 and 3).
+      // is one more evaluation here (bogacki_shampine32: 4 per step, not 3).
       rhs(sys, p)(y, dxdt_, t);
     }
   }

@@ -10,11 +10,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/backends/cpu/odeint_steppers.hpp"
 #include "batchode/backends/cpu/rosenbrock4_stepper.hpp"
+#include "batchode/kernels/dense_form.hpp"
 #include "batchode/kernels/jacobian.hpp"
+#include "batchode/kernels/rk_stepper.hpp"
 #include "batchode/kernels/rosenbrock_stepper.hpp"
 #include "batchode/kernels/run_integrator.hpp"
 #include "batchode/kernels/run_settings.hpp"
@@ -56,13 +59,21 @@ struct EventSink : Base {
   }
 };
 
-/// The CPU stepper of method Tab: odeint's for explicit tables, kernels/rosenbrock_stepper.hpp for
-/// Rosenbrock tables, odeint's rosenbrock4 for the CPU-only tag. `available` is false for a stiff
-/// method whose system cannot be linearised (integrate_batch then throws InvalidInput).
+/// Whether explicit table Tab runs on the register stepper (kernels/rk_stepper.hpp) on the CPU too:
+/// a table with its own dense output in polynomial weights (tsit5), which needs every stage of the
+/// step, where odeint's generic stepper keeps its stages private.
+template <class Tab>
+inline constexpr bool cpu_uses_register_stepper_v = tableau::dense_form_v<Tab> == tableau::DenseForm::weights;
+
+/// The CPU stepper of method Tab: odeint's for explicit tables (the register stepper for those of
+/// cpu_uses_register_stepper_v), kernels/rosenbrock_stepper.hpp for Rosenbrock tables, odeint's
+/// rosenbrock4 for the CPU-only tag. `available` is false for a stiff method whose system cannot be
+/// linearised (integrate_batch then throws InvalidInput).
 template <class Tab, class System, class T, bool Rosenbrock = tableau::is_rosenbrock_v<Tab>,
           bool Gpu = tableau::runs_on_gpu_v<Tab>>
 struct CpuStepperFor {
-  using type = OdeintStepper<Tab, System, T>;
+  using type = std::conditional_t<cpu_uses_register_stepper_v<Tab>, RkStepper<Tab, T, System::n_states>,
+                                  OdeintStepper<Tab, System, T>>;
   static constexpr bool available = true;
 };
 template <class Tab, class System, class T>
