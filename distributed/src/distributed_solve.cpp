@@ -165,12 +165,19 @@ std::string options_text(const SolveOptions& o) {
                         : fmt::format("{} times #{:x}", o.save_at.size(),
                                       fnv1a(reinterpret_cast<const unsigned char*>(o.save_at.data()),
                                             o.save_at.size() * sizeof(double), 14695981039346656037ull));
+  // Events by name, direction, action and max: the gathered records must mean the same everywhere.
+  std::string events = o.events.empty() ? "-" : "";
+  for (std::size_t e = 0; e < o.events.size(); ++e) {
+    events += fmt::format("{}{} {} {} {}", e ? "; " : "", event_name(o, e), to_string(o.events[e].direction),
+                          to_string(o.events[e].action), o.events[e].max);
+  }
   return fmt::format(
       "method {}, t {}..{}, rtol {}, atol {}, dt {}, save_every {}, save_at {}, save_mode {}, max_steps {}, "
-      "outputs {}{}",
+      "outputs {}{}, events {}, event_tolerance {}",
       to_string(o.method), o.t0, o.t_end, o.rtol, o.atol, o.dt ? fmt::format("{}", *o.dt) : "-",
       o.save_every ? fmt::format("{}", *o.save_every) : "-", save_at, to_string(o.save_mode), o.max_steps,
-      o.outputs.status ? "status" : "", o.outputs.counters ? "+counters" : "");
+      o.outputs.status ? "status" : "", o.outputs.counters ? "+counters" : "", events,
+      o.event_tolerance ? fmt::format("{}", *o.event_tolerance) : "-");
 }
 
 // ---- what each process did, as text -------------------------------------------------------------------
@@ -215,13 +222,17 @@ std::vector<ExecutionRecord> parse_records(const std::string& text, int rank, co
 
 // ---- result pieces ----------------------------------------------------------------------------------
 
-/// Runs no process solved: NaN states, Status::not_solved, zero counters.
+/// Runs no process solved: NaN states and event records, Status::not_solved, zero counters and
+/// event counts.
 template <class T>
 SolveResult<T> not_solved(std::size_t runs, std::size_t n_states, const SolveOptions& options) {
   SolveResult<T> r(runs, n_states, count_saves(options), options);
   const T nan = std::numeric_limits<T>::quiet_NaN();
   std::fill(r.final_state_data(), r.final_state_data() + r.final_state().size(), nan);
   std::fill(r.series_data(), r.series_data() + r.series().size(), nan);
+  const ResultView<T> view = r.view();
+  if (view.events != nullptr) std::fill(view.events, view.events + r.events().size(), nan);
+  if (view.event_counts != nullptr) std::fill(view.event_counts, view.event_counts + r.event_counts().size(), 0u);
   if (Status* s = r.status_data()) std::fill(s, s + runs, Status::not_solved);
   if (RunCounters* k = r.counters_data()) std::fill(k, k + runs, RunCounters{});
   return r;
@@ -242,6 +253,11 @@ std::vector<ArrayBytes> arrays_of(const SolveResult<T>& r, std::size_t n_states,
   if (options.outputs.status) a.push_back({reinterpret_cast<const char*>(r.statuses().data()), sizeof(Status)});
   if (options.outputs.counters) {
     a.push_back({reinterpret_cast<const char*>(r.counters().data()), sizeof(RunCounters)});
+  }
+  // Event records and counts (gathered results only: the file written in rows refuses events).
+  if (const EventShape shape = event_shape(options); shape.n_events > 0) {
+    a.push_back({reinterpret_cast<const char*>(r.events().data()), shape.n_events * shape.slots * (n_states + 1) * sizeof(T)});
+    a.push_back({reinterpret_cast<const char*>(r.event_counts().data()), shape.n_events * sizeof(std::uint32_t)});
   }
   return a;
 }
@@ -317,8 +333,9 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
           throw InvalidInput(fmt::format("DistributedOptions.root {} is not a rank of {} processes", how.root, size));
         }
         validate_for<T>(options);
-        if (!options.events.empty()) {
-          throw InvalidInput("SolveOptions.events: a distributed solve does not gather event records yet");
+        if (!options.events.empty() && !how.h5_path.empty()) {
+          throw InvalidInput("SolveOptions.events: a distributed solve that writes one .h5 file does not write "
+                             "event records yet; gather the result instead (no h5_path: .npy, .csv, Python)");
         }
         if (!how.h5_path.empty() && rank == how.root) {  // found now, not after the solve
           const std::filesystem::path parent = std::filesystem::path(how.h5_path).parent_path();

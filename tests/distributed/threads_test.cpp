@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <condition_variable>
@@ -150,9 +151,19 @@ void expect_equal(const SolveResult<double>& a, const SolveResult<double>& b) {
 
 using Outcome = std::shared_ptr<distributed::DistributedResult<double>>;
 
+/// Lorenz with x's zero crossings as an event (both ways; the Solver records the first of each run).
+struct LorenzXZero : Lorenz {
+  static constexpr std::size_t n_events = 1;
+  template <class T>
+  BATCHODE_HOST_DEVICE void events(T, const T* y, const T*, T* g) const {
+    g[0] = y[0];
+  }
+};
+
+template <class System = Lorenz>
 Outcome solve_on(distributed::Collective& c, bool fails, const distributed::DistributedOptions& how = {}) {
   const Batch<double> b = batch();
-  Solver<Lorenz, double> solver(Lorenz{}, options());
+  Solver<System, double> solver(System{}, options());
   distributed::LocalSolver<double> local = distributed::local_solver(solver);
   if (fails) {
     local.solve = [](const double*, const double*, std::size_t) -> SolveResult<double> {
@@ -160,7 +171,7 @@ Outcome solve_on(distributed::Collective& c, bool fails, const distributed::Dist
     };
   }
   return std::make_shared<distributed::DistributedResult<double>>(distributed::solve_distributed<double>(
-      c, local, {b.y0.data(), b.y0.size(), b.params.data(), b.params.size()}, options(), how));
+      c, local, {b.y0.data(), b.y0.size(), b.params.data(), b.params.size()}, solver.options(), how));
 }
 
 TEST(DistributedOnThreads, GatheredResultEqualsOneSolver) {
@@ -187,6 +198,50 @@ TEST(DistributedOnThreads, EveryShareFailingLeavesRowsNotSolved) {
   const std::vector<Outcome> r = on_threads<Outcome>([](distributed::Collective& c) { return solve_on(c, true); });
   EXPECT_EQ(r[0]->not_solved, n_runs);
   EXPECT_EQ(r[0]->result.count(Status::not_solved), n_runs);
+}
+
+// Event records are gathered with the rest, a failed share's taken over, run by run as one Solver's;
+// runs nobody solved have no crossings (NaN records, zero counts); the file written in rows refuses
+// events by name (it has no room for them yet).
+TEST(DistributedOnThreads, EventRecordsAreGatheredRunByRun) {
+  Solver<LorenzXZero, double> one(LorenzXZero{}, options());
+  const SolveResult<double> reference = one.solve(batch());
+  ASSERT_EQ(reference.n_events(), 1u);
+  std::size_t fired = 0;
+  for (std::size_t r = 0; r < n_runs; ++r) fired += reference.event_count(r, 0) > 0;
+  EXPECT_GT(fired, 0u);
+  const std::vector<Outcome> r =
+      on_threads<Outcome>([](distributed::Collective& c) { return solve_on<LorenzXZero>(c, c.rank() == 1); });
+  expect_equal(r[0]->result, reference);
+  EXPECT_EQ(r[0]->result.event_names(), reference.event_names());
+
+  const std::vector<Outcome> failed =
+      on_threads<Outcome>([](distributed::Collective& c) { return solve_on<LorenzXZero>(c, true); });
+  for (std::size_t i = 0; i < n_runs; ++i) {
+    EXPECT_EQ(failed[0]->result.event_count(i, 0), 0u);
+    EXPECT_TRUE(std::isnan(failed[0]->result.event_time(i, 0, 0)));
+  }
+
+  distributed::DistributedOptions how;
+  how.h5_path = (std::filesystem::temp_directory_path() / "batchode_threads_events.h5").string();
+  std::vector<std::string> errors(processes);
+  Team team(processes);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < processes; ++k) {
+    threads.emplace_back([&, k] {
+      ThreadCollective c(team, k);
+      try {
+        (void)solve_on<LorenzXZero>(c, false, how);
+      } catch (const std::exception& e) {
+        errors[k] = e.what();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::string& e : errors) {
+    EXPECT_NE(e.find("does not write event records yet"), std::string::npos) << e;
+  }
+  EXPECT_FALSE(std::filesystem::exists(how.h5_path));
 }
 
 TEST(DistributedOnThreads, OneFileWrittenInRowsEqualsOneSolversFile) {

@@ -40,7 +40,7 @@ Batch<T> distributed_lorenz_batch(std::size_t runs) {
 }
 
 /// Runs [first_run, first_run + runs) of `reference` equal `r`'s runs bit for bit: final states,
-/// series, statuses and counters.
+/// series, statuses, counters and event records and counts.
 template <class T>
 void expect_runs_equal(const SolveResult<T>& r, const SolveResult<T>& reference, std::size_t first_run,
                        std::size_t runs) {
@@ -56,6 +56,13 @@ void expect_runs_equal(const SolveResult<T>& r, const SolveResult<T>& reference,
     EXPECT_EQ(r.counters(i).accepted_steps, reference.counters(first_run + i).accepted_steps);
     EXPECT_EQ(r.counters(i).rhs_evaluations, reference.counters(first_run + i).rhs_evaluations);
   }
+  ASSERT_EQ(r.n_events(), reference.n_events());
+  if (r.n_events() == 0) return;
+  const std::size_t record = r.n_events() * r.event_slots() * (ns + 1);
+  EXPECT_EQ(0, std::memcmp(r.events().data(), reference.events().data() + first_run * record,
+                           runs * record * sizeof(T)));
+  EXPECT_EQ(0, std::memcmp(r.event_counts().data(), reference.event_counts().data() + first_run * r.n_events(),
+                           runs * r.n_events() * sizeof(std::uint32_t)));
 }
 
 }  // namespace batchode::testing

@@ -160,8 +160,8 @@ class DistributedSolver {
         options_(for_local_rank(std::move(options), c.local_rank(), c.local_size())),
         logger_(&logger),
         solver_(std::move(system), options_, logger) {
-    // The Solver names a system's events when the options did not: the distributed solve refuses
-    // them either way (it does not gather event records yet).
+    // The Solver names a system's events when the options did not: the distributed solve gathers
+    // their records (and refuses them with a file written in rows, which has no room for them yet).
     options_.events = solver_.options().events;
   }
 
