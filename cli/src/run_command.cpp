@@ -255,7 +255,10 @@ void run_distributed(const RuntimeModel<T>& model, const Batch<T>& batch, const 
     out << fmt::format("{}: {} runs x {} states ({}, {}, {} processes: {}) written to {}\n", model.model().name(),
                        batch.y0.size() / model.state_names().size(), model.state_names().size(), a.method, a.precision,
                        world.size(), where_it_ran(r.execution), a.output);
-    if (const std::string events = event_summary(r.result); !events.empty()) out << "events: " << events << '\n';
+    // With one .h5 written in rows, rank 0 holds only its own share: the file has the events.
+    if (format != OutputFormat::h5) {
+      if (const std::string events = event_summary(r.result); !events.empty()) out << "events: " << events << '\n';
+    }
   }
   // Failed processes and unsolved runs were said with the timing across processes (solve_distributed).
   if (format != OutputFormat::h5) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -30,6 +31,7 @@
 #include "batchode/gpu/device.hpp"
 #include "batchode/solver/gpu_path.hpp"
 #include "batchode/solver/input_checks.hpp"
+#include "batchode/solver/result_io.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "text_fields.hpp"
 
@@ -254,7 +256,8 @@ std::vector<ArrayBytes> arrays_of(const SolveResult<T>& r, std::size_t n_states,
   if (options.outputs.counters) {
     a.push_back({reinterpret_cast<const char*>(r.counters().data()), sizeof(RunCounters)});
   }
-  // Event records and counts (gathered results only: the file written in rows refuses events).
+  // Event records and counts (gathered; the file written in rows takes each event's columns apart:
+  // event_pieces).
   if (const EventShape shape = event_shape(options); shape.n_events > 0) {
     a.push_back({reinterpret_cast<const char*>(r.events().data()), shape.n_events * shape.slots * (n_states + 1) * sizeof(T)});
     a.push_back({reinterpret_cast<const char*>(r.event_counts().data()), shape.n_events * sizeof(std::uint32_t)});
@@ -333,10 +336,6 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
           throw InvalidInput(fmt::format("DistributedOptions.root {} is not a rank of {} processes", how.root, size));
         }
         validate_for<T>(options);
-        if (!options.events.empty() && !how.h5_path.empty()) {
-          throw InvalidInput("SolveOptions.events: a distributed solve that writes one .h5 file does not write "
-                             "event records yet; gather the result instead (no h5_path: .npy, .csv, Python)");
-        }
         if (!how.h5_path.empty() && rank == how.root) {  // found now, not after the solve
           const std::filesystem::path parent = std::filesystem::path(how.h5_path).parent_path();
           const std::string folder = parent.empty() ? "." : parent.string();
@@ -521,8 +520,10 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
         const std::vector<std::string> layout = c.allgather(
             rank != how.root || !error.empty()
                 ? error
-                : fmt::format("{} {} {} {}", offsets.final_state.value_or(0), offsets.series.value_or(0),
-                              offsets.status.value_or(0), offsets.counters.value_or(0)));
+                : fmt::format("{} {} {} {} {} {} {}", offsets.final_state.value_or(0), offsets.series.value_or(0),
+                              offsets.status.value_or(0), offsets.counters.value_or(0),
+                              fmt::join(offsets.event_t, " "), fmt::join(offsets.event_state, " "),
+                              fmt::join(offsets.event_count, " ")));
         if (!layout[how.root].empty() && !std::isdigit(static_cast<unsigned char>(layout[how.root][0]))) {
           throw_first({layout[how.root]}, {hosts[how.root]});
         }
@@ -530,15 +531,36 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
           std::istringstream in(layout[how.root]);
           std::uint64_t f = 0, s = 0, st = 0, k = 0;
           in >> f >> s >> st >> k;
-          offsets = H5RowOffsets{f, s, st, k};
+          offsets = H5RowOffsets{f, s, st, k, {}, {}, {}};
+          for (std::vector<std::uint64_t>* column : {&offsets.event_t, &offsets.event_state, &offsets.event_count}) {
+            column->resize(options.events.size());
+            for (std::uint64_t& at_event : *column) in >> at_event;
+          }
         }
         const std::vector<std::uint64_t> at = offsets_in_order(offsets, n_saves, options);
         std::vector<FilePiece> pieces;
+        std::deque<std::vector<char>> event_columns;  // each event's columns of a range, until written
         auto add = [&](const SolveResult<T>& r, RunRange range) {
           const std::vector<ArrayBytes> arrays = arrays_of(r, n_states, n_saves, options);
-          for (std::size_t a = 0; a < arrays.size(); ++a) {
+          const std::size_t row_arrays = at.size();  // the events' records go by their own columns below
+          for (std::size_t a = 0; a < row_arrays; ++a) {
             pieces.push_back({at[a] + range.first_run * arrays[a].bytes_per_run, arrays[a].data,
                               range.runs * arrays[a].bytes_per_run});
+          }
+          for (std::size_t e = 0; e < r.n_events() && range.runs > 0; ++e) {
+            const batchode::detail::EventColumns<T> columns = batchode::detail::event_columns(r, e);
+            std::vector<std::uint32_t> counts(r.n_runs());
+            for (std::size_t i = 0; i < r.n_runs(); ++i) counts[i] = r.event_count(i, e);
+            auto keep = [&](const void* data, std::size_t bytes, std::uint64_t offset, std::size_t bytes_per_run) {
+              const char* begin = static_cast<const char*>(data);
+              event_columns.emplace_back(begin, begin + bytes);
+              pieces.push_back({offset + range.first_run * bytes_per_run, event_columns.back().data(), bytes});
+            };
+            const std::size_t k_max = r.event_max(e);
+            keep(columns.t.data(), columns.t.size() * sizeof(T), offsets.event_t.at(e), k_max * sizeof(T));
+            keep(columns.state.data(), columns.state.size() * sizeof(T), offsets.event_state.at(e),
+                 k_max * n_states * sizeof(T));
+            keep(counts.data(), counts.size() * sizeof(std::uint32_t), offsets.event_count.at(e), sizeof(std::uint32_t));
           }
         };
         // A failed share that others solved is theirs to write; one nobody solved is written as unsolved.

@@ -345,7 +345,9 @@ struct Content {
   const Status* status = nullptr;
   const RunCounters* counters = nullptr;
   const std::vector<ExecutionRecord>* execution = nullptr;
-  const SolveResult<T>* events = nullptr;  ///< the result, when it has event records to write
+  /// The events' names and specs, when there are events: the result itself (its records written), or
+  /// a result of no runs made from the options (write_h5_layout: the rows reserved for the caller).
+  const SolveResult<T>* events = nullptr;
 };
 
 template <class T>
@@ -403,25 +405,41 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
     w.attribute(set.get(), "columns",
                 std::vector<std::string>{"accepted_steps", "rejected_steps", "rhs_evaluations"});
   }
+  std::vector<std::uint64_t> event_offsets[3];  // t, state, count of each event, when reserved
   if (r.events != nullptr) {
     const SolveResult<T>& result = *r.events;
+    const bool filled = result.n_runs() == r.n_runs;  // else: the rows are the caller's to fill
     const Handle group(
         w.check(H5Gcreate2(root, "events", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "creating group events"),
         H5Gclose);
     w.attribute(group.get(), "names", result.event_names());
+    auto reserved = [&](int which, const Handle& set) {
+      if (filled || n_runs == 0) return;
+      const haddr_t offset = H5Dget_offset(set.get());
+      if (offset == HADDR_UNDEF) w.fail("locating an events dataset in the file");
+      event_offsets[which].push_back(offset);
+    };
     for (std::size_t e = 0; e < result.n_events(); ++e) {
       const std::string& name = result.event_names()[e];
       const Handle event(w.check(H5Gcreate2(group.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                                  "creating group events/" + name),
                          H5Gclose);
-      detail::EventColumns<T> columns = detail::event_columns(result, e);
       const hsize_t k_max = result.event_max(e);
-      w.dataset(event.get(), "t", std::move(columns.t), {n_runs, k_max});
-      const Handle state = w.dataset(event.get(), "state", std::move(columns.state), {n_runs, k_max, n_states});
-      if (!meta.state_names.empty()) w.attribute(state.get(), "state_names", meta.state_names);
-      std::vector<std::uint32_t> count(result.n_runs());
-      for (std::size_t i = 0; i < result.n_runs(); ++i) count[i] = result.event_count(i, e);
-      w.dataset(event.get(), "count", std::move(count), {n_runs});
+      if (filled) {
+        detail::EventColumns<T> columns = detail::event_columns(result, e);
+        w.dataset(event.get(), "t", std::move(columns.t), {n_runs, k_max});
+        const Handle state = w.dataset(event.get(), "state", std::move(columns.state), {n_runs, k_max, n_states});
+        if (!meta.state_names.empty()) w.attribute(state.get(), "state_names", meta.state_names);
+        std::vector<std::uint32_t> count(result.n_runs());
+        for (std::size_t i = 0; i < result.n_runs(); ++i) count[i] = result.event_count(i, e);
+        w.dataset(event.get(), "count", std::move(count), {n_runs});
+      } else {
+        reserved(0, w.dataset(event.get(), "t", static_cast<const T*>(nullptr), {n_runs, k_max}));
+        const Handle state = w.dataset(event.get(), "state", static_cast<const T*>(nullptr), {n_runs, k_max, n_states});
+        if (!meta.state_names.empty()) w.attribute(state.get(), "state_names", meta.state_names);
+        reserved(1, state);
+        reserved(2, w.dataset(event.get(), "count", static_cast<const std::uint32_t*>(nullptr), {n_runs}));
+      }
       // The result's own specs: the options a caller passes may name none (the Solver filled them in).
       w.attribute(event.get(), "direction", to_string(result.event_spec(e).direction));
       w.attribute(event.get(), "action", to_string(result.event_spec(e).action));
@@ -483,6 +501,9 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
     if (n_saves > 0) offsets.series = w.offset_of("series");
     if (r.has_status) offsets.status = w.offset_of("status");
     if (r.has_counters) offsets.counters = w.offset_of("counters");
+    offsets.event_t = event_offsets[0];
+    offsets.event_state = event_offsets[1];
+    offsets.event_count = event_offsets[2];
   }
   return offsets;
 }
@@ -509,8 +530,10 @@ H5RowOffsets write_checked(const Content<T>& c, const std::string& path, const S
   const std::uint64_t values = checks::checked_mul(runs, states, "n_runs x n_states") +
                                checks::checked_product({runs, c.n_saves, states}, "n_runs x n_saves x n_states") +
                                c.n_saves + meta.y0.size() + meta.parameters.size();
-  const std::uint64_t event_bytes = c.events == nullptr ? 0 : c.events->events().size() * sizeof(T) +
-                                                                  c.events->event_counts().size() * sizeof(std::uint32_t);
+  const std::uint64_t event_bytes =
+      c.events == nullptr ? 0
+                          : runs * c.events->n_events() * (c.events->event_slots() * (states + 1) * sizeof(T) +
+                                                           sizeof(std::uint32_t));
   const std::uint64_t bytes = values * sizeof(T) + (c.has_status ? runs * sizeof(Status) : 0) +
                               (c.has_counters ? runs * sizeof(RunCounters) : 0) + event_bytes + (1u << 20);
   try {
@@ -544,6 +567,7 @@ H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std
   c.has_status = options.outputs.status;
   c.has_counters = options.outputs.counters;
   c.execution = &execution;
+  if (shape.n_events() > 0) c.events = &shape;  // names and specs; the rows are reserved
   return write_checked(c, path, options, meta);
 }
 

@@ -201,8 +201,8 @@ TEST(DistributedOnThreads, EveryShareFailingLeavesRowsNotSolved) {
 }
 
 // Event records are gathered with the rest, a failed share's taken over, run by run as one Solver's;
-// runs nobody solved have no crossings (NaN records, zero counts); the file written in rows refuses
-// events by name (it has no room for them yet).
+// runs nobody solved have no crossings (NaN records, zero counts); the file written in rows holds each
+// event's columns, the failed share's rows included.
 TEST(DistributedOnThreads, EventRecordsAreGatheredRunByRun) {
   Solver<LorenzXZero, double> one(LorenzXZero{}, options());
   const SolveResult<double> reference = one.solve(batch());
@@ -222,26 +222,31 @@ TEST(DistributedOnThreads, EventRecordsAreGatheredRunByRun) {
     EXPECT_TRUE(std::isnan(failed[0]->result.event_time(i, 0, 0)));
   }
 
+  // The one file written in rows: each event's columns, a failed share's rows taken over.
   distributed::DistributedOptions how;
-  how.h5_path = (std::filesystem::temp_directory_path() / "batchode_threads_events.h5").string();
-  std::vector<std::string> errors(processes);
-  Team team(processes);
-  std::vector<std::thread> threads;
-  for (int k = 0; k < processes; ++k) {
-    threads.emplace_back([&, k] {
-      ThreadCollective c(team, k);
-      try {
-        (void)solve_on<LorenzXZero>(c, false, how);
-      } catch (const std::exception& e) {
-        errors[k] = e.what();
-      }
-    });
+  how.h5_path = (std::filesystem::temp_directory_path() /
+                 ("batchode_threads_events_" + std::to_string(::getpid()) + ".h5"))
+                    .string();
+  (void)on_threads<Outcome>([&](distributed::Collective& c) { return solve_on<LorenzXZero>(c, c.rank() == 2, how); });
+  const hid_t file = H5Fopen(how.h5_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  std::vector<double> t(n_runs), state(n_runs * 3);
+  std::vector<std::uint32_t> count(n_runs);
+  const hid_t t_set = H5Dopen2(file, "events/event0/t", H5P_DEFAULT);
+  const hid_t state_set = H5Dopen2(file, "events/event0/state", H5P_DEFAULT);
+  const hid_t count_set = H5Dopen2(file, "events/event0/count", H5P_DEFAULT);
+  EXPECT_GE(H5Dread(t_set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.data()), 0);
+  EXPECT_GE(H5Dread(state_set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, state.data()), 0);
+  EXPECT_GE(H5Dread(count_set, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, count.data()), 0);
+  for (hid_t set : {t_set, state_set, count_set}) H5Dclose(set);
+  H5Fclose(file);
+  for (std::size_t i = 0; i < n_runs; ++i) {
+    const double expected = reference.event_time(i, 0, 0);
+    EXPECT_TRUE(t[i] == expected || (std::isnan(t[i]) && std::isnan(expected))) << "run " << i;
+    EXPECT_TRUE(state[3 * i + 1] == reference.event_state(i, 0, 0, 1) || std::isnan(expected)) << "run " << i;
+    EXPECT_EQ(count[i], reference.event_count(i, 0)) << "run " << i;
   }
-  for (std::thread& t : threads) t.join();
-  for (const std::string& e : errors) {
-    EXPECT_NE(e.find("does not write event records yet"), std::string::npos) << e;
-  }
-  EXPECT_FALSE(std::filesystem::exists(how.h5_path));
+  std::filesystem::remove(how.h5_path);
 }
 
 TEST(DistributedOnThreads, OneFileWrittenInRowsEqualsOneSolversFile) {

@@ -78,14 +78,17 @@ void write_h5(const SolveResult<T>& r, const std::string& path, const SolveOptio
 /// Where the per-run arrays of an .h5 file start (bytes from the start of the file), for writers that
 /// fill the rows themselves: row r of /final_state at final_state + r * n_states * sizeof(T), of
 /// /series at series + r * n_saves * n_states * sizeof(T), of /status at status + 4 r, of /counters at
-/// counters + 12 r. std::nullopt for an array the file does not have (or one of no bytes).
+/// counters + 12 r; of event e's /events/<name>/t at event_t[e] + r * max_e * sizeof(T), of its state
+/// at event_state[e] + r * max_e * n_states * sizeof(T), of its count at event_count[e] + 4 r (empty
+/// without events). std::nullopt for an array the file does not have (or one of no bytes).
 struct H5RowOffsets {
   std::optional<std::uint64_t> final_state, series, status, counters;
+  std::vector<std::uint64_t> event_t, event_state, event_count;
 };
 
 /// The file write_h5 would write for a result of `n_runs` runs of `n_states` states solved with
-/// `options` (its save times, statuses and counters as the options select; `execution`: where its
-/// parts ran), with every array written except the four per-run ones, which are reserved (the disk
+/// `options` (its save times, statuses, counters and events as the options select; `execution`: where
+/// its parts ran), with every array written except the per-run ones, which are reserved (the disk
 /// space included) and left unfilled for the caller to fill at the returned offsets: a distributed
 /// solve's processes each write their own runs into the one file (batchode/mpi). Same errors as
 /// write_h5.
