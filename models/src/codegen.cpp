@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "batchode/checks/identifier.hpp"
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/models/derivative.hpp"
 
@@ -321,11 +322,7 @@ bool is_cxx_keyword(std::string_view name) {
 }
 
 void check_type_name(const std::string& name) {
-  bool ok = !name.empty() && !(name[0] >= '0' && name[0] <= '9');
-  for (char c : name) {
-    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
-  }
-  if (!ok || is_cxx_keyword(name)) {
+  if (!checks::is_identifier(name) || is_cxx_keyword(name)) {
     throw InvalidInput("CodegenOptions::type_name '" + name + "' is not a usable C++ identifier");
   }
 }

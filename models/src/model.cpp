@@ -10,6 +10,8 @@
 #include <sstream>
 #include <utility>
 
+#include "batchode/checks/identifier.hpp"
+
 namespace batchode::models {
 
 struct ModelData {
@@ -26,15 +28,7 @@ const std::shared_ptr<const ModelData>& empty_model() {
   return empty;
 }
 
-bool is_identifier(const std::string& name) {
-  if (name.empty()) return false;
-  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (!letter(name[0])) return false;
-  for (char c : name) {
-    if (!letter(c) && !(c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
+using checks::is_identifier;
 
 SourceLocation location_of(const ModelDescription& d, const std::string& key) {
   const auto it = d.locations.find(key);

@@ -87,19 +87,14 @@ class Result:
         self.precision = precision
         self.status_names = STATUS_NAMES
         self.events = {}
-        self.stopping_event = numpy.full(self.final_state.shape[0], -1, dtype=numpy.int32)
+        self.stopping_event = parts.get("stopping_event")  # C++'s SolveResult::stopping_event, -1 for none
+        if self.stopping_event is None:
+            self.stopping_event = numpy.full(self.final_state.shape[0], -1, dtype=numpy.int32)
         if parts.get("events") is not None:
             records, counts = parts["events"], parts["event_counts"]
-            terminal = parts["event_terminal"]
             for e, name in enumerate(parts["event_names"]):
-                self.events[name] = Event(name, records[:, e], counts[:, e], parts["event_max"][e], terminal[e])
-            if self.status is not None:
-                # The first terminal event that fired in a run stopped by an event (as C++'s
-                # SolveResult::stopping_event): a terminal event fires once, where its run ends.
-                stopped = self.status == Status.stopped_by_event
-                for e in reversed(range(len(terminal))):
-                    if terminal[e]:
-                        self.stopping_event[stopped & (counts[:, e] > 0)] = e
+                self.events[name] = Event(name, records[:, e], counts[:, e], parts["event_max"][e],
+                                          parts["event_terminal"][e])
 
     @property
     def n_runs(self):

@@ -140,6 +140,14 @@ py::dict result_dict(std::shared_ptr<SolveResult<T>> owner) {
     out["event_names"] = names;
     out["event_max"] = max;
     out["event_terminal"] = terminal;
+    if (!r.statuses().empty()) {
+      py::array_t<std::int32_t> stopping(runs);
+      for (py::ssize_t i = 0; i < runs; ++i) {
+        const std::size_t e = r.stopping_event(static_cast<std::size_t>(i));
+        stopping.mutable_at(i) = e < r.n_events() ? static_cast<std::int32_t>(e) : -1;
+      }
+      out["stopping_event"] = stopping;
+    }
   } else {
     out["events"] = py::none();
   }

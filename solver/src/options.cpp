@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "batchode/checks/identifier.hpp"
 #include "batchode/kernels/events.hpp"
 #include "batchode/kernels/method_registry.hpp"
 #include "batchode/kernels/status.hpp"
@@ -56,12 +57,7 @@ void validate_events(const SolveOptions& o) {
   }
   for (std::size_t e = 0; e < o.events.size(); ++e) {
     const EventSpec& spec = o.events[e];
-    const bool identifier =
-        !spec.name.empty() && !(spec.name[0] >= '0' && spec.name[0] <= '9') &&
-        std::all_of(spec.name.begin(), spec.name.end(), [](char c) {
-          return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-        });
-    if (!spec.name.empty() && !identifier) {
+    if (!spec.name.empty() && !checks::is_identifier(spec.name)) {
       throw InvalidInput(fmt::format("SolveOptions.events[{}].name '{}' is not a name (letters, digits and '_', not "
                                      "starting with a digit): it names files and HDF5 groups", e, spec.name));
     }

@@ -11,14 +11,14 @@ through 0, recorded) at v0 / g, the ground (h falls through 0, terminal) at (v0 
 order, so the times are the root finder's, located to --event-tolerance 1e-10: checked to 1e-8.
 """
 import argparse
-import ast
 import csv
 import json
 import math
-import struct
 import subprocess
 import sys
 from pathlib import Path
+
+from check_run_output import Checks, read_npy  # beside this script
 
 V0 = [2.0, 5.0, 10.0, 20.0]
 H0, G = 10.0, 9.81
@@ -31,29 +31,6 @@ def apex(v0):
 
 def ground(v0):
     return (v0 + math.sqrt(v0 * v0 + 2 * G * H0)) / G
-
-
-def read_npy(path):
-    data = Path(path).read_bytes()
-    header_length = struct.unpack("<H", data[8:10])[0]
-    header = ast.literal_eval(data[10:10 + header_length].decode("latin1"))
-    body = data[10 + header_length:]
-    code = {"<f8": "d", "<f4": "f", "<u4": "I"}[header["descr"]]
-    count = len(body) // struct.calcsize(code)
-    return header, list(struct.unpack(f"<{count}{code}", body))
-
-
-class Checks:
-    def __init__(self):
-        self.failures = []
-
-    def equal(self, what, got, expected):
-        if got != expected:
-            self.failures.append(f"{what}: got {got!r}, expected {expected!r}")
-
-    def close(self, what, got, expected):
-        if not math.isfinite(got) or abs(got - expected) > TOLERANCE * max(1.0, abs(expected)):
-            self.failures.append(f"{what}: got {got!r}, expected {expected!r}")
 
 
 def main():
@@ -70,7 +47,7 @@ def main():
     print("command:", " ".join(command))
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     print("--- stdout ---\n" + done.stdout + "--- stderr ---\n" + done.stderr + "---")
-    checks = Checks()
+    checks = Checks(TOLERANCE)
     checks.equal("exit code", done.returncode, 0)
     checks.equal("events line", "events: apex: 4 runs, 4 crossings; ground: 4 runs, 4 crossings "
                  "(4 runs stopped there)" in done.stdout, True)

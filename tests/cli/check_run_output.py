@@ -81,7 +81,7 @@ def read_npy(path):
     header_length = struct.unpack("<H", data[8:10])[0]
     header = ast.literal_eval(data[10:10 + header_length].decode("latin1"))
     body = data[10 + header_length:]
-    code = {"<f8": "d", "<f4": "f"}[header["descr"]]
+    code = {"<f8": "d", "<f4": "f", "<u4": "I"}[header["descr"]]
     count = len(body) // struct.calcsize(code)
     return header, list(struct.unpack(f"<{count}{code}", body))
 
