@@ -191,6 +191,11 @@ TEST(Events, BadSpecsAreNamedErrors) {
   expect_refused(o, "SolveOptions.events has 1 entries, but the system has 2 event functions");
   o.events = {{"x"}, {"x"}};
   expect_refused(o, "events[0] and events[1] are both named 'x'");
+  // Names become file names and HDF5 groups: a path or a comma is refused.
+  o.events = {{"../x"}, {"y"}};
+  expect_refused(o, "SolveOptions.events[0].name '../x' is not a name");
+  o.events = {{"x"}, {"a,b"}};
+  expect_refused(o, "SolveOptions.events[1].name 'a,b' is not a name");
   o.events = {{}, {}};
   o.event_tolerance = -1.0;
   expect_refused(o, "event_tolerance");
