@@ -150,16 +150,38 @@ void saved_series(int reps, int log2) {
   std::printf("| saves | mode | batchode kernel ms | x no saves | accepted steps per run |\n|---|---|---|---|---|\n");
   double plain_ms = 0;
   for (std::size_t points : {0, 101, 1001}) {
-    for (batchode::SaveMode mode : {batchode::SaveMode::land, batchode::SaveMode::interpolate}) {
-      if (points == 0 && mode == batchode::SaveMode::interpolate) continue;
+    // Variant 2: the same times given to each run as its own (save_at_per_run): the same work, read
+    // from each run's column of the chunk's copy instead of one list, uploaded with the chunk.
+    for (int variant : {0, 1, 2}) {
+      const batchode::SaveMode mode = variant == 0 ? batchode::SaveMode::land : batchode::SaveMode::interpolate;
+      if (points == 0 && variant > 0) continue;
       const Measured m = batchode_ms<T>(n, reps, batchode::Method::dopri5, 1, [&](batchode::SolveOptions& o) {
         o.outputs.counters = true;
         o.save_mode = mode;
         for (std::size_t k = 0; k < points; ++k) o.save_at.push_back(double(k) / double(points - 1));
+        if (variant == 2) {
+          std::vector<double> own;
+          own.reserve(n * points);
+          for (std::size_t r = 0; r < n; ++r) own.insert(own.end(), o.save_at.begin(), o.save_at.end());
+          o.save_at.clear();
+          o.save_at_per_run = batchode::PerRunSaveTimes(points, std::move(own));
+        }
       });
       if (points == 0) plain_ms = m.kernel_ms;
-      std::printf("| %zu | %s | %.3f | %.3f | %.1f |\n", points, points ? batchode::to_string(mode).c_str() : "-",
-                  m.kernel_ms, m.kernel_ms / plain_ms, m.mean_steps);
+      const std::string name = !points ? "-" : batchode::to_string(mode) + (variant == 2 ? ", per run" : "");
+      std::printf("| %zu | %s | %.3f | %.3f | %.1f |\n", points, name.c_str(), m.kernel_ms, m.kernel_ms / plain_ms,
+                  m.mean_steps);
+      std::fflush(stdout);
+    }
+    if (points > 0) {  // the same interpolated saves with two observables beside each
+      const Measured m = batchode_ms<T, batchode_bench::LorenzRhoObserved>(
+          n, reps, batchode::Method::dopri5, 1, [&](batchode::SolveOptions& o) {
+            o.outputs.counters = true;
+            o.save_mode = batchode::SaveMode::interpolate;
+            for (std::size_t k = 0; k < points; ++k) o.save_at.push_back(double(k) / double(points - 1));
+          });
+      std::printf("| %zu | interpolate, 2 observables | %.3f | %.3f | %.1f |\n", points, m.kernel_ms,
+                  m.kernel_ms / plain_ms, m.mean_steps);
       std::fflush(stdout);
     }
   }

@@ -31,4 +31,14 @@ struct LorenzRhoEvent : LorenzRho {
   }
 };
 
+/// The same with two observables, x y and x^2 + y^2 + z^2, saved beside the state (gpu_lorenz).
+struct LorenzRhoObserved : LorenzRho {
+  static constexpr std::size_t n_observables = 2;
+  template <class T>
+  BATCHODE_HOST_DEVICE void observables(T, const T* y, const T*, T* out) const {
+    out[0] = y[0] * y[1];
+    out[1] = y[0] * y[0] + y[1] * y[1] + y[2] * y[2];
+  }
+};
+
 }  // namespace batchode_bench

@@ -227,12 +227,14 @@ std::vector<ExecutionRecord> parse_records(const std::string& text, int rank, co
 /// Runs no process solved: NaN states and event records, Status::not_solved, zero counters and
 /// event counts.
 template <class T>
-SolveResult<T> not_solved(std::size_t runs, std::size_t n_states, const SolveOptions& options) {
-  SolveResult<T> r(runs, n_states, count_saves(options), options);
+SolveResult<T> not_solved(std::size_t runs, std::size_t n_states, const SolveOptions& options,
+                          const std::vector<std::string>& observable_names) {
+  SolveResult<T> r(runs, n_states, count_saves(options), options, nullptr, observable_names);
   const T nan = std::numeric_limits<T>::quiet_NaN();
   std::fill(r.final_state_data(), r.final_state_data() + r.final_state().size(), nan);
   std::fill(r.series_data(), r.series_data() + r.series().size(), nan);
   const ResultView<T> view = r.view();
+  if (view.observables != nullptr) std::fill(view.observables, view.observables + r.observables().size(), nan);
   if (view.events != nullptr) std::fill(view.events, view.events + r.events().size(), nan);
   if (view.event_counts != nullptr) std::fill(view.event_counts, view.event_counts + r.event_counts().size(), 0u);
   if (Status* s = r.status_data()) std::fill(s, s + runs, Status::not_solved);
@@ -261,6 +263,10 @@ std::vector<ArrayBytes> arrays_of(const SolveResult<T>& r, std::size_t n_states,
   if (const EventShape shape = event_shape(options); shape.n_events > 0) {
     a.push_back({reinterpret_cast<const char*>(r.events().data()), shape.n_events * shape.slots * (n_states + 1) * sizeof(T)});
     a.push_back({reinterpret_cast<const char*>(r.event_counts().data()), shape.n_events * sizeof(std::uint32_t)});
+  }
+  // Observables (gathered only: the file written in rows refuses them, see the agreement).
+  if (n_saves > 0 && r.n_observables() > 0) {
+    a.push_back({reinterpret_cast<const char*>(r.observables().data()), n_saves * r.n_observables() * sizeof(T)});
   }
   return a;
 }
@@ -336,6 +342,14 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
           throw InvalidInput(fmt::format("DistributedOptions.root {} is not a rank of {} processes", how.root, size));
         }
         validate_for<T>(options);
+        if (!how.h5_path.empty() && n_saves > 0 && !local.observable_names.empty()) {
+          throw InvalidInput("a distributed (MPI) solve writing one .h5 in rows does not write observables yet: "
+                             "gather the result (no h5 path) and write it on the root");
+        }
+        if (saves_per_run(options)) {
+          throw InvalidInput("a distributed (MPI) solve does not take per-run save times (SolveOptions."
+                             "save_at_per_run) yet: give times shared by every run (save_at), or solve on one process");
+        }
         if (!how.h5_path.empty() && rank == how.root) {  // found now, not after the solve
           const std::filesystem::path parent = std::filesystem::path(how.h5_path).parent_path();
           const std::string folder = parent.empty() ? "." : parent.string();
@@ -358,7 +372,8 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
                                   how.root);
         if (how.h5_path.empty() && rank == how.root) {  // the root will hold every run: can it?
           batchode::detail::check_result_fits(
-              runs, arrays::run_footprint(n_states, n_params, n_saves, sizeof(T), options.outputs, event_shape(options))
+              runs, arrays::run_footprint(n_states, n_params, n_saves, sizeof(T), options.outputs, event_shape(options),
+                                          false, local.observable_names.size())
                         .result_bytes_per_run);
         }
       });
@@ -421,7 +436,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
       solving.add_metadata("runs", static_cast<std::int64_t>(mine.runs));
       own_error = capture([&] {
         if (mine.runs == 0) {
-          own = SolveResult<T>(0, n_states, n_saves, options);
+          own = SolveResult<T>(0, n_states, n_saves, options, nullptr, local.observable_names);
           return;
         }
         own = local.solve(batch.y0 + mine.first_run * n_states,
@@ -430,7 +445,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
       if (!own_error.empty()) {
         own_error = fmt::format("rank {} on {}: {}", rank, host, own_error.substr(1));
         own = or_abort(c, "no memory for the unsolved share's rows",
-                       [&] { return not_solved<T>(mine.runs, n_states, options); });
+                       [&] { return not_solved<T>(mine.runs, n_states, options, local.observable_names); });
       }
     }
     double solve_ms = ms_since(started);
@@ -474,7 +489,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
           own_error += fmt::format("{}rank {} on {}: runs [{}, {}) taken over: {}", own_error.empty() ? "" : "; ",
                                    rank, host, piece.first_run, piece.first_run + piece.runs, error.substr(1));
           r = or_abort(c, "no memory for the unsolved runs' rows",
-                       [&] { return not_solved<T>(piece.runs, n_states, options); });
+                       [&] { return not_solved<T>(piece.runs, n_states, options, local.observable_names); });
           unsolved += piece.runs;
         }
         taken.emplace_back(piece, std::move(r));
@@ -589,7 +604,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
         SolveResult<T> all_runs;
         if (root) {
           all_runs = or_abort(c, "no memory for the gathered result",
-                              [&] { return SolveResult<T>(runs, n_states, n_saves, options); });
+                              [&] { return SolveResult<T>(runs, n_states, n_saves, options, nullptr, local.observable_names); });
         }
         const std::vector<ArrayBytes> mine_arrays = arrays_of(own, n_states, n_saves, options);
         const std::vector<ArrayBytes> into =

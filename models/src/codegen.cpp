@@ -102,6 +102,10 @@ class Generator {
     if (n_events > 0) {
       s += "  static constexpr batchode::port::size_t n_events = " + std::to_string(n_events) + ";\n";
     }
+    const std::vector<std::string>& observables = m_.observables();
+    if (!observables.empty()) {
+      s += "  static constexpr batchode::port::size_t n_observables = " + std::to_string(observables.size()) + ";\n";
+    }
     s += "\n";
 
     std::vector<std::pair<std::string, ExprPtr>> rhs;
@@ -138,6 +142,18 @@ class Generator {
       for (std::size_t e = 0; e < n_events; ++e) g.emplace_back("g[" + std::to_string(e) + "]", m_.equations().events[e]);
       s += "\n  // g[e]: event function e (kernels/events.hpp: its zero crossings are the events).\n";
       s += function("events", "g", g);
+    }
+    if (!observables.empty()) {
+      // out[o]: the auxiliary listed o-th under `observables` (checked to be one by check_observables).
+      std::vector<std::pair<std::string, ExprPtr>> values;
+      const auto& aux = m_.equations().auxiliaries;
+      for (std::size_t o = 0; o < observables.size(); ++o) {
+        for (const auto& a : aux) {
+          if (a.name == observables[o]) values.emplace_back("out[" + std::to_string(o) + "]", a.value);
+        }
+      }
+      s += "\n  // out[o]: observable o (kernels/observables.hpp: saved beside the state at every save).\n";
+      s += function("observables", "out", values);
     }
     s += "};\n";
     return s;

@@ -186,7 +186,8 @@ class Solver:
             method=self.method, rtol=float(rtol), atol=float(atol),
             dt=_optional_float(_one_of("dt", dt, "first_step", first_step), "dt"),
             save_every=_optional_float(_one_of("save_every", save_every, "dt_save", dt_save), "save_every"),
-            save_at=_times(save_at, "save_at", t_eval, "t_eval"), save_mode=str(save_mode),
+            save_at=_times(None if _per_run(save_at) else save_at, "save_at", t_eval, "t_eval"),
+            save_at_per_run=_per_run_times(save_at, t_eval), save_mode=str(save_mode),
             max_steps=_count(max_steps, "max_steps", 1), backend=str(backend),
             verbosity=None if verbosity is None else str(verbosity), counters=bool(counters),
             run_order=str(run_order), cpu_threads=_count(cpu_threads, "cpu_threads", 0),
@@ -279,11 +280,30 @@ def _times(a, name_a, b, name_b):
             continue
         array = numpy.asarray(value, dtype=numpy.float64)
         if array.ndim != 1:
-            raise ValueError(f"{name} must be a 1-D sequence of times, got shape {array.shape}")
+            raise ValueError(f"{name} must be a 1-D sequence of times (or, save_at, a 2-D array: each run's own), "
+                             f"got shape {array.shape}")
         if values and (len(values) != array.size or any(v != w for v, w in zip(values, array.tolist()))):
             raise ValueError(f"{name_a} and {name_b} name the same setting with different values; give one")
         values = array.tolist()
     return values
+
+
+def _per_run(save_at):
+    """Whether save_at gives each run its own times: a 2-D array (n_runs, n_saves)."""
+    return save_at is not None and numpy.ndim(save_at) == 2
+
+
+def _per_run_times(save_at, t_eval):
+    """save_at as a C-ordered float64 (n_runs, n_saves) array when it is 2-D (each run's own times), else
+    None. Not with t_eval (scipy's takes one list). Order and span are checked by the solver."""
+    if not _per_run(save_at):
+        return None
+    if t_eval is not None:
+        raise ValueError("save_at gives each run its own times (a 2-D array); t_eval is one list for all: give one")
+    array = numpy.ascontiguousarray(save_at, dtype=numpy.float64)
+    if array.shape[0] == 0 or array.shape[1] == 0:
+        raise ValueError(f"save_at per run must have at least one run and one time, got shape {array.shape}")
+    return array
 
 
 def _optional_float(value, name):
@@ -312,7 +332,8 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
     save_every  save the state every save_every from t0 (r.state, r.t); None: final state only
     save_at     save the state at these times instead (scipy's t_eval): strictly increasing, in t_span;
                 interpolated by the step's dense output (dopri5's, tsit5's, rodas4's own, else the Hermite cubic), so the
-                steps stay those of a solve without saves
+                steps stay those of a solve without saves. A 2-D array (n_runs, n_saves) gives each run its
+                own times (the batch must then have n_runs runs; r.t is then (n_runs, n_saves))
     save_mode   "auto" (save_every lands; save_at interpolates, except for cash_karp54 and
                 fehlberg78, whose long steps the Hermite cubic cannot keep up with: they land), "land"
                 (steps end on every save time: the method's own values, shorter steps), "interpolate"

@@ -52,9 +52,13 @@ class Result:
 
     final_state   (n_runs, n_states), the state at the end of the span (NaN-free only where
                   status == 0; a failed run holds its last accepted state)
-    t             (n_saves,) the save times; empty without save_every or save_at
+    t             (n_saves,) the save times; empty without save_every or save_at; (n_runs, n_saves)
+                  when each run has its own (save_at as a 2-D array)
     state         (n_runs, n_saves, n_states), the saved series, or None without saves; points
                   a failed run never reached are NaN
+    observables   (n_runs, n_saves, n_observables): the model's observables (its `observables` list of
+                  auxiliaries) at every saved point, computed from the saved state; None without saves
+                  or observables. observable_names names the last axis
     status        (n_runs,) int32 codes (batchode.Status); success: status == 0
     status_names  the names of the codes, status_names[code]
     events        {name: batchode.Event} (t, state, count per run), in the model's order; {} without
@@ -77,6 +81,8 @@ class Result:
         self.final_state = parts["final_state"]
         self.state = parts["state"]
         self.t = parts["t"]
+        self.observables = parts.get("observables")
+        self.observable_names = list(parts.get("observable_names", []))
         self.status = parts["status"]
         self.counters = parts["counters"]
         self.execution = parts["execution"]
@@ -140,7 +146,13 @@ class Result:
             "final_state": (("run", "variable"), self.final_state),
             "status": (("run",), self.status),
         }
-        if self.state is not None:
+        if self.observables is not None:
+            coords["observable"] = self.observable_names
+            data["observables"] = (("run", "save" if self.t.ndim == 2 else "time", "observable"), self.observables)
+        if self.state is not None and self.t.ndim == 2:  # each run's own times: a coordinate per run and save
+            coords["time"] = (("run", "save"), self.t)
+            data["state"] = (("run", "save", "variable"), self.state)
+        elif self.state is not None:
             coords["time"] = self.t
             data["state"] = (("run", "time", "variable"), self.state)
         return xarray.Dataset(data, coords=coords, attrs={"model": self.model_name, "method": self.method})
@@ -148,5 +160,5 @@ class Result:
     def __repr__(self):
         ok = int(numpy.count_nonzero(self.success))
         return (f"<batchode.Result '{self.model_name}' {self.method} {self.precision}: {self.n_runs} runs x "
-                f"{len(self.state_names)} states, {len(self.t)} saves, {ok} succeeded, on "
+                f"{len(self.state_names)} states, {self.t.shape[-1]} saves, {ok} succeeded, on "
                 f"{'+'.join(self.backends) or 'nothing'}>")

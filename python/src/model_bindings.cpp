@@ -134,7 +134,8 @@ A model written as equations, parsed and checked now, compiled at its first solv
 
 equations: one statement per line, `d<state> = <expr>` for every state and `name = <expr>` for
 auxiliaries; states, parameters, constants: dicts {name: default value} (order = index); parameters
-vary per run, constants are compiled in; events: a dict {name: expression or {"expr", "direction":
+vary per run, constants are compiled in; observables: names of auxiliaries saved beside the state at
+every save (r.observables, r.observable_names); events: a dict {name: expression or {"expr", "direction":
 "rising" | "falling" | "both", "action": "record" | "terminal", "max": K}} or a list of expressions,
 as a model file's [events]. Mistakes raise batchode.ModelError with line and column.
 )doc")
@@ -168,6 +169,8 @@ as a model file's [events]. Mistakes raise batchode.ModelError with line and col
       .def_property_readonly("n_parameters", [](const PyModel& p) { return p.model().n_params(); })
       .def_property_readonly("state_names", [](const PyModel& p) { return names_of(p.model().states()); })
       .def_property_readonly("parameter_names", [](const PyModel& p) { return names_of(p.model().parameters()); })
+      .def_property_readonly("observables", [](const PyModel& p) { return p.model().observables(); },
+                             "The auxiliaries saved beside the state at every save (r.observables).")
       .def_property_readonly("constants", [](const PyModel& p) {
         py::dict out;
         for (const models::NamedValue& c : p.model().constants()) out[py::str(c.name)] = c.value;

@@ -112,9 +112,20 @@ py::dict result_dict(std::shared_ptr<SolveResult<T>> owner) {
   py::dict out;
   out["final_state"] = view_of<T>({runs, states}, r.final_state().data(), base);
   out["state"] = saves > 0 ? py::object(view_of<T>({runs, saves, states}, r.series().data(), base)) : py::none();
-  py::array_t<T> times(saves);
-  for (py::ssize_t k = 0; k < saves; ++k) times.mutable_at(k) = r.times()[static_cast<std::size_t>(k)];
-  out["t"] = times;
+  // The save times: (n_saves,), or (n_runs, n_saves) when each run has its own (a view, as the series).
+  if (r.times_per_run()) {
+    out["t"] = view_of<T>({runs, saves}, r.times().data(), base);
+  } else {
+    py::array_t<T> times(saves);
+    for (py::ssize_t k = 0; k < saves; ++k) times.mutable_at(k) = r.times()[static_cast<std::size_t>(k)];
+    out["t"] = times;
+  }
+  // Observables (n_runs, n_saves, n_observables), a view; None without saves or observables.
+  const auto n_observables = static_cast<py::ssize_t>(r.n_observables());
+  out["observables"] = saves > 0 && n_observables > 0
+                           ? py::object(view_of<T>({runs, saves, n_observables}, r.observables().data(), base))
+                           : py::object(py::none());
+  out["observable_names"] = r.observable_names();
   static_assert(sizeof(Status) == sizeof(std::int32_t), "statuses are viewed as int32");
   out["status"] = r.statuses().empty() ? py::object(py::none())
                                        : py::object(view_of<std::int32_t>(
@@ -332,7 +343,10 @@ class PySolver {
 /// validate() runs in the Solver's constructor.
 SolveOptions make_options(double t0, double t_end, const std::string& method, double rtol, double atol,
                           std::optional<double> dt, std::optional<double> save_every,
-                          const std::vector<double>& save_at, const std::string& save_mode, std::uint64_t max_steps,
+                          const std::vector<double>& save_at,
+                          const std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>>&
+                              save_at_per_run,
+                          const std::string& save_mode, std::uint64_t max_steps,
                           const std::string& backend, const std::optional<std::string>& verbosity,
                           bool counters, const std::string& run_order, unsigned cpu_threads,
                           std::optional<double> memory_fraction, std::size_t chunks,
@@ -346,6 +360,15 @@ SolveOptions make_options(double t0, double t_end, const std::string& method, do
   o.dt = dt;
   o.save_every = save_every;
   o.save_at = save_at;
+  if (save_at_per_run) {  // (n_runs, n_saves): each run's own times (checked 2-D in _api.py)
+    const auto& a = *save_at_per_run;
+    if (a.ndim() != 2 || a.shape(0) == 0 || a.shape(1) == 0) {
+      throw InvalidInput("save_at per run must be a 2-D array (n_runs, n_saves) of at least one run and one time, "
+                         "got " + std::to_string(a.ndim()) + " dimensions, " + std::to_string(a.size()) + " values");
+    }
+    o.save_at_per_run = PerRunSaveTimes(static_cast<std::size_t>(a.shape(1)),
+                                        std::vector<double>(a.data(), a.data() + a.size()));
+  }
   o.save_mode = parse_save_mode(save_mode);
   o.max_steps = max_steps;
   if (backend == "auto" || backend == "automatic") {
@@ -427,7 +450,8 @@ void bind_solvers(py::module_& m) {
   m.def("for_local_rank", &distributed::for_local_rank, py::arg("options"), py::arg("local_rank"),
         py::arg("local_size"), "The options for one of local_size processes on a node: one GPU each");
   m.def("make_options", &make_options, py::arg("t0"), py::arg("t_end"), py::arg("method"), py::arg("rtol"),
-        py::arg("atol"), py::arg("dt"), py::arg("save_every"), py::arg("save_at"), py::arg("save_mode"), py::arg("max_steps"), py::arg("backend"),
+        py::arg("atol"), py::arg("dt"), py::arg("save_every"), py::arg("save_at"), py::arg("save_at_per_run"),
+        py::arg("save_mode"), py::arg("max_steps"), py::arg("backend"),
         py::arg("verbosity"), py::arg("counters"), py::arg("run_order"), py::arg("cpu_threads"),
         py::arg("memory_fraction"), py::arg("chunks"), py::arg("event_tolerance"));
   bind_solver<float>(m, "Solver32");

@@ -76,6 +76,24 @@ def test_t_eval_is_scipys_name_for_save_at(oscillator):
     numpy.testing.assert_array_equal(a.state, b.state)
 
 
+def test_save_at_per_run_gives_each_run_its_own_times(oscillator):
+    w = numpy.array([1.0, 2.0, 3.0])
+    t = numpy.array([[0.0, 0.5, 1.0], [0.1, 0.2, 0.3], [1.2, 1.5, 2.0]])
+    kw = dict(t_span=(0.0, 2.0), method="dopri5", rtol=1e-10, atol=1e-10, counters=True, backend="cpu", **quiet())
+    r = batchode.solve_ivp(oscillator, parameters={"w": w}, save_at=t, **kw)
+    assert r.t.shape == (3, 3) and r.state.shape == (3, 3, 2)
+    numpy.testing.assert_array_equal(r.t, t)
+    numpy.testing.assert_allclose(r.state[:, :, 0], numpy.cos(w[:, None] * t), atol=1e-8)
+    for i in range(3):  # each run saves what it would alone with its times shared, bit for bit
+        alone = batchode.solve_ivp(oscillator, parameters={"w": w[i:i + 1]}, save_at=t[i], **kw)
+        numpy.testing.assert_array_equal(r.state[i], alone.state[0])
+        assert r.counters["accepted_steps"][i] == alone.counters["accepted_steps"][0]
+    assert "3 saves" in repr(r)
+    with pytest.raises(ValueError, match="the batch has 2 runs"):
+        batchode.Solver(oscillator, t_span=(0.0, 2.0), save_at=t, backend="cpu", **quiet()).solve(
+            parameters={"w": w[:2]})
+
+
 def test_no_save_every_means_no_series(decay):
     r = batchode.solve_ivp(decay, t_span=(0, 1), backend="cpu", **quiet())
     assert r.state is None and len(r.t) == 0 and r.n_runs == 1
@@ -297,7 +315,11 @@ def test_dicts_do_not_mix_with_rows(lorenz):
     (dict(save_every=0.0), ValueError, "save_every"),
     (dict(save_at=[0.5, 0.25]), ValueError, r"save_at must be strictly increasing: save_at\[1\] = 0.25"),
     (dict(save_at=[0.5, 2.0]), ValueError, r"save_at\[1\] = 2 is outside the span \[0, 1\]"),
-    (dict(save_at=[[0.5]]), ValueError, "save_at must be a 1-D sequence"),
+    (dict(save_at=[[[0.5]]]), ValueError, "save_at must be a 1-D sequence"),
+    (dict(save_at=[[0.5], [0.6]]), ValueError, "save_at_per_run holds the save times of 2 runs .* the batch has 1"),
+    (dict(save_at=[[0.5, 0.25]]), ValueError, r"strictly increasing \(each run's times\): save_at_per_run\[0\]\[1\]"),
+    (dict(save_at=[[0.5]], t_eval=[0.5]), ValueError, "t_eval is one list for all"),
+    (dict(save_at=numpy.zeros((1, 0))), ValueError, "at least one run and one time"),
     (dict(save_at=[0.5], t_eval=[0.6]), ValueError, "t_eval"),
     (dict(save_at=[0.5], save_every=0.1), ValueError, "save_every and save_at are both set"),
     (dict(save_mode="landing"), ValueError, "unknown save mode 'landing'"),

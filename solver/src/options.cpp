@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -23,26 +24,78 @@ void require_positive_finite(double value, const char* field) {
   }
 }
 
-/// save_at: not with save_every, at most 1e8 times (as save_every), each finite, in [t0, t_end] and
-/// above the one before it. Named by index and value, the first bad one.
+/// Where one time of a list sits, for messages: "save_at[k]", or "save_at_per_run[r][k]" (run r's k-th).
+std::string time_name(const char* field, std::optional<std::size_t> run, std::size_t k) {
+  return run ? fmt::format("{}[{}][{}]", field, *run, k) : fmt::format("{}[{}]", field, k);
+}
+
+/// One list of save times: each finite, in [t0, t_end] and above the one before it. Named by index
+/// (and run) and value, the first bad one.
+void validate_times(const SolveOptions& o, const double* times, std::size_t n, const char* field,
+                    std::optional<std::size_t> run) {
+  for (std::size_t k = 0; k < n; ++k) {
+    const double t = times[k];
+    if (!std::isfinite(t)) {
+      throw InvalidInput(fmt::format("SolveOptions.{} = {} is not finite", time_name(field, run, k), t));
+    }
+    if (t < o.t0 || t > o.t_end) {
+      throw InvalidInput(fmt::format("SolveOptions.{} = {} is outside the span [{}, {}]", time_name(field, run, k), t,
+                                     o.t0, o.t_end));
+    }
+    if (k > 0 && !(t > times[k - 1])) {
+      throw InvalidInput(fmt::format("SolveOptions.{} must be strictly increasing{}: {} = {} follows {} = {}", field,
+                                     run ? " (each run's times)" : "", time_name(field, run, k), t,
+                                     time_name(field, run, k - 1), times[k - 1]));
+    }
+  }
+}
+
+/// save_at and save_at_per_run: one of them at most, not with save_every, at most 1e8 times per run
+/// (as save_every), each list valid (validate_times); per run, a whole number of rows.
 void validate_save_at(const SolveOptions& o) {
-  if (o.save_at.empty()) return;
-  if (o.save_every) {
-    throw InvalidInput("SolveOptions: save_every and save_at are both set; give one (a uniform grid, or a list of times)");
+  const PerRunSaveTimes& per_run = o.save_at_per_run;
+  if (!o.save_at.empty() && !per_run.empty()) {
+    throw InvalidInput("SolveOptions: save_at and save_at_per_run are both set; give one (times shared by every "
+                       "run, or each run's own)");
+  }
+  if (o.save_every && (!o.save_at.empty() || !per_run.empty())) {
+    throw InvalidInput(fmt::format("SolveOptions: save_every and {} are both set; give one (a uniform grid, or a "
+                                   "list of times)",
+                                   o.save_at.empty() ? "save_at_per_run" : "save_at"));
   }
   if (o.save_at.size() > 100'000'000) {
     throw InvalidInput(fmt::format("SolveOptions.save_at has {} times, more than 1e8 saves per run", o.save_at.size()));
   }
-  for (std::size_t k = 0; k < o.save_at.size(); ++k) {
-    const double t = o.save_at[k];
-    if (!std::isfinite(t)) throw InvalidInput(fmt::format("SolveOptions.save_at[{}] = {} is not finite", k, t));
-    if (t < o.t0 || t > o.t_end) {
-      throw InvalidInput(fmt::format("SolveOptions.save_at[{}] = {} is outside the span [{}, {}]", k, t, o.t0, o.t_end));
-    }
-    if (k > 0 && !(t > o.save_at[k - 1])) {
-      throw InvalidInput(fmt::format("SolveOptions.save_at must be strictly increasing: save_at[{}] = {} follows "
-                                     "save_at[{}] = {}",
-                                     k, t, k - 1, o.save_at[k - 1]));
+  validate_times(o, o.save_at.data(), o.save_at.size(), "save_at", std::nullopt);
+  if (per_run.n_saves() == 0 && per_run.times().empty()) return;
+  if (per_run.n_saves() == 0) {
+    throw InvalidInput(fmt::format("SolveOptions.save_at_per_run has {} times but n_saves = 0 (the times of "
+                                   "each run)",
+                                   per_run.times().size()));
+  }
+  if (per_run.n_saves() > 100'000'000) {
+    throw InvalidInput(fmt::format("SolveOptions.save_at_per_run has n_saves = {}, more than 1e8 saves per run",
+                                   per_run.n_saves()));
+  }
+  if (per_run.times().empty() || per_run.times().size() % per_run.n_saves() != 0) {
+    throw InvalidInput(fmt::format("SolveOptions.save_at_per_run has {} times, not a whole number of runs of "
+                                   "n_saves = {} times each",
+                                   per_run.times().size(), per_run.n_saves()));
+  }
+  for (std::size_t r = 0; r < per_run.n_runs(); ++r) {
+    validate_times(o, per_run.times().data() + r * per_run.n_saves(), per_run.n_saves(), "save_at_per_run", r);
+  }
+}
+
+/// Times that are distinct in double but the same once rounded to T: saved times would repeat.
+template <class T>
+void check_times_distinct_in(const double* times, std::size_t n, const char* field, std::optional<std::size_t> run) {
+  const char* type = sizeof(T) == sizeof(float) ? "float" : "double";
+  for (std::size_t k = 1; k < n; ++k) {
+    if (!(static_cast<T>(times[k]) > static_cast<T>(times[k - 1]))) {
+      throw InvalidInput(fmt::format("SolveOptions.{} = {} and {} = {} are the same time in {}: saved times would repeat",
+                                     time_name(field, run, k - 1), times[k - 1], time_name(field, run, k), times[k],
+                                     type));
     }
   }
 }
@@ -289,12 +342,10 @@ void validate_for(const SolveOptions& o) {
     rounds_to_nothing(o.rtol, "rtol");
     rounds_to_nothing(o.atol, "atol");
   }
-  for (std::size_t k = 1; k < o.save_at.size(); ++k) {
-    if (!(static_cast<T>(o.save_at[k]) > static_cast<T>(o.save_at[k - 1]))) {
-      throw InvalidInput(fmt::format("SolveOptions.save_at[{}] = {} and save_at[{}] = {} are the same time in {}: saved "
-                                     "times would repeat",
-                                     k - 1, o.save_at[k - 1], k, o.save_at[k], type));
-    }
+  check_times_distinct_in<T>(o.save_at.data(), o.save_at.size(), "save_at", std::nullopt);
+  const PerRunSaveTimes& per_run = o.save_at_per_run;
+  for (std::size_t r = 0; r < per_run.n_runs(); ++r) {
+    check_times_distinct_in<T>(per_run.times().data() + r * per_run.n_saves(), per_run.n_saves(), "save_at_per_run", r);
   }
   if (o.save_every) {
     // Saved times t0 + k save_every must be distinct and increasing once rounded: a few spacings
@@ -311,8 +362,18 @@ void validate_for(const SolveOptions& o) {
 template void validate_for<float>(const SolveOptions&);
 template void validate_for<double>(const SolveOptions&);
 
+void check_options_for_batch(const SolveOptions& o, std::size_t n_runs) {
+  const PerRunSaveTimes& per_run = o.save_at_per_run;
+  if (!per_run.empty() && per_run.n_runs() != n_runs) {
+    throw InvalidInput(fmt::format("SolveOptions.save_at_per_run holds the save times of {} runs ({} x {} times), "
+                                   "the batch has {} runs: give one row of times per run",
+                                   per_run.n_runs(), per_run.n_runs(), per_run.n_saves(), n_runs));
+  }
+}
+
 std::size_t count_saves(const SolveOptions& o) {
   if (!o.save_at.empty()) return o.save_at.size();
+  if (!o.save_at_per_run.empty()) return o.save_at_per_run.n_saves();
   if (!o.save_every) return 0;
   // Saves at t0 + k * save_every for k = 0..K; the tolerance keeps t_end itself when the span is a
   // multiple of save_every up to rounding.
@@ -328,7 +389,8 @@ bool interpolates_saves(const SolveOptions& o) {
   // so at most one order below the method's. Not for cash_karp54, fehlberg78 (the Hermite cubic
   // under fifth- and eighth-order steps: 1.8e-3 against landed points at rtol 1e-8 for fehlberg78
   // on Lorenz), which land unless interpolation is asked for.
-  return !o.save_at.empty() && dense_output_order(o.method) + 1 >= method_info(o.method).order;
+  return (!o.save_at.empty() || !o.save_at_per_run.empty()) &&
+         dense_output_order(o.method) + 1 >= method_info(o.method).order;
 }
 
 EventShape event_shape(const SolveOptions& o) {

@@ -341,6 +341,10 @@ struct Content {
   const T* final_state = nullptr;
   const T* series = nullptr;
   const std::vector<T>* times = nullptr;
+  bool times_per_run = false;  ///< times holds n_runs x n_saves (each run's own), not n_saves
+  /// The observables (n_runs x n_saves x names), when the system has some and a series was saved.
+  const T* observables = nullptr;
+  const std::vector<std::string>* observable_names = nullptr;
   bool has_status = false, has_counters = false;
   const Status* status = nullptr;
   const RunCounters* counters = nullptr;
@@ -359,6 +363,11 @@ Content<T> content_of(const SolveResult<T>& r, const SolveOptions& options) {
   c.final_state = r.final_state().data();
   c.series = r.series().data();
   c.times = &r.times();
+  c.times_per_run = r.times_per_run();
+  if (r.n_saves() > 0 && r.n_observables() > 0) {
+    c.observables = r.observables().data();
+    c.observable_names = &r.observable_names();
+  }
   c.has_status = !r.statuses().empty() || (options.outputs.status && r.n_runs() == 0);
   c.has_counters = !r.counters().empty() || (options.outputs.counters && r.n_runs() == 0);
   c.status = r.statuses().data();
@@ -392,7 +401,16 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
   if (n_saves > 0) {
     const Handle set = w.dataset(root, "series", r.series, {n_runs, n_saves, n_states});
     if (!meta.state_names.empty()) w.attribute(set.get(), "state_names", meta.state_names);
-    w.dataset(root, "t", r.times->data(), {n_saves});
+    if (r.times_per_run) {
+      w.dataset(root, "t", r.times->data(), {n_runs, n_saves});
+    } else {
+      w.dataset(root, "t", r.times->data(), {n_saves});
+    }
+    if (r.observables != nullptr) {
+      const hsize_t n_observables = r.observable_names->size();
+      const Handle observables = w.dataset(root, "observables", r.observables, {n_runs, n_saves, n_observables});
+      w.attribute(observables.get(), "observable_names", *r.observable_names);
+    }
   }
   if (r.has_status) {
     const Handle set =
@@ -529,7 +547,8 @@ H5RowOffsets write_checked(const Content<T>& c, const std::string& path, const S
   // Everything the arrays need, plus 1 MiB for HDF5's structures (a few KiB; names of many states).
   const std::uint64_t values = checks::checked_mul(runs, states, "n_runs x n_states") +
                                checks::checked_product({runs, c.n_saves, states}, "n_runs x n_saves x n_states") +
-                               c.n_saves + meta.y0.size() + meta.parameters.size();
+                               (c.times != nullptr ? c.times->size() : 0) + meta.y0.size() + meta.parameters.size() +
+                               (c.observables != nullptr ? runs * c.n_saves * c.observable_names->size() : 0);
   const std::uint64_t event_bytes =
       c.events == nullptr ? 0
                           : runs * c.events->n_events() * (c.events->event_slots() * (states + 1) * sizeof(T) +
@@ -558,6 +577,10 @@ void write_h5(const SolveResult<T>& r, const std::string& path, const SolveOptio
 template <class T>
 H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std::vector<ExecutionRecord>& execution,
                              const std::string& path, const SolveOptions& options, const H5Metadata& meta) {
+  if (saves_per_run(options)) {  // the times are rows of the file like the series; not reserved yet
+    throw InvalidInput("write_h5_layout: per-run save times (SolveOptions.save_at_per_run) are not written in rows "
+                       "yet; write the whole result with write_h5");
+  }
   const SolveResult<T> shape(0, n_states, count_saves(options), options);  // the save times, no runs
   Content<T> c;
   c.n_runs = n_runs;

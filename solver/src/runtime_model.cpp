@@ -513,6 +513,16 @@ std::vector<T> RuntimeModel<T>::default_params() const {
 }
 
 template <class T>
+std::size_t RuntimeModel<T>::n_observables() const noexcept {
+  return state_->model.observables().size();
+}
+
+template <class T>
+std::vector<std::string> RuntimeModel<T>::observable_names() const {
+  return state_->model.observables();
+}
+
+template <class T>
 std::vector<EventSpec> RuntimeModel<T>::event_specs() const {
   std::vector<EventSpec> specs;
   for (const models::EventDescription& e : state_->model.events()) {
@@ -557,13 +567,15 @@ cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logge
       const cpu::RuntimeAbi want = cpu::expected_runtime_abi<T>(static_cast<std::uint32_t>(method),
                                                                 static_cast<std::uint32_t>(n_states_),
                                                                 static_cast<std::uint32_t>(n_params_),
-                                                                static_cast<std::uint32_t>(n_events_));
+                                                                static_cast<std::uint32_t>(n_events_),
+                                                                static_cast<std::uint32_t>(n_observables()));
       if (std::memcmp(&abi, &want, sizeof abi) != 0) {
         // Name the first field that differs: a version, a precision or a size of what crosses.
         const std::pair<const char*, std::pair<std::uint32_t, std::uint32_t>> fields[] = {
             {"ABI version", {abi.version, want.version}},     {"value bytes", {abi.value_bytes, want.value_bytes}},
             {"method", {abi.method, want.method}},            {"states", {abi.n_states, want.n_states}},
             {"parameters", {abi.n_params, want.n_params}},    {"events", {abi.n_events, want.n_events}},
+            {"observables", {abi.n_observables, want.n_observables}},
             {"settings bytes", {abi.settings_bytes, want.settings_bytes}},
             {"result view bytes", {abi.view_bytes, want.view_bytes}},
             {"call bytes", {abi.call_bytes, want.call_bytes}}, {"status bytes", {abi.status_bytes, want.status_bytes}},

@@ -292,6 +292,36 @@ TYPED_TEST(WriteH5, OmitsWhatWasNotKept) {
 }
 
 // Parameters without names: n_params is read off the sizes. A model without parameters: only /grid/y0.
+// Each run's own save times (/t is (n_runs, n_saves)) and the observables (/observables, its names).
+TYPED_TEST(WriteH5, PerRunTimesAndObservables) {
+  using T = TypeParam;
+  SolveOptions options;
+  options.t_end = 2.0;
+  options.save_at_per_run = batchode::PerRunSaveTimes(2, {0.5, 1.0, 0.25, 2.0, 1.5, 1.75});
+  const std::size_t runs = 3, states = 2, saves = 2;
+  SolveResult<T> r(runs, states, saves, options, nullptr, {"energy", "x2"});
+  ASSERT_EQ(r.observables().size(), runs * saves * 2);
+  for (std::size_t i = 0; i < runs * states; ++i) r.final_state_data()[i] = T(1);
+  for (std::size_t i = 0; i < runs * saves * states; ++i) r.series_data()[i] = T(2);
+  const batchode::ResultView<T> view = r.view();
+  ASSERT_NE(view.observables, nullptr);
+  ASSERT_EQ(view.n_observables, 2u);
+  for (std::size_t i = 0; i < runs * saves * 2; ++i) view.observables[i] = static_cast<T>(i) / 4;
+  for (std::size_t i = 0; i < runs; ++i) r.status_data()[i] = batchode::Status::success;
+  const fs::path path = temp_file(std::string("observables_") + (sizeof(T) == 4 ? "f" : "d") + ".h5");
+  batchode::write_h5(r, path.string(), options, H5Metadata{});
+  const Reader h5(path.string());
+  EXPECT_EQ(h5.shape("/t"), (std::vector<hsize_t>{runs, saves}));
+  EXPECT_EQ(h5.values<double>("/t"), (std::vector<double>{0.5, 1.0, 0.25, 2.0, 1.5, 1.75}));
+  EXPECT_EQ(h5.shape("/observables"), (std::vector<hsize_t>{runs, saves, 2}));
+  const std::vector<double> values = h5.values<double>("/observables");
+  for (std::size_t i = 0; i < values.size(); ++i) EXPECT_EQ(values[i], static_cast<double>(static_cast<T>(i) / 4));
+  EXPECT_EQ(h5.strings("/observables", "observable_names"), (std::vector<std::string>{"energy", "x2"}));
+  EXPECT_EQ(r.observable_index("x2"), 1u);
+  EXPECT_EQ(r.observable_at(2, 1, 1), static_cast<T>(11) / 4);
+  EXPECT_THROW((void)r.observable_index("x3"), std::out_of_range);
+}
+
 TEST(WriteH5, GridWithoutNamesOrParameters) {
   SolveOptions options;
   SolveResult<double> r(2, 1, 0, options);

@@ -200,6 +200,49 @@ TEST(DistributedOnThreads, EveryShareFailingLeavesRowsNotSolved) {
   EXPECT_EQ(r[0]->result.count(Status::not_solved), n_runs);
 }
 
+/// Lorenz with one observable, x + y (saved beside the state at every save).
+struct LorenzSum : Lorenz {
+  static constexpr std::size_t n_observables = 1;
+  template <class T>
+  BATCHODE_HOST_DEVICE void observables(T, const T* y, const T*, T* out) const {
+    out[0] = y[0] + y[1];
+  }
+};
+
+// Observables are gathered with the rest, a failed share's taken over, run by run as one Solver's.
+TEST(DistributedOnThreads, ObservablesAreGatheredRunByRun) {
+  Solver<LorenzSum, double> one(LorenzSum{}, options());
+  const SolveResult<double> reference = one.solve(batch());
+  ASSERT_GT(reference.observables().size(), 0u);
+  const std::vector<Outcome> r =
+      on_threads<Outcome>([](distributed::Collective& c) { return solve_on<LorenzSum>(c, c.rank() == 1); });
+  const SolveResult<double>& gathered = r[0]->result;
+  EXPECT_EQ(gathered.observable_names(), reference.observable_names());
+  ASSERT_EQ(gathered.observables().size(), reference.observables().size());
+  for (std::size_t v = 0; v < reference.observables().size(); ++v) {
+    ASSERT_EQ(gathered.observables()[v], reference.observables()[v]) << v;
+  }
+}
+
+// Per-run save times are refused by name on every process, before any solve (not yet distributed).
+TEST(DistributedOnThreads, PerRunSaveTimesAreRefusedByName) {
+  const std::vector<std::string> errors = on_threads<std::string>([](distributed::Collective& c) {
+    const Batch<double> b = batch();
+    SolveOptions o = options();
+    o.save_every.reset();
+    o.save_at_per_run = PerRunSaveTimes(1, std::vector<double>(n_runs, 0.5));
+    try {
+      Solver<Lorenz, double> solver(Lorenz{}, o);
+      (void)distributed::solve_distributed<double>(c, distributed::local_solver(solver),
+                                                   {b.y0.data(), b.y0.size(), b.params.data(), b.params.size()}, o);
+    } catch (const InvalidInput& e) {
+      return std::string(e.what());
+    }
+    return std::string("solved");
+  });
+  for (const std::string& e : errors) EXPECT_NE(e.find("does not take per-run save times"), std::string::npos) << e;
+}
+
 // Event records are gathered with the rest, a failed share's taken over, run by run as one Solver's;
 // runs nobody solved have no crossings (NaN records, zero counts); the file written in rows holds each
 // event's columns, the failed share's rows included.

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 #include "gpu_compare.hpp"
@@ -123,11 +124,9 @@ TYPED_TEST(GpuVsCpu, LorenzSaveAtInterpolatedAndLanded) {
     }
     const double bound = batchode::testing::agreement_bound<T>(m, o.rtol, 1000);
     batchode::testing::expect_runs_agree(results[1][0], results[0][0], bound, to_string(m) + " save_at landed");
-    double interpolation = 0;  // the CPU's interpolated points against its landed ones, relative
-    for (std::size_t v = 0; v < results[0][0].series().size(); ++v) {
-      const double landed = results[0][0].series()[v], dense = results[0][1].series()[v];
-      interpolation = std::max(interpolation, std::fabs(dense - landed) / std::max(1.0, std::fabs(landed)));
-    }
+    // The CPU's interpolated points against its landed ones.
+    const double interpolation =
+        batchode::testing::relative_difference(results[0][0].series(), results[0][1].series());
     std::printf("[ save_at  ] %-19s %s interpolated vs landed (cpu): %.2g\n", to_string(m).c_str(),
                 sizeof(T) == 4 ? "float32" : "float64", interpolation);
     batchode::testing::expect_runs_agree(results[1][1], results[0][1], bound + 2 * interpolation,
@@ -136,6 +135,121 @@ TYPED_TEST(GpuVsCpu, LorenzSaveAtInterpolatedAndLanded) {
       const SolveResult<T>& dense = results[1][1];
       ASSERT_EQ(dense.counters(r).accepted_steps, plain.counters(r).accepted_steps) << to_string(m) << " run " << r;
       ASSERT_EQ(dense.final_state(r, 0), plain.final_state(r, 0)) << to_string(m) << " run " << r;
+    }
+  }
+}
+
+/// Lorenz with two observables: x y and the distance from the origin.
+struct LorenzObserved : Lorenz {
+  static constexpr std::size_t n_observables = 2;
+  template <class T>
+  BATCHODE_HOST_DEVICE void observables(T, const T* y, const T*, T* out) const {
+    out[0] = y[0] * y[1];
+    out[1] = batchode::port::sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+  }
+};
+
+// Observables on the GPU, landed and interpolated, in 3 chunks: each the function of the saved state
+// (to rounding: the device may fuse the products), and the CPU's run by run.
+TYPED_TEST(GpuVsCpu, LorenzObservablesAreThoseOfTheSavedStates) {
+  BATCHODE_REQUIRE_GPU();
+  using T = TypeParam;
+  const Batch<T> batch = lorenz_sweep<T>(1000);
+  for (Method m : {Method::dopri5, Method::rk4, Method::rodas4}) {
+    SolveResult<T> cpu_landed;
+    for (SaveMode mode : {SaveMode::land, SaveMode::interpolate}) {
+      SolveOptions o = base_options(m, std::is_same_v<T, float>);
+      o.gpu.chunks = 3;
+      o.save_every = 0.01;
+      o.save_mode = mode;
+      const std::string what = to_string(m) + (mode == SaveMode::land ? " landed" : " interpolated");
+      o.backend = Backend::gpu;
+      const SolveResult<T> gpu = solve_ivp(LorenzObserved{}, batch, o);
+      o.backend = Backend::cpu;
+      const SolveResult<T> cpu = solve_ivp(LorenzObserved{}, batch, o);
+      ASSERT_TRUE(gpu.all_succeeded()) << what;
+      ASSERT_EQ(gpu.observables().size(), batch.n_runs * gpu.n_saves() * 2) << what;
+      const double eps = std::numeric_limits<T>::epsilon();
+      double worst = 0;  // GPU against CPU, relative to max(1, |cpu|)
+      for (std::size_t r = 0; r < batch.n_runs; ++r) {
+        for (std::size_t k = 0; k < gpu.n_saves(); ++k) {
+          const double x = gpu.state_at(r, k, 0), y = gpu.state_at(r, k, 1), z = gpu.state_at(r, k, 2);
+          ASSERT_NEAR(gpu.observable_at(r, k, 0), x * y, 8 * eps * std::max(1.0, std::fabs(x * y))) << what;
+          const double d = std::sqrt(x * x + y * y + z * z);
+          ASSERT_NEAR(gpu.observable_at(r, k, 1), d, 8 * eps * std::max(1.0, d)) << what;
+          for (std::size_t o2 = 0; o2 < 2; ++o2) {
+            const double c = cpu.observable_at(r, k, o2);
+            worst = std::max(worst, std::fabs(gpu.observable_at(r, k, o2) - c) / std::max(1.0, std::fabs(c)));
+          }
+        }
+      }
+      // Interpolation adds its own error to the two steppers' difference: bounded by the CPU's
+      // interpolated observables against its landed ones.
+      if (mode == SaveMode::land) cpu_landed = cpu;
+      const double interpolation =
+          mode == SaveMode::land ? 0.0
+                                 : batchode::testing::relative_difference(cpu_landed.observables(), cpu.observables());
+      // x y is of order |y|^2: twice the states' relative difference, and the states' bound.
+      const double bound = 4 * batchode::testing::agreement_bound<T>(m, o.rtol, 1000) + 2 * interpolation;
+      EXPECT_LT(worst, bound) << what;
+      std::printf("[ observables ] %-8s %s %s GPU vs CPU: %.2g (bound %.2g)\n", to_string(m).c_str(),
+                  mode == SaveMode::land ? "landed      " : "interpolated", sizeof(T) == 4 ? "float32" : "float64",
+                  worst, bound);
+    }
+  }
+}
+
+// Each run's own save times (save_at_per_run), in 3 chunks with the runs ordered on the device: the
+// GPU agrees with the CPU run by run, and a run saves exactly (bit for bit) what a GPU solve of that
+// run alone with its times shared saves, landed and interpolated.
+TYPED_TEST(GpuVsCpu, LorenzSaveAtPerRunEqualsEachRunsOwnList) {
+  BATCHODE_REQUIRE_GPU();
+  using T = TypeParam;
+  const std::size_t runs = 1000, n = 300;
+  const Batch<T> batch = lorenz_sweep<T>(runs);
+  std::vector<double> times;
+  for (std::size_t r = 0; r < runs; ++r) {
+    for (std::size_t k = 0; k < n; ++k) times.push_back(0.0007 + double(k) * 0.0031 + double(r) * 3e-5);
+  }
+  for (Method m : {Method::dopri5, Method::tsit5, Method::rk4, Method::rodas4}) {
+    SolveResult<T> cpu_landed;
+    for (SaveMode mode : {SaveMode::land, SaveMode::interpolate}) {
+      SolveOptions o = base_options(m, std::is_same_v<T, float>);
+      o.gpu.chunks = 3;
+      o.save_mode = mode;
+      o.save_at_per_run = PerRunSaveTimes(n, times);
+      const std::string what = to_string(m) + (mode == SaveMode::land ? " landed" : " interpolated");
+      o.backend = Backend::cpu;
+      const SolveResult<T> cpu = solve_ivp(Lorenz{}, batch, o);
+      o.backend = Backend::gpu;
+      const SolveResult<T> gpu = solve_ivp(Lorenz{}, batch, o);
+      ASSERT_TRUE(cpu.all_succeeded()) << what;
+      ASSERT_TRUE(gpu.all_succeeded()) << what;
+      ASSERT_EQ(gpu.times(), cpu.times());
+      // Interpolation adds its own error to the two steppers' difference: bounded by the CPU's
+      // interpolated points against its landed ones (as LorenzSaveAtInterpolatedAndLanded).
+      if (mode == SaveMode::land) cpu_landed = cpu;
+      const double interpolation =
+          mode == SaveMode::land ? 0.0 : batchode::testing::relative_difference(cpu_landed.series(), cpu.series());
+      const double bound = batchode::testing::agreement_bound<T>(m, o.rtol, 1000) + 2 * interpolation;
+      batchode::testing::expect_runs_agree(gpu, cpu, bound, what + " save_at_per_run");
+      SolveOptions alone = o;
+      alone.save_at_per_run = PerRunSaveTimes();
+      alone.gpu.chunks = 0;
+      for (std::size_t r : {std::size_t{0}, std::size_t{1}, std::size_t{333}, std::size_t{500}, runs - 1}) {
+        alone.save_at.assign(times.begin() + r * n, times.begin() + (r + 1) * n);
+        Batch<T> one;
+        one.n_runs = 1;
+        one.y0.assign(batch.y0.begin() + r * 3, batch.y0.begin() + r * 3 + 3);
+        one.params.assign(batch.params.begin() + r * 3, batch.params.begin() + r * 3 + 3);
+        const SolveResult<T> single = solve_ivp(Lorenz{}, one, alone);
+        for (std::size_t k = 0; k < n; ++k) {
+          for (std::size_t s = 0; s < 3; ++s) {
+            ASSERT_EQ(gpu.state_at(r, k, s), single.state_at(0, k, s)) << what << " run " << r << " save " << k;
+          }
+        }
+        ASSERT_EQ(gpu.counters(r).accepted_steps, single.counters(0).accepted_steps) << what << " run " << r;
+      }
     }
   }
 }

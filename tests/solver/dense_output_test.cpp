@@ -173,11 +173,7 @@ TYPED_TEST_SUITE(DenseOnKernelBody, Precisions);
 
 TYPED_TEST(DenseOnKernelBody, EqualsTheCpuPathRunByRun) {
   using T = TypeParam;
-  const Batch<double> b64 = oscillators(32, 0.5, 3.0);
-  Batch<T> batch;
-  batch.n_runs = b64.n_runs;
-  for (double v : b64.y0) batch.y0.push_back(static_cast<T>(v));
-  for (double v : b64.params) batch.params.push_back(static_cast<T>(v));
+  const Batch<T> batch = batchode::testing::in_precision<T>(oscillators(32, 0.5, 3.0));
   const double tol = std::is_same_v<T, float> ? 1e-5 : 1e-9;
   for (Method m : {Method::dopri5, Method::rk4, Method::rodas4}) {
     SolveOptions o = options(m, 3.0);

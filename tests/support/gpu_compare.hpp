@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -16,6 +17,18 @@ namespace batchode::testing {
 ///    FMA contraction): a few ulps per step, times the step count, times Lorenz's growth over t=1.
 ///  adaptive: an accept/reject decision may flip on rounding, after which both runs still honour
 ///    the tolerance: a small multiple of rtol.
+/// The largest difference between two arrays of the same points (interpolated against landed, say),
+/// relative to max(1, |landed|).
+template <class Array>
+double relative_difference(const Array& landed, const Array& dense) {
+  double worst = 0;
+  for (std::size_t v = 0; v < landed.size() && v < dense.size(); ++v) {
+    const double a = landed[v], b = dense[v];
+    worst = std::max(worst, std::fabs(b - a) / std::max(1.0, std::fabs(a)));
+  }
+  return worst;
+}
+
 template <class T>
 double agreement_bound(Method method, double rtol, std::size_t steps) {
   const double eps = std::numeric_limits<T>::epsilon();

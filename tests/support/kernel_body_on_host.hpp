@@ -30,12 +30,20 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
   const EventShape shape = event_shape(o);
   std::vector<T> events(shape.values_per_run(N) * runs);
   std::vector<std::uint32_t> event_counts(E * runs);
-  const kernels::DeviceInputs<T> in{y0.data(), params.data(), runs};
+  SolveResult<T> result(runs, N, saves, o, nullptr, detail::observable_names_of(sys));
+  constexpr std::size_t O = n_observables_v<System>;
+  std::vector<T> observables(saves * O * runs);  // n_saves x n_observables x runs, runs fastest
+  // Each run's own save times, runs fastest, as a chunk's copy on the device (device_views.hpp).
+  std::vector<T> own_times(result.times_per_run() ? saves * runs : 0);
+  if (!own_times.empty()) arrays::pack_runs_fastest(result.times().data(), runs, saves, own_times.data(), runs);
+  const kernels::DeviceInputs<T> in{y0.data(), params.data(), runs, nullptr,
+                                    own_times.empty() ? nullptr : own_times.data()};
   const kernels::DeviceOutputs<T> out{final_state.data(), saves ? series.data() : nullptr, status.data(), acc.data(),
                                      rej.data(), evals.data(), runs, static_cast<std::uint32_t>(saves),
-                                     E > 0 ? events.data() : nullptr, E > 0 ? event_counts.data() : nullptr};
-  SolveResult<T> result(runs, N, saves, o);
-  const RunSettings<T> plan = make_run_settings<T>(o, result.times().data());
+                                     E > 0 ? events.data() : nullptr, E > 0 ? event_counts.data() : nullptr,
+                                     saves * O > 0 ? observables.data() : nullptr};
+  RunSettings<T> plan = make_run_settings<T>(o, result.times().data());
+  if (!own_times.empty()) plan.save_times = nullptr;  // as ChunkPipeline: the runs' own come with the inputs
   tableau::dispatch(o.method, [&](auto tag) {
     using Tab = typename decltype(tag)::type;
     for (std::size_t r = 0; r < runs; ++r) {
@@ -48,6 +56,7 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
   });
   std::copy(final_state.begin(), final_state.end(), result.final_state_data());
   if (saves) arrays::unpack_to_run_major(series.data(), runs, runs, saves * N, result.series_data());
+  if (saves * O > 0) arrays::unpack_to_run_major(observables.data(), runs, runs, saves * O, result.view().observables);
   if (E > 0) {
     const ResultView<T> view = result.view();
     arrays::unpack_to_run_major(events.data(), runs, runs, shape.values_per_run(N), view.events);

@@ -21,6 +21,16 @@ inline Batch<double> oscillator_batch(std::size_t runs, double w_lo, double w_hi
   return b;
 }
 
+/// `b` in precision T (each value rounded once).
+template <class T>
+Batch<T> in_precision(const Batch<double>& b) {
+  Batch<T> out;
+  out.n_runs = b.n_runs;
+  for (double v : b.y0) out.y0.push_back(static_cast<T>(v));
+  for (double v : b.params) out.params.push_back(static_cast<T>(v));
+  return out;
+}
+
 /// `m` over [0, t_end] on the CPU, quiet, with counters (tolerances: the defaults).
 inline SolveOptions quiet_cpu_options(Method m, double t_end) {
   SolveOptions o;

@@ -25,7 +25,8 @@ void register_solver_events(TimeLogger& logger) {
       {events::h2d_transfer_driver_coefficients, event_category::runtime,
        "copy of driver (forcing) coefficients, host to device"},
       {events::h2d_transfer_save_times, event_category::runtime,
-       "copy of the save times (SolveOptions::save_at), host to device, once per GPU run"},
+       "copy of the save times, host to device: SolveOptions::save_at once per GPU run, save_at_per_run "
+       "with each chunk's runs"},
       {events::d2h_transfer_state, event_category::runtime, "copy of saved states, device to host"},
       {events::d2h_transfer_observables, event_category::runtime, "copy of saved observables, device to host"},
       {events::d2h_transfer_summaries, event_category::runtime, "copy of summary metrics, device to host"},

@@ -20,9 +20,11 @@ struct RunFootprint {
 /// of `value_bytes`-byte values (sizeof(T)). Status and counters take device and staging memory only
 /// when selected in `outputs`; the result always holds them. Per-thread integrator state lives in
 /// registers/local memory and is not counted. Throws InvalidInput when n_states or value_bytes is 0
-/// or a size overflows.
+/// or a size overflows. `own_save_times`: each run has its own n_saves save times (an input on the
+/// device and in staging, and in the result). `n_observables`: saved beside the state at every save.
 RunFootprint run_footprint(std::size_t n_states, std::size_t n_params, std::size_t n_saves,
-                           std::size_t value_bytes, const OutputSelection& outputs, const EventShape& events = {});
+                           std::size_t value_bytes, const OutputSelection& outputs, const EventShape& events = {},
+                           bool own_save_times = false, std::size_t n_observables = 0);
 
 /// How a batch of n_runs is cut into chunks. Chunk i covers runs [first(i), first(i) + count(i)).
 struct ChunkPlan {

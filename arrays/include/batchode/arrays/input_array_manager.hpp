@@ -1,7 +1,8 @@
-// arrays/: the device-side inputs of a chunked batch (initial values and parameters): per buffer
-// slot, a device buffer and its pinned staging, the (parallel) copy into staging, which also checks
-// that every value is finite, the device buffers of the chunk's run order when the solve orders
-// its runs (run_order.hpp), and the asynchronous uploads. Layout and stride: see device_views.hpp.
+// arrays/: the device-side inputs of a chunked batch (initial values and parameters, and each run's
+// save times when the runs have their own): per buffer slot, a device buffer and its pinned staging,
+// the (parallel) copy into staging, which also checks that every value is finite, the device buffers
+// of the chunk's run order when the solve orders its runs (run_order.hpp), and the asynchronous
+// uploads. Layout and stride: see device_views.hpp.
 #pragma once
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "batchode/kernels/device_views.hpp"
 #include "batchode/checks/finite.hpp"
 #include "batchode/arrays/host_workers.hpp"
+#include "batchode/arrays/transpose.hpp"
 #include "batchode/kernels/run_order_kernels.hpp"
 
 namespace batchode::arrays {
@@ -43,15 +45,20 @@ class InputArrayManager {
   /// Sizes every slot for `plan` (plan.slots slots of plan.chunk_runs runs); returns true when a
   /// buffer had to grow (the solve then paid allocations). Throws GpuError, or InvalidInput when a
   /// buffer size does not fit in size_t.
-  /// `ordered`: the slots also hold a run order (4 bytes per run, on the device).
-  bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_params, bool ordered = false) {
+  /// `ordered`: the slots also hold a run order (4 bytes per run, on the device). `own_save_times`:
+  /// the save times per run when each run has its own (0: none), staged and uploaded per chunk.
+  bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_params, bool ordered = false,
+               std::size_t own_save_times = 0) {
     // Sizes first: a throw leaves the manager as it was.
     const std::size_t y0_values =
         checks::checked_mul(n_states, plan.chunk_runs, "initial-value buffer (n_states x chunk runs)");
     const std::size_t param_values =
         checks::checked_mul(n_params, plan.chunk_runs, "parameter buffer (n_params x chunk runs)");
+    const std::size_t time_values =
+        checks::checked_mul(own_save_times, plan.chunk_runs, "save-time buffer (n_saves x chunk runs)");
     n_states_ = n_states;
     n_params_ = n_params;
+    n_save_times_ = own_save_times;
     capacity_ = plan.chunk_runs;
     if (slots_.size() < plan.slots) slots_.resize(plan.slots);
     n_slots_ = plan.slots;
@@ -64,6 +71,10 @@ class InputArrayManager {
       grew |= slot.params_staging.ensure(param_values);
       if (ordered) {
         grew |= slot.order.ensure(plan.chunk_runs);
+      }
+      if (time_values > 0) {
+        grew |= slot.save_times.ensure(time_values);
+        grew |= slot.save_times_staging.ensure(time_values);
       }
       slot.count = 0;
       slot.ordered = false;
@@ -126,6 +137,41 @@ class InputArrayManager {
     return NonFiniteInput{in_params, first_run + run, index, static_cast<double>(row[index])};
   }
 
+  /// Copies the save times of the runs staged in slot `slot` (runs [first_run, first_run + count) of
+  /// `times`, the whole batch's, run-major: n_saves per run) into its pinned staging, runs fastest
+  /// (device_views.hpp), split over `workers` when given. Needs prepare(..., own_save_times = n_saves)
+  /// and stage() of the same runs first (std::logic_error otherwise). The times were checked with the
+  /// options (strictly increasing in the span).
+  void stage_save_times(std::size_t slot, const T* times, std::size_t first_run, std::size_t count,
+                        HostWorkers* workers = nullptr) {
+    Slot& s = staged_slot(slot, count);
+    if (n_save_times_ == 0) {
+      throw std::logic_error("InputArrayManager::stage_save_times: the slots were prepared without save times");
+    }
+    const T* src = times + first_run * n_save_times_;
+    T* dst = s.save_times_staging.data();
+    // Parts of whole tiles of runs: each writes its own columns of every row.
+    auto copy_part = [&](std::size_t, std::size_t begin, std::size_t end) {
+      pack_runs_fastest(src + begin * n_save_times_, end - begin, n_save_times_, dst + begin, count);
+    };
+    const std::size_t grain = std::max<std::size_t>(detail::transpose_tile,
+                                                    parallel_grain_bytes / (n_save_times_ * sizeof(T)));
+    if (workers != nullptr && count > grain) {
+      workers->parallel_parts(count, workers->parts_for(count, grain), copy_part);
+    } else {
+      copy_part(0, 0, count);
+    }
+  }
+
+  /// Enqueues the copy of the staged save times (n_saves x count values) on `stream`; returns the
+  /// bytes copied. Throws as upload_initial_values.
+  std::size_t upload_save_times(std::size_t slot, std::size_t count, gpu::stream_t stream) {
+    Slot& s = staged_slot(slot, count);
+    const std::size_t bytes = n_save_times_ * count * sizeof(T);
+    gpu::copy_to_device_async(s.save_times.data(), s.save_times_staging.data(), bytes, stream);
+    return bytes;
+  }
+
   /// What the order kernel needs to order the runs staged in slot `slot` by `key` (planned by
   /// plan_run_order()); from now on device_view() names the slot's order, which that kernel must
   /// fill before the batch kernel runs. Needs prepare(..., ordered = true).
@@ -163,7 +209,8 @@ class InputArrayManager {
   kernels::DeviceInputs<T> device_view(std::size_t slot) const {
     const Slot& s = checked_slot(slot);
     return kernels::DeviceInputs<T>{s.y0.data(), n_params_ > 0 ? s.params.data() : nullptr, s.count,
-                                    s.ordered ? s.order.data() : nullptr};
+                                    s.ordered ? s.order.data() : nullptr,
+                                    n_save_times_ > 0 ? s.save_times.data() : nullptr};
   }
 
   std::size_t slots() const noexcept { return n_slots_; }
@@ -174,15 +221,15 @@ class InputArrayManager {
   std::size_t device_bytes() const noexcept {
     std::size_t total = 0;
     for (const Slot& s : slots_) {
-      total += s.y0.bytes() + s.params.bytes() + s.order.bytes();
+      total += s.y0.bytes() + s.params.bytes() + s.order.bytes() + s.save_times.bytes();
     }
     return total;
   }
 
  private:
   struct Slot {
-    gpu::DeviceBuffer<T> y0, params;
-    gpu::PinnedBuffer<T> y0_staging, params_staging;
+    gpu::DeviceBuffer<T> y0, params, save_times;
+    gpu::PinnedBuffer<T> y0_staging, params_staging, save_times_staging;
     gpu::DeviceBuffer<std::uint32_t> order;  // the run order, made on the device
     std::size_t count = 0;  // runs staged (the chunk's device stride)
     bool ordered = false;   // order_job() was asked for the staged runs
@@ -210,6 +257,7 @@ class InputArrayManager {
 
   std::vector<Slot> slots_;
   std::size_t n_slots_ = 0, capacity_ = 0, n_states_ = 0, n_params_ = 0;
+  std::size_t n_save_times_ = 0;  // save times per run staged per chunk (0: the runs share the plan's)
 };
 
 }  // namespace batchode::arrays

@@ -1,5 +1,5 @@
-// arrays/: the device-side outputs of a chunked batch (final state, saved series, status,
-// counters): per buffer slot, device buffers for the active outputs only and their pinned staging,
+// arrays/: the device-side outputs of a chunked batch (final state, saved series and observables,
+// status, counters, events): per buffer slot, device buffers for the active outputs only and their pinned staging,
 // the asynchronous downloads (one per output, so each can be timed as its own event) and the host
 // transpose into the result (a ResultView). Layout and stride: see device_views.hpp.
 #pragma once
@@ -38,8 +38,9 @@ class OutputArrayManager {
  public:
   /// Sizes every slot for `plan` and selects the outputs; returns true when a buffer had to grow.
   /// Throws GpuError, or InvalidInput when n_saves does not fit in 32 bits or a buffer size in size_t.
+  /// `n_observables`: saved beside the state at every save (nothing without saves).
   bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_saves, bool status, bool counters,
-               const EventShape& events = {}) {
+               const EventShape& events = {}, std::size_t n_observables = 0) {
     if (n_saves > std::numeric_limits<std::uint32_t>::max()) {
       throw InvalidInput("OutputArrayManager: " + std::to_string(n_saves) + " saved points exceed 2^32 - 1");
     }
@@ -52,11 +53,14 @@ class OutputArrayManager {
     const std::size_t event_values =
         checks::checked_mul(events.values_per_run(n_states), c, "event buffer (event values x chunk runs)");
     const std::size_t count_values = checks::checked_mul(events.n_events, c, "event counts (n_events x chunk runs)");
+    const std::size_t observable_values = checks::checked_product(
+        {n_saves, n_observables, c}, "observables buffer (n_saves x n_observables x chunk runs)");
     n_states_ = n_states;
     n_saves_ = n_saves;
     status_ = status;
     counters_ = counters;
     events_ = events;
+    n_observables_ = n_saves > 0 ? n_observables : 0;
     capacity_ = c;
     if (slots_.size() < plan.slots) slots_.resize(plan.slots);
     n_slots_ = plan.slots;
@@ -75,6 +79,8 @@ class OutputArrayManager {
       grew |= slot.events_staging.ensure(event_values);
       grew |= slot.event_counts.ensure(count_values);
       grew |= slot.event_counts_staging.ensure(count_values);
+      grew |= slot.observables.ensure(observable_values);
+      grew |= slot.observables_staging.ensure(observable_values);
       slot.downloaded = 0;
     }
     return grew;
@@ -94,7 +100,8 @@ class OutputArrayManager {
                             stride,
                             static_cast<std::uint32_t>(n_saves_),
                             events_.n_events > 0 ? s.events.data() : nullptr,
-                            events_.n_events > 0 ? s.event_counts.data() : nullptr};
+                            events_.n_events > 0 ? s.event_counts.data() : nullptr,
+                            n_observables_ > 0 ? s.observables.data() : nullptr};
   }
 
   /// Enqueues the copy of the final states (n_states x count values) on `stream`, to staging or,
@@ -127,6 +134,13 @@ class OutputArrayManager {
     Slot& s = checked_slot(slot, count, "download_counters");
     return download(s, s.counters_staging.data(), s.counters.data(),
                     counters_ ? 3 * count * sizeof(std::uint32_t) : 0, count, stream);
+  }
+
+  /// Enqueues the copy of the observables (n_saves x n_observables x count values); 0 bytes without.
+  std::size_t download_observables(std::size_t slot, std::size_t count, gpu::stream_t stream) {
+    Slot& s = checked_slot(slot, count, "download_observables");
+    return download(s, s.observables_staging.data(), s.observables.data(),
+                    n_saves_ * n_observables_ * count * sizeof(T), count, stream);
   }
 
   /// Enqueues the copies of the event records and their counts (two copies; 0 bytes without events).
@@ -178,6 +192,11 @@ class OutputArrayManager {
       throw std::invalid_argument("OutputArrayManager::scatter: result has no room for the events the buffers hold");
     }
     T* events_out = events_.n_events > 0 ? result.events + first_run * event_width : nullptr;
+    const std::size_t observable_width = n_saves_ * n_observables_;  // (k, o) -> k * n_observables + o
+    if (n_observables_ > 0 && (result.observables == nullptr || result.n_observables != n_observables_)) {
+      throw std::invalid_argument("OutputArrayManager::scatter: result has no room for the observables the buffers hold");
+    }
+    T* observables_out = n_observables_ > 0 ? result.observables + first_run * observable_width : nullptr;
     std::uint32_t* counts_out = events_.n_events > 0 ? result.event_counts + first_run * events_.n_events : nullptr;
     auto part = [&](std::size_t begin, std::size_t end) {
       if (final_out != nullptr) {
@@ -196,6 +215,10 @@ class OutputArrayManager {
         const std::uint32_t* rhs = accepted + 2 * count;
         for (std::size_t r = begin; r < end; ++r) counters_out[r] = RunCounters{accepted[r], rejected[r], rhs[r]};
       }
+      if (observables_out != nullptr) {
+        unpack_to_run_major(s.observables_staging.data() + begin, count, end - begin, observable_width,
+                            observables_out + begin * observable_width);
+      }
       if (events_out != nullptr) {
         unpack_to_run_major(s.events_staging.data() + begin, count, end - begin, event_width,
                             events_out + begin * event_width);
@@ -203,7 +226,7 @@ class OutputArrayManager {
                             counts_out + begin * events_.n_events);
       }
     };
-    const std::size_t run_bytes = (n_states_ * (1 + n_saves_) + event_width) * sizeof(T) +
+    const std::size_t run_bytes = (n_states_ * (1 + n_saves_) + event_width + observable_width) * sizeof(T) +
                                   (status_ ? sizeof(Status) : 0) + (counters_ ? sizeof(RunCounters) : 0);
     const std::size_t grain = std::max<std::size_t>(1, parallel_grain_bytes / run_bytes);
     if (workers != nullptr && count > grain) {
@@ -217,6 +240,7 @@ class OutputArrayManager {
   std::size_t capacity() const noexcept { return capacity_; }  ///< runs per slot
   std::size_t n_states() const noexcept { return n_states_; }
   std::size_t n_saves() const noexcept { return n_saves_; }
+  std::size_t n_observables() const noexcept { return n_observables_; }
   bool has_status() const noexcept { return status_; }
   bool has_counters() const noexcept { return counters_; }
   /// Device bytes currently allocated by all slots (grows, never shrinks).
@@ -224,7 +248,7 @@ class OutputArrayManager {
     std::size_t total = 0;
     for (const Slot& s : slots_)
       total += s.final_state.bytes() + s.series.bytes() + s.status.bytes() + s.counters.bytes() + s.events.bytes() +
-               s.event_counts.bytes();
+               s.event_counts.bytes() + s.observables.bytes();
     return total;
   }
 
@@ -235,7 +259,8 @@ class OutputArrayManager {
     gpu::DeviceBuffer<std::uint32_t> counters;  // accepted | rejected | rhs_evaluations, stride apart
     gpu::DeviceBuffer<T> events;                 // event records, device_views.hpp's layout
     gpu::DeviceBuffer<std::uint32_t> event_counts;
-    gpu::PinnedBuffer<T> final_state_staging, series_staging, events_staging;
+    gpu::DeviceBuffer<T> observables;  // n_saves x n_observables x stride
+    gpu::PinnedBuffer<T> final_state_staging, series_staging, events_staging, observables_staging;
     gpu::PinnedBuffer<std::int32_t> status_staging;
     gpu::PinnedBuffer<std::uint32_t> counters_staging, event_counts_staging;
     std::size_t downloaded = 0;  // runs of the last download (checked by scatter)
@@ -268,6 +293,7 @@ class OutputArrayManager {
   std::size_t n_slots_ = 0, capacity_ = 0, n_states_ = 0, n_saves_ = 0;
   bool status_ = false, counters_ = false;
   EventShape events_;
+  std::size_t n_observables_ = 0;  // observables per save (0: none, or no saves)
 };
 
 }  // namespace batchode::arrays

@@ -26,6 +26,10 @@ struct ResultView {
   T* events = nullptr;
   std::uint32_t* event_counts = nullptr;
   std::size_t n_events = 0, event_slots = 0;
+  /// Observables (kernels/observables.hpp): n_runs x n_saves x n_observables values; nullptr / 0 when
+  /// the system has none or nothing is saved.
+  T* observables = nullptr;
+  std::size_t n_observables = 0;
 };
 
 }  // namespace batchode

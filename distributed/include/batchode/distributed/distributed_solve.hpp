@@ -56,6 +56,9 @@ struct LocalSolver {
   /// Predicted wall time (ms) of solving these runs here.
   std::function<double(const T* y0, const T* params, std::size_t runs)> predict_ms;
   std::function<SolveResult<T>(const T* y0, const T* params, std::size_t runs)> solve;
+  /// The system's observables (kept beside the state at every save): the rows of runs nobody solved
+  /// and the gathered result have room for them.
+  std::vector<std::string> observable_names;
 };
 
 struct DistributedOptions {
@@ -144,6 +147,7 @@ LocalSolver<T> local_solver(Solver<System, T>& solver) {
   l.capability = capability_of(solver.options());
   l.predict_ms = [&solver](const T* y0, const T* p, std::size_t runs) { return solver.predict_ms(y0, p, runs); };
   l.solve = [&solver](const T* y0, const T* p, std::size_t runs) { return solver.solve(y0, p, runs); };
+  l.observable_names = solver.observable_names();
   return l;
 }
 

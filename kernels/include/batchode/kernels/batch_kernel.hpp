@@ -8,6 +8,7 @@
 #include "batchode/kernels/annotations.hpp"
 #include "batchode/kernels/device_views.hpp"
 #include "batchode/kernels/jacobian.hpp"
+#include "batchode/kernels/observables.hpp"
 #include "batchode/kernels/portable.hpp"
 #include "batchode/kernels/rk_stepper.hpp"
 #include "batchode/kernels/rosenbrock_stepper.hpp"
@@ -31,6 +32,15 @@ struct DeviceSeriesSink {
     BATCHODE_UNROLL
     for (port::size_t s = 0; s < N; ++s) series[(k * N + s) * stride + run] = nan;
   }
+};
+
+/// Where observable o of save k of thread r's run goes in the device layout ([(k * O + o) * stride + r]).
+template <class T, port::size_t O>
+struct DeviceObservableOut {
+  T* values;
+  port::size_t stride;
+  port::size_t run;
+  BATCHODE_HOST_DEVICE T& at(port::uint32_t k, port::size_t o) const { return values[(k * O + o) * stride + run]; }
 };
 
 /// A sink (DeviceSeriesSink or NoSeries) that also keeps thread r's events, in the device layout of
@@ -120,8 +130,17 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
     RunCounters counters{};
     Status status;
     if constexpr (SaveSeries) {
-      status = integrate_into(DeviceSeriesSink<T, N>{out.series, stride, r}, stepper, sys, y, P > 0 ? p : nullptr,
-                              plan, out, r, counters);
+      // Per-run save times: this run's column of the chunk's copy. Only a kernel that saves reads them.
+      const RunSettings<T> run_plan = in.save_times != nullptr ? for_run(plan, in.save_times + r, stride) : plan;
+      const DeviceSeriesSink<T, N> series{out.series, stride, r};
+      constexpr port::size_t O = n_observables_v<System>;
+      if constexpr (O > 0) {  // the observables beside each saved state
+        using Sink = ObservableSink<DeviceSeriesSink<T, N>, System, T, DeviceObservableOut<T, O>>;
+        status = integrate_into(Sink{series, &sys, P > 0 ? p : nullptr, {out.observables, stride, r}}, stepper, sys,
+                                y, P > 0 ? p : nullptr, run_plan, out, r, counters);
+      } else {
+        status = integrate_into(series, stepper, sys, y, P > 0 ? p : nullptr, run_plan, out, r, counters);
+      }
     } else {
       status = integrate_into(NoSeries{}, stepper, sys, y, P > 0 ? p : nullptr, plan, out, r, counters);
     }

@@ -5,6 +5,9 @@
 //   initial value / final state  s of run r   at [r * n_states + s]    (run-major, as on the host)
 //   parameter p of run r                      at [r * n_params + p]    (run-major, as on the host)
 //   saved state s of run r at save k          at [(k * n_states + s) * stride + r]   (runs fastest)
+//   observable o of run r at save k           at [(k * n_observables + o) * stride + r]   (runs fastest)
+//   save time k of run r (per-run save times) at [k * stride + r]          (runs fastest: read at every
+//                                             save, like the series is written)
 //   status, counters of run r                 at [r]
 //   event e's crossing j of run r: time, then the state, (1 + n_states) values at
 //                                             [(((e * slots + j) * (1 + n_states)) + v) * stride + r]
@@ -32,6 +35,9 @@ struct DeviceInputs {
   port::size_t stride;  ///< runs in this chunk
   /// The run each thread integrates (a permutation of 0 .. stride-1), or nullptr: thread i takes run i.
   const port::uint32_t* order = nullptr;
+  /// Each run's save times, n_saves x stride, [k * stride + r] (RunSettings::save_times_per_run), or
+  /// nullptr: the runs share the plan's.
+  const T* save_times = nullptr;
 };
 
 /// A chunk's outputs on the device. Inactive outputs are nullptr: the kernel must not write them.
@@ -48,6 +54,8 @@ struct DeviceOutputs {
   /// Events (systems with event functions only): crossings' times and states, and their counts.
   T* events = nullptr;
   port::uint32_t* event_counts = nullptr;
+  /// Observables (systems with observables, solves with saves): n_saves x n_observables x stride.
+  T* observables = nullptr;
 };
 
 // Kernel arguments are copied bytewise to the device: the views must stay plain data.

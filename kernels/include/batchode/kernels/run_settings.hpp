@@ -18,6 +18,14 @@ struct RunSettings {
   /// t0 + k save_every. A backend reads them where it integrates: the CPU path from the host, a GPU
   /// from its own copy (backends/gpu/chunk_pipeline.hpp uploads them once per run).
   const T* save_times = nullptr;
+  /// 1: every run has its own save times (SolveOptions::save_at_per_run), and save_times holds the
+  /// whole batch's, run-major (run r's at [r * n_saves + k]). The integrator of run r reads its own
+  /// through a plan pointed at them (for_run): the CPU path at its row of save_times, a GPU at its
+  /// column of the chunk's copy (device_views.hpp).
+  port::uint32_t save_times_per_run = 0;
+  /// Distance between consecutive save times of the run being integrated: 1, or the chunk's stride
+  /// where a device holds per-run times runs fastest.
+  port::size_t save_times_step = 1;
   /// 0: steps land on every save time (saved values are the method's own). 1: steps ignore save
   /// times, and the points a step passes are interpolated (dense output: run_integrator.hpp).
   port::uint32_t interpolate_saves = 0;
@@ -38,10 +46,20 @@ struct RunSettings {
 /// them, so the two never differ by an ulp.
 template <class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T save_time(const RunSettings<T>& plan, port::uint32_t k) {
-  if (plan.save_times != nullptr) return plan.save_times[k];
+  if (plan.save_times != nullptr) return plan.save_times[k * plan.save_times_step];
   // One fused multiply-add on every compiler: nvcc would contract t0 + k * save_every into an fma on
   // the device and the host compiler would not, and the two would then differ in the last bit.
   return port::fma(static_cast<T>(k), plan.save_every, plan.t0);
+}
+
+/// `plan` for one run with save times of its own (RunSettings::save_times_per_run): its first at
+/// `times`, the next ones `step` apart.
+template <class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE RunSettings<T> for_run(RunSettings<T> plan, const T* times,
+                                                                 port::size_t step) {
+  plan.save_times = times;
+  plan.save_times_step = step;
+  return plan;
 }
 
 }  // namespace batchode

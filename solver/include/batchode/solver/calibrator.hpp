@@ -30,6 +30,18 @@
 
 namespace batchode::detail {
 
+/// `o` for runs sampled from the batch (the probe, calibration): each run's own save times become
+/// one list for all, the first run's: as many saves, and about the same cost, whichever runs were
+/// sampled.
+inline SolveOptions options_for_samples(SolveOptions o) {
+  if (saves_per_run(o)) {
+    const std::vector<double>& times = o.save_at_per_run.times();
+    o.save_at.assign(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(o.save_at_per_run.n_saves()));
+    o.save_at_per_run = PerRunSaveTimes();
+  }
+  return o;
+}
+
 /// The batch run that sample i of n spread over `runs` runs is (cycling when n > runs).
 inline std::size_t sampled_run(std::size_t i, std::size_t n, std::size_t runs) {
   return n <= runs ? i * (runs / n) : i % runs;
@@ -83,11 +95,11 @@ class Calibrator {
       probed_runs_ = last_probe_->along;
       return steps_estimate_ = mean_steps(probed_runs_);
     }
-    SolveOptions o = ctx.options;
+    SolveOptions o = options_for_samples(ctx.options);
     o.cpu_threads = 1;
     o.outputs.counters = true;
     TimeLogger quiet(nullptr, Verbosity::none);
-    SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(o), o);
+    SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(o), o, nullptr, observable_names_of(ctx.system));
     integrate_on_cpu(ctx.system, y.data(), p.empty() ? nullptr : p.data(), 0, n, o.method,
                      make_run_settings<T>(o, scratch.times().data()),
                      o.cpu_threads, scratch.view(), quiet, ctx.workers);
@@ -153,7 +165,8 @@ class Calibrator {
   double time_once(const Context& ctx, BackendId backend, Runner* gpu_runner, const std::vector<T>& y,
                    const std::vector<T>& p, std::size_t n, const SolveOptions& options) {
     TimeLogger quiet(nullptr, Verbosity::none);
-    SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(options), options);
+    SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(options), options, nullptr,
+                           observable_names_of(ctx.system));
     const T* params = p.empty() ? nullptr : p.data();
     const auto start = std::chrono::steady_clock::now();
     if (!backend.is_gpu()) {
@@ -196,7 +209,7 @@ class Calibrator {
     const double enough_ms = is_gpu ? 5.0 : 10.0;
     std::vector<T> y, p;
     auto sample = [&](std::size_t n) { sample_runs(y0, params, runs, n, n_states_of(ctx.system), n_params_of(ctx.system), y, p, ctx.workers); };
-    SolveOptions o = ctx.options;
+    SolveOptions o = options_for_samples(ctx.options);
     o.verbosity = Verbosity::none;
     const std::size_t n1 = is_gpu ? 4096 : 4 * threads;
     std::size_t n2 = is_gpu ? (std::size_t(1) << 16) : 64 * threads;

@@ -235,9 +235,9 @@ class Executor {
       const int device = part.backend.device;
       const auto start = std::chrono::steady_clock::now();
       try {
-        SolveOptions o = ctx_.options;
-        o.gpu.device = device;
-        GpuRunRequest request = make_gpu_run_request(o);
+        // No copy of the options: per-run save times may be large.
+        GpuRunRequest request = make_gpu_run_request(ctx_.options);
+        request.device = device;
         if (request.order_runs) {
           out.run_order = order_cannot_pay();
           request.order_runs = out.run_order.empty();
@@ -247,7 +247,7 @@ class Executor {
           request.consumer = consumer;
         }
         auto& gpu = ctx_.gpus.get(device, ctx_.result_memory);
-        gpu.run(ctx_.system, request, make_run_settings<T>(o, result.times().data()), y0, params, part.runs,
+        gpu.run(ctx_.system, request, make_run_settings<T>(ctx_.options, result.times().data()), y0, params, part.runs,
                 result.view(), ctx_.logger,
                 part.first_run);
         out.wall_ms = ms_since(start);

@@ -5,9 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "batchode/arrays/outputs.hpp"
@@ -94,6 +96,31 @@ struct EventSpec {
   std::uint32_t max = 1;  ///< crossings stored per run (the first ones; the count goes on past it)
 };
 
+/// Save times of each run (SolveOptions::save_at_per_run): run r saves at times()[r * n_saves + k],
+/// k < n_saves (run-major, as the batch's initial values). Empty (no times): not set. The times are
+/// held immutably and shared, so copies of the options (the Solver's, the scheduler's) copy none.
+class PerRunSaveTimes {
+ public:
+  PerRunSaveTimes() = default;
+  /// `times`: n_runs x n_saves values, run-major.
+  PerRunSaveTimes(std::size_t n_saves, std::vector<double> times)
+      : n_saves_(n_saves), times_(std::make_shared<const std::vector<double>>(std::move(times))) {}
+  std::size_t n_saves() const noexcept { return n_saves_; }
+  /// Every run's times, run-major (empty when not set).
+  const std::vector<double>& times() const noexcept { return times_ ? *times_ : no_times(); }
+  bool empty() const noexcept { return times().empty(); }
+  /// The runs the times are given for (times().size() / n_saves; 0 when empty or n_saves is 0).
+  std::size_t n_runs() const noexcept { return n_saves_ == 0 ? 0 : times().size() / n_saves_; }
+
+ private:
+  static const std::vector<double>& no_times() {
+    static const std::vector<double> none;
+    return none;
+  }
+  std::size_t n_saves_ = 0;
+  std::shared_ptr<const std::vector<double>> times_;
+};
+
 /// Everything a solve needs besides the system and the batch.
 struct SolveOptions {
   double t0 = 0.0;
@@ -110,6 +137,11 @@ struct SolveOptions {
   /// Save the state at these times: strictly increasing, in [t0, t_end], shared by every run; not
   /// with save_every. Empty: no such list. Interpolated unless save_mode is land.
   std::vector<double> save_at;
+  /// Save each run at its own times: every run's n_saves times strictly increasing in [t0, t_end];
+  /// not with save_every or save_at. The batch must have save_at_per_run.n_runs() runs (a solve of
+  /// another size is refused by name). Interpolated unless save_mode is land (then each run's steps
+  /// land on its own times). Not in distributed (MPI) solves yet.
+  PerRunSaveTimes save_at_per_run;
   SaveMode save_mode = SaveMode::automatic;
   /// One spec per event function of the system, in its order. Empty for a system with events: a
   /// runtime model's own ([events]), a compiled-in system's each recorded once, in both directions
@@ -135,6 +167,11 @@ struct SolveOptions {
 
 /// Checks every field; throws InvalidInput naming the first bad one.
 void validate(const SolveOptions& options);
+/// Checks that the options fit a batch of n_runs runs (save_at_per_run gives one row per run); throws
+/// InvalidInput naming both sizes.
+void check_options_for_batch(const SolveOptions& options, std::size_t n_runs);
+/// Whether the solve's runs have save times of their own (save_at_per_run).
+inline bool saves_per_run(const SolveOptions& options) { return !options.save_at_per_run.empty(); }
 
 /// validate(), then the checks that depend on the solve's precision T (float or double): times, steps
 /// and tolerances as they are once rounded to T (a span, a save spacing or a tolerance that rounds
@@ -147,7 +184,7 @@ extern template void validate_for<double>(const SolveOptions&);
 /// The largest max_steps: per-run step counters (RunCounters) are 32-bit.
 inline constexpr std::uint64_t max_steps_limit = std::numeric_limits<std::uint32_t>::max();
 
-/// Number of saved points of a solve (0 when neither save_every nor save_at is set).
+/// Number of saved points of a solve (0 when none of save_every, save_at, save_at_per_run is set).
 std::size_t count_saves(const SolveOptions& options);
 
 /// The event records a solve keeps per run: its events, and the largest of their max.

@@ -5,7 +5,9 @@
 //   final_state()  n_runs x n_states             index r * n_states + s
 //   series()       n_runs x n_saves x n_states   index (r * n_saves + k) * n_states + s
 //   times()        n_saves                       t0 + k * save_every, or save_at
+//                  n_runs x n_saves              save_at_per_run (times_per_run(): index r * n_saves + k)
 //   statuses(), counters()  n_runs
+//   observables()  n_runs x n_saves x n_observables  index (r * n_saves + k) * n_observables + o
 //   events          n_runs x n_events x event_slots x (1 + n_states)   (time, then the state)
 //   event_counts    n_runs x n_events
 // Points a failed run never reached hold NaN in series(). statuses() and counters() are empty when
@@ -69,9 +71,11 @@ class SolveResult {
  public:
   SolveResult() = default;
   /// A result shaped for a solve; its large arrays come from `memory` when given (a Solver's pool).
+  /// `observable_names`: the system's observables (kernels/observables.hpp), kept at every save.
   /// Throws InvalidInput when an array's size does not fit in size_t, std::bad_alloc.
   SolveResult(std::size_t n_runs, std::size_t n_states, std::size_t n_saves, const SolveOptions& options,
-              const std::shared_ptr<ResultMemoryPool>& memory = nullptr)
+              const std::shared_ptr<ResultMemoryPool>& memory = nullptr,
+              std::vector<std::string> observable_names = {})
       : n_runs_(n_runs),
         n_states_(n_states),
         n_saves_(n_saves),
@@ -81,8 +85,18 @@ class SolveResult {
         status_(DefaultInitAllocator<Status>(memory)),
         counters_(DefaultInitAllocator<RunCounters>(memory)),
         events_(DefaultInitAllocator<T>(memory)),
-        event_counts_(DefaultInitAllocator<std::uint32_t>(memory)) {
-    // Every size before any allocation: an overflow is refused before memory is touched.
+        event_counts_(DefaultInitAllocator<std::uint32_t>(memory)),
+        observables_(DefaultInitAllocator<T>(memory)),
+        observable_names_(std::move(observable_names)) {
+    // Every size before any allocation: an overflow is refused before memory is touched, and each
+    // run's own save times must be the batch's (one row per run, n_saves each).
+    if (saves_per_run(options)) {
+      check_options_for_batch(options, n_runs);
+      if (options.save_at_per_run.n_saves() != n_saves) {
+        throw std::logic_error("SolveResult: " + std::to_string(n_saves) + " saves for per-run save times of " +
+                               std::to_string(options.save_at_per_run.n_saves()));
+      }
+    }
     const std::size_t final_values =
         checks::checked_mul(n_runs, n_states, "result final states (n_runs x n_states)");
     const std::size_t series_values =
@@ -90,8 +104,11 @@ class SolveResult {
     const EventShape shape = event_shape(options);
     const std::size_t event_values = checks::checked_product(
         {n_runs, shape.n_events, shape.slots, 1 + n_states}, "result events (n_runs x n_events x slots x (1 + n_states))");
+    const std::size_t observable_values = checks::checked_product(
+        {n_runs, n_saves, observable_names_.size()}, "result observables (n_runs x n_saves x n_observables)");
     final_state_.resize(final_values);
     series_.resize(series_values);
+    observables_.resize(observable_values);
     events_.resize(event_values);
     event_counts_.resize(n_runs * shape.n_events);
     event_slots_ = shape.slots;
@@ -100,10 +117,16 @@ class SolveResult {
       event_specs_.push_back(options.events[e]);
       event_specs_.back().name = event_names_.back();
     }
-    times_.resize(n_saves);
-    if (n_saves > 0 && !options.save_at.empty()) {
+    if (saves_per_run(options)) {  // the batch's own rows: one per run (checked above)
+      times_per_run_ = true;
+      const std::vector<double>& own = options.save_at_per_run.times();
+      times_.resize(own.size());
+      std::transform(own.begin(), own.end(), times_.begin(), [](double t) { return static_cast<T>(t); });
+    } else if (n_saves > 0 && !options.save_at.empty()) {
+      times_.resize(n_saves);
       for (std::size_t k = 0; k < n_saves; ++k) times_[k] = static_cast<T>(options.save_at[k]);
     } else if (n_saves > 0) {
+      times_.resize(n_saves);
       const RunSettings<T> settings = make_run_settings<T>(options);
       for (std::size_t k = 0; k < n_saves; ++k) times_[k] = save_time(settings, static_cast<std::uint32_t>(k));
     }
@@ -121,8 +144,19 @@ class SolveResult {
   /// Final value of state `s` of run `r`. Throws std::out_of_range.
   T final_state(std::size_t r, std::size_t s) const { return final_state_.at(index(r, s)); }
 
-  /// Save times (empty when neither save_every nor save_at was set); the plan's save_at points here.
+  /// Save times (empty when none was set): n_saves shared by every run, or n_runs x n_saves, run-major,
+  /// when each run has its own (times_per_run()). The plan's save times point here.
   const std::vector<T>& times() const noexcept { return times_; }
+  /// Whether each run has save times of its own (SolveOptions::save_at_per_run).
+  bool times_per_run() const noexcept { return times_per_run_; }
+  /// Time of save k of run r (the shared times' k-th, or run r's own). Throws std::out_of_range.
+  T time(std::size_t r, std::size_t k) const {
+    if (r >= n_runs_ || k >= n_saves_) {
+      throw std::out_of_range("time(" + std::to_string(r) + ", " + std::to_string(k) + ") outside " +
+                              std::to_string(n_runs_) + " runs x " + std::to_string(n_saves_) + " saves");
+    }
+    return times_[times_per_run_ ? r * n_saves_ + k : k];
+  }
   /// n_runs x n_saves x n_states, run-major.
   const ResultArray<T>& series() const noexcept { return series_; }
   /// State `s` of run `r` at save `k`. Throws std::out_of_range.
@@ -133,6 +167,26 @@ class SolveResult {
                               std::to_string(n_saves_) + " saves x " + std::to_string(n_states_) + " states");
     }
     return series_[(r * n_saves_ + k) * n_states_ + s];
+  }
+
+  /// The system's observables (kernels/observables.hpp), saved beside the state at every save.
+  std::size_t n_observables() const noexcept { return observable_names_.size(); }
+  const std::vector<std::string>& observable_names() const noexcept { return observable_names_; }
+  /// n_runs x n_saves x n_observables, run-major (empty without saves or observables).
+  const ResultArray<T>& observables() const noexcept { return observables_; }
+  /// Observable `o` of run `r` at save `k` (NaN where the run never got there). Throws std::out_of_range.
+  T observable_at(std::size_t r, std::size_t k, std::size_t o) const {
+    if (r >= n_runs_ || k >= n_saves_ || o >= n_observables()) {
+      throw std::out_of_range("observable_at(" + std::to_string(r) + ", " + std::to_string(k) + ", " +
+                              std::to_string(o) + ") outside " + std::to_string(n_runs_) + " runs x " +
+                              std::to_string(n_saves_) + " saves x " + std::to_string(n_observables()) +
+                              " observables");
+    }
+    return observables_[(r * n_saves_ + k) * n_observables() + o];
+  }
+  /// The index of the observable called `name`. Throws std::out_of_range naming those there are.
+  std::size_t observable_index(const std::string& name) const {
+    return index_of(observable_names_, name, "observable");
   }
 
   /// Status of run `r`. Throws std::logic_error when statuses were not selected, std::out_of_range.
@@ -170,14 +224,7 @@ class SolveResult {
   const std::vector<std::string>& event_names() const noexcept { return event_names_; }
   std::size_t event_slots() const noexcept { return event_slots_; }
   /// The index of the event called `name`. Throws std::out_of_range naming the events there are.
-  std::size_t event_index(const std::string& name) const {
-    for (std::size_t e = 0; e < event_names_.size(); ++e) {
-      if (event_names_[e] == name) return e;
-    }
-    std::string names;
-    for (const std::string& n : event_names_) names += (names.empty() ? "" : ", ") + n;
-    throw std::out_of_range("no event '" + name + "' (events: " + (names.empty() ? "none" : names) + ")");
-  }
+  std::size_t event_index(const std::string& name) const { return index_of(event_names_, name, "event"); }
   /// Crossings of event e that run r met: stored up to the event's max, counted past it (a count above
   /// max says later crossings were not stored). Throws std::out_of_range.
   std::uint32_t event_count(std::size_t r, std::size_t e) const {
@@ -245,11 +292,24 @@ class SolveResult {
                          events_.empty() ? nullptr : events_.data(),
                          event_counts_.empty() ? nullptr : event_counts_.data(),
                          n_events(),
-                         event_slots_};
+                         event_slots_,
+                         observables_.empty() ? nullptr : observables_.data(),
+                         observables_.empty() ? 0 : n_observables()};
   }
   void add_execution(ExecutionRecord record) { execution_.push_back(std::move(record)); }
 
  private:
+  /// The index of `name` in `names`; std::out_of_range "no <what> 'name' (<what>s: a, b)" otherwise.
+  static std::size_t index_of(const std::vector<std::string>& names, const std::string& name, const char* what) {
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == name) return i;
+    }
+    std::string listed;
+    for (const std::string& n : names) listed += (listed.empty() ? "" : ", ") + n;
+    throw std::out_of_range("no " + std::string(what) + " '" + name + "' (" + what + "s: " +
+                            (listed.empty() ? "none" : listed) + ")");
+  }
+
   void require_statuses() const {
     if (status_.empty() && n_runs_ > 0) {
       throw std::logic_error("statuses were not selected for this solve (SolveOptions.outputs.status)");
@@ -279,10 +339,13 @@ class SolveResult {
   Method method_ = Method::dopri5;
   ResultArray<T> final_state_, series_;
   std::vector<T> times_;
+  bool times_per_run_ = false;
   ResultArray<Status> status_;
   ResultArray<RunCounters> counters_;
   ResultArray<T> events_;
   ResultArray<std::uint32_t> event_counts_;
+  ResultArray<T> observables_;
+  std::vector<std::string> observable_names_;
   std::vector<std::string> event_names_;
   std::vector<EventSpec> event_specs_;
   std::size_t event_slots_ = 0;

@@ -10,7 +10,10 @@
 //   /final_state        (n_runs, n_states)           attribute state_names
 //   /series             (n_runs, n_saves, n_states)  only when a series was saved (save_every set);
 //                                                    attribute state_names; NaN where a run never got
-//   /t                  (n_saves)                    the save times, only with /series
+//   /t                  (n_saves) or (n_runs, n_saves)  the save times, only with /series (per run: each
+//                                                    run's own, SolveOptions::save_at_per_run)
+//   /observables        (n_runs, n_saves, n_obs)     a system's observables, only with /series; attribute
+//                                                    observable_names
 //   /status             (n_runs) int32               only when statuses were kept (outputs.status);
 //                                                    attribute status_names: the name of code k at k
 //                                                    ("success", "max_steps_reached", ...)

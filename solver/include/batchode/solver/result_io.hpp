@@ -122,7 +122,9 @@ void write_event_npy(const SolveResult<T>& r, std::size_t e, const std::string& 
 
 /// Writes `<prefix>_final.npy` (n_runs, n_states), `<prefix>_status.npy` (n_runs,) int32 when statuses
 /// were kept, when a series was saved `<prefix>_series.npy` (n_runs, n_saves, n_states) and
-/// `<prefix>_times.npy`, and each event's files (write_event_npy).
+/// `<prefix>_times.npy` ((n_saves,), or (n_runs, n_saves) when each run has its own) and, for a system
+/// with observables, `<prefix>_observables.npy` (n_runs, n_saves, n_observables); and each event's
+/// files (write_event_npy).
 /// Throws std::runtime_error naming the file and the OS error when one cannot be opened or written
 /// (errors that show only when the file is flushed or closed included).
 template <class T>
@@ -135,7 +137,15 @@ void write_npy(const SolveResult<T>& r, const std::string& prefix) {
   }
   if (r.n_saves() > 0) {
     detail::write_npy_array(prefix + "_series.npy", r.series().data(), {r.n_runs(), r.n_saves(), r.n_states()});
-    detail::write_npy_array(prefix + "_times.npy", r.times().data(), {r.n_saves()});
+    if (r.times_per_run()) {
+      detail::write_npy_array(prefix + "_times.npy", r.times().data(), {r.n_runs(), r.n_saves()});
+    } else {
+      detail::write_npy_array(prefix + "_times.npy", r.times().data(), {r.n_saves()});
+    }
+    if (r.n_observables() > 0) {
+      detail::write_npy_array(prefix + "_observables.npy", r.observables().data(),
+                              {r.n_runs(), r.n_saves(), r.n_observables()});
+    }
   }
   for (std::size_t e = 0; e < r.n_events(); ++e) write_event_npy(r, e, prefix);
 }
@@ -163,9 +173,9 @@ void write_events_csv(const SolveResult<T>& r, const std::string& path) {
   detail::finish_writing(out, path);
 }
 
-/// Writes one CSV row per run and saved time (run, t, status, y0, y1, ...); the final state alone
-/// (t = t_end) when no series was saved. Throws std::runtime_error naming the file and the OS error
-/// when it cannot be opened or written (errors that show only when it is flushed or closed included).
+/// Writes one CSV row per run and saved time (run, t, status, y0, y1, ..., then the observables by name);
+/// the final state alone (t = t_end) when no series was saved. Throws std::runtime_error naming the file
+/// and the OS error when it cannot be opened or written (errors that show only when flushed or closed too).
 template <class T>
 void write_csv(const SolveResult<T>& r, const std::string& path, double t_end) {
   std::ofstream out;
@@ -173,6 +183,9 @@ void write_csv(const SolveResult<T>& r, const std::string& path, double t_end) {
   out.precision(std::is_same_v<T, float> ? 9 : 17);
   out << "run,t,status";
   for (std::size_t s = 0; s < r.n_states(); ++s) out << ",y" << s;
+  if (r.n_saves() > 0) {
+    for (const std::string& name : r.observable_names()) out << ',' << name;
+  }
   out << '\n';
   for (std::size_t i = 0; i < r.n_runs(); ++i) {
     const std::string status = r.statuses().empty() ? "-" : to_string(r.status(i));
@@ -183,8 +196,9 @@ void write_csv(const SolveResult<T>& r, const std::string& path, double t_end) {
       continue;
     }
     for (std::size_t k = 0; k < r.n_saves(); ++k) {
-      out << i << ',' << r.times()[k] << ',' << status;
+      out << i << ',' << r.time(i, k) << ',' << status;
       for (std::size_t s = 0; s < r.n_states(); ++s) out << ',' << r.state_at(i, k, s);
+      for (std::size_t o = 0; o < r.n_observables(); ++o) out << ',' << r.observable_at(i, k, o);
       out << '\n';
     }
   }

@@ -15,12 +15,14 @@
 
 namespace batchode {
 
-/// Builds the plan of a validated SolveOptions for precision T. `save_times`: o.save_at in T (the
-/// result's times(), SolveResult), which the plan points to; needed when save_at is set.
+/// Builds the plan of a validated SolveOptions for precision T. `save_times`: o.save_at, or the whole
+/// batch's o.save_at_per_run, in T (the result's times(), SolveResult), which the plan points to;
+/// needed when either is set.
 template <class T>
 RunSettings<T> make_run_settings(const SolveOptions& o, const T* save_times = nullptr) {
-  if (!o.save_at.empty() && save_times == nullptr) {
-    throw std::logic_error("make_run_settings: SolveOptions.save_at is set but its times in T were not given");
+  const bool listed = !o.save_at.empty() || saves_per_run(o);
+  if (listed && save_times == nullptr) {
+    throw std::logic_error("make_run_settings: SolveOptions.save_at(_per_run) is set but its times in T were not given");
   }
   RunSettings<T> plan;
   plan.t0 = static_cast<T>(o.t0);
@@ -28,7 +30,8 @@ RunSettings<T> make_run_settings(const SolveOptions& o, const T* save_times = nu
   plan.dt = o.dt ? static_cast<T>(*o.dt) : T(0);
   plan.save_every = o.save_every ? static_cast<T>(*o.save_every) : T(0);
   plan.n_saves = static_cast<std::uint32_t>(count_saves(o));
-  plan.save_times = o.save_at.empty() ? nullptr : save_times;
+  plan.save_times = listed ? save_times : nullptr;
+  plan.save_times_per_run = saves_per_run(o) ? 1u : 0u;
   plan.interpolate_saves = interpolates_saves(o) ? 1u : 0u;
   plan.rtol = static_cast<T>(o.rtol);
   plan.atol = static_cast<T>(o.atol);

@@ -58,6 +58,10 @@ class RuntimeModel {
   std::size_t n_events() const noexcept { return n_events_; }
   /// The model's events as a solve's default SolveOptions::events (names, directions, actions, max).
   std::vector<EventSpec> event_specs() const;
+  /// The model's observables (its `observables` list of auxiliaries; kernels/observables.hpp), saved
+  /// beside the state at every save.
+  std::size_t n_observables() const noexcept;
+  std::vector<std::string> observable_names() const;
   const models::Model& model() const noexcept;
   std::vector<std::string> state_names() const;
   std::vector<std::string> parameter_names() const;

@@ -113,6 +113,8 @@ class Solver {
   }
 
   const SolveOptions& options() const noexcept { return options_; }
+  /// The system's observables (kernels/observables.hpp), saved beside the state at every save.
+  std::vector<std::string> observable_names() const { return detail::observable_names_of(system_); }
 
   /// Where this Solver's solves ran: one event per part, per-backend statistics, summary.
   const ExecutionTelemetry& telemetry() const noexcept { return telemetry_; }
@@ -129,6 +131,7 @@ class Solver {
   /// Backend::gpu cannot run.
   double predict_ms(const T* y0, const T* params, std::size_t runs) {
     detail::check_batch_pointers(y0, params, runs, n_states(), n_params());
+    check_options_for_batch(options_, runs);
     detail::VerbosityScope verbosity(*logger_, options_.verbosity);
     const detail::SolveContext<System, T> ctx{system_, options_, *logger_, *cpu_workers_, *result_memory_, gpus_};
     calibrator_.begin_solve();
@@ -149,6 +152,7 @@ class Solver {
   /// Pointer form: y0 holds n_runs x n_states values, params n_runs x n_params (may be null if 0).
   SolveResult<T> solve(const T* y0, const T* params, std::size_t runs) {
     detail::check_batch_pointers(y0, params, runs, n_states(), n_params());
+    check_options_for_batch(options_, runs);
     detail::VerbosityScope verbosity(*logger_, options_.verbosity);
     ScopedTimer timer(*logger_, events::solver_solve_execution);
     timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(runs));
@@ -156,7 +160,8 @@ class Solver {
     const std::size_t saves = count_saves(options_);
     // Before any work (planning may calibrate): a batch whose outputs cannot fit is refused.
     detail::check_result_fits(
-        runs, arrays::run_footprint(n_states(), n_params(), saves, sizeof(T), options_.outputs, event_shape(options_))
+        runs, arrays::run_footprint(n_states(), n_params(), saves, sizeof(T), options_.outputs, event_shape(options_),
+                                    saves_per_run(options_), detail::observable_names_of(system_).size())
                   .result_bytes_per_run);
     const detail::SolveContext<System, T> ctx{system_, options_, *logger_, *cpu_workers_, *result_memory_, gpus_};
     telemetry_.begin_solve();
@@ -169,7 +174,7 @@ class Solver {
     std::optional<SolveResult<T>> allocated;
     {
       ScopedTimer allocation(*logger_, events::result_allocation);
-      allocated.emplace(runs, n_states(), saves, options_, result_memory_);
+      allocated.emplace(runs, n_states(), saves, options_, result_memory_, detail::observable_names_of(system_));
     }
     SolveResult<T>& result = *allocated;
     const bool may_fall_back =

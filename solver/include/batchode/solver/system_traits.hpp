@@ -15,6 +15,7 @@
 #include "batchode/backends/cpu/cpu_backend.hpp"
 #include "batchode/kernels/events.hpp"
 #include "batchode/kernels/method.hpp"
+#include "batchode/kernels/observables.hpp"
 #include "batchode/kernels/run_settings.hpp"
 #include "batchode/kernels/system.hpp"
 #include "batchode/solver/options.hpp"
@@ -59,6 +60,32 @@ std::size_t n_events_of(const System& system) {
   } else {
     (void)system;
     return n_events_v<System>;
+  }
+}
+
+template <class S, class = void>
+struct names_observables : std::false_type {};
+template <class S>
+struct names_observables<S, std::void_t<decltype(S::observable_names[0])>> : std::true_type {};
+
+/// The names of the system's observables (kernels/observables.hpp), which a result keeps beside their
+/// values: a runtime model's (its `observables` list); a compiled-in system's static
+/// `observable_names` (an array of n_observables strings) when it has one, else "observable<o>".
+template <class System>
+std::vector<std::string> observable_names_of(const System& system) {
+  if constexpr (is_runtime_model_v<System>) {
+    return system.observable_names();
+  } else {
+    (void)system;
+    std::vector<std::string> names(n_observables_v<System>);
+    for (std::size_t o = 0; o < names.size(); ++o) {  // (names.size(): no comparison with a constant 0)
+      if constexpr (names_observables<System>::value) {
+        names[o] = System::observable_names[o];
+      } else {
+        names[o] = "observable" + std::to_string(o);
+      }
+    }
+    return names;
   }
 }
 

@@ -24,6 +24,7 @@
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/kernels/run_integrator.hpp"
 #include "batchode/kernels/method_registry.hpp"
+#include "batchode/kernels/observables.hpp"
 #include "batchode/timing/events.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
@@ -117,6 +118,10 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
   // A system with events writes its records: the result must have room for them (Solver sees to it).
   if (n_events_v<System> > 0 && (result.events == nullptr || result.n_events != n_events_v<System>)) {
     throw std::logic_error("integrate_batch: the system has event functions but the result holds no event records");
+  }
+  if (n_observables_v<System> > 0 && result.n_saves > 0 &&
+      (result.observables == nullptr || result.n_observables != n_observables_v<System>)) {
+    throw std::logic_error("integrate_batch: the system has observables but the result holds no room for them");
   }
   tableau::dispatch(method, [&](auto tag) {
     using Tab = typename decltype(tag)::type;

@@ -17,6 +17,7 @@
 #include "batchode/backends/cpu/rosenbrock4_stepper.hpp"
 #include "batchode/kernels/dense_form.hpp"
 #include "batchode/kernels/jacobian.hpp"
+#include "batchode/kernels/observables.hpp"
 #include "batchode/kernels/rk_stepper.hpp"
 #include "batchode/kernels/rosenbrock_stepper.hpp"
 #include "batchode/kernels/run_integrator.hpp"
@@ -35,6 +36,14 @@ struct SeriesSink {
   void mark_unsaved(std::uint32_t k) {
     std::fill(out + k * n_states, out + (k + 1) * n_states, std::numeric_limits<T>::quiet_NaN());
   }
+};
+
+/// Where observable o of save k of one run goes in the result's run-major rows (this run's n_saves x
+/// n_observables block).
+template <class T, std::size_t O>
+struct ObservableRow {
+  T* row;
+  T& at(std::uint32_t k, std::size_t o) const { return row[std::size_t{k} * O + o]; }
 };
 
 /// A sink (SeriesSink or NoSeries) that also keeps one run's events in the result's run-major rows
@@ -102,6 +111,9 @@ void integrate_run_range(const System& sys, const T* y0, const T* params, std::s
     for (std::size_t s = 0; s < N; ++s) y[s] = y0[r * N + s];
     const T* p = P > 0 ? params + r * P : nullptr;
     RunCounters counters{};
+    // Per-run save times: this run's row of the batch's.
+    const RunSettings<T> run_plan =
+        plan.save_times_per_run != 0 ? for_run(plan, plan.save_times + r * std::size_t{plan.n_saves}, 1) : plan;
     // With events, the series sink (or none) wrapped in this run's event rows.
     auto run = [&](auto series) {
       constexpr std::size_t E = n_events_v<System>;
@@ -109,13 +121,23 @@ void integrate_run_range(const System& sys, const T* y0, const T* params, std::s
         const std::size_t width = E * std::size_t{plan.event_slots} * (N + 1);
         EventSink<decltype(series), T, N, E> sink{series, result.events + r * width, result.event_counts + r * E,
                                                   plan.event_slots};
-        return integrate_run(stepper, sys, y, p, plan, sink, counters);
+        return integrate_run(stepper, sys, y, p, run_plan, sink, counters);
       } else {
-        return integrate_run(stepper, sys, y, p, plan, series, counters);
+        return integrate_run(stepper, sys, y, p, run_plan, series, counters);
       }
     };
-    const Status status =
-        plan.n_saves > 0 ? run(SeriesSink<T>{result.series + r * plan.n_saves * N, N}) : run(NoSeries{});
+    // With observables, the series sink also saves them into this run's rows.
+    auto saving = [&] {
+      const SeriesSink<T> series{result.series + r * plan.n_saves * N, N};
+      constexpr std::size_t O = n_observables_v<System>;
+      if constexpr (O > 0) {
+        using Sink = ObservableSink<SeriesSink<T>, System, T, ObservableRow<T, O>>;
+        return run(Sink{series, &sys, p, {result.observables + r * plan.n_saves * O}});
+      } else {
+        return run(series);
+      }
+    };
+    const Status status = plan.n_saves > 0 ? saving() : run(NoSeries{});
     for (std::size_t s = 0; s < N; ++s) result.final_state[r * N + s] = y[s];
     if (Status* out = result.status) out[r] = status;
     if (RunCounters* out = result.counters) out[r] = counters;

@@ -14,7 +14,7 @@
 namespace batchode::cpu {
 
 /// Bumped whenever RangeCall, RuntimeAbi or the meaning of the entry points change.
-inline constexpr std::uint32_t runtime_abi_version = 2;
+inline constexpr std::uint32_t runtime_abi_version = 3;  // 3: per-run save times, observables
 
 /// Names of the entry points in the shared object.
 inline constexpr const char* runtime_abi_symbol = "batchode_runtime_abi";
@@ -37,7 +37,7 @@ struct RuntimeAbi {
   std::uint32_t version;
   std::uint32_t value_bytes;  ///< sizeof(T): 4 or 8
   std::uint32_t method;       ///< static_cast of batchode::Method
-  std::uint32_t n_states, n_params, n_events;
+  std::uint32_t n_states, n_params, n_events, n_observables;
   std::uint32_t settings_bytes, view_bytes, call_bytes, status_bytes, counters_bytes;
 };
 
@@ -50,13 +50,14 @@ using RangeFunction = int (*)(const RangeCall<T>* call);
 /// The sizes this side of the boundary expects for precision T.
 template <class T>
 RuntimeAbi expected_runtime_abi(std::uint32_t method, std::uint32_t n_states, std::uint32_t n_params,
-                                std::uint32_t n_events) {
+                                std::uint32_t n_events, std::uint32_t n_observables) {
   return RuntimeAbi{runtime_abi_version,
                     static_cast<std::uint32_t>(sizeof(T)),
                     method,
                     n_states,
                     n_params,
                     n_events,
+                    n_observables,
                     static_cast<std::uint32_t>(sizeof(RunSettings<T>)),
                     static_cast<std::uint32_t>(sizeof(ResultView<T>)),
                     static_cast<std::uint32_t>(sizeof(RangeCall<T>)),

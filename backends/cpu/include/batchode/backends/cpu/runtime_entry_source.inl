@@ -39,7 +39,7 @@ inline void report(const RangeCall<Value>* call, const char* message) {
 extern "C" __attribute__((visibility("default"))) void batchode_runtime_abi(batchode::cpu::RuntimeAbi* abi) {
   using namespace batchode::cpu::entry;
   *abi = batchode::cpu::expected_runtime_abi<Value>(BATCHODE_ENTRY_METHOD, System::n_states, System::n_params,
-                                                    batchode::n_events_v<System>);
+                                                    batchode::n_events_v<System>, batchode::n_observables_v<System>);
 }
 
 extern "C" __attribute__((visibility("default"))) int batchode_integrate_range(

@@ -90,17 +90,24 @@ class ChunkPipeline {
            Launch&& launch, LaunchOrder&& launch_order) {
     gpu::set_device(request.device);
     const std::size_t saves = result.n_saves;
+    // Each run's own save times (save_at_per_run) go with the chunk's inputs; shared ones once.
+    const bool per_run_times = run_plan.save_times_per_run != 0 && saves > 0;
+    // Observables (systems with them) are saved beside the state: the result is shaped for them.
+    const std::size_t observables = saves > 0 ? result.n_observables : 0;
     {
       ScopedTimer timer(log, events::chunk_planning);
       std::size_t free_bytes = 0, total_bytes = 0;
       gpu::memory_info(request.device, free_bytes, total_bytes);
       // Buffers this pipeline already holds are reused, so they count as free for the new plan.
       free_bytes += inputs_.device_bytes() + outputs_.device_bytes() + save_times_.bytes();
-      // The save times' copy (save_at) comes out of the same memory, before any chunk.
-      const std::size_t times_bytes = run_plan.save_times != nullptr ? std::size_t{run_plan.n_saves} * sizeof(T) : 0;
+      // The shared save times' copy (save_at) comes out of the same memory, before any chunk.
+      const std::size_t times_bytes =
+          run_plan.save_times != nullptr && !per_run_times ? std::size_t{run_plan.n_saves} * sizeof(T) : 0;
       free_bytes -= std::min(free_bytes, times_bytes);
+      // Each chunk's runs' own save times (per_run_times) are staged and uploaded with its inputs.
       arrays::RunFootprint footprint =
-          arrays::run_footprint(n_states, n_params, saves, sizeof(T), request.outputs, request.events);
+          arrays::run_footprint(n_states, n_params, saves, sizeof(T), request.outputs, request.events, per_run_times,
+                                observables);
       if (request.order_runs) {  // each chunk's run order, on the device
         footprint.device_bytes_per_run += sizeof(std::uint32_t);
       }
@@ -119,9 +126,11 @@ class ChunkPipeline {
     }
     {
       ScopedTimer timer(log, events::gpu_buffer_allocation);
-      const bool inputs_grew = inputs_.prepare(plan_, n_states, n_params, request.order_runs);
+      const bool inputs_grew =
+          inputs_.prepare(plan_, n_states, n_params, request.order_runs, per_run_times ? saves : 0);
       const bool outputs_grew =
-          outputs_.prepare(plan_, n_states, saves, request.outputs.status, request.outputs.counters, request.events);
+          outputs_.prepare(plan_, n_states, saves, request.outputs.status, request.outputs.counters, request.events,
+                           observables);
       last_run_grew_ = inputs_grew || outputs_grew;
       while (streams_.size() < plan_.slots) streams_.emplace_back();
       timer.add_metadata("grew", std::int64_t{last_run_grew_ ? 1 : 0});
@@ -134,8 +143,13 @@ class ChunkPipeline {
     const bool save_series = saves > 0;
     load(save_series, log);
     RunSettings<T> plan = run_plan;
-    if (plan.save_times != nullptr) plan.save_times = upload_save_times(run_plan, log);
-    const double phase_sum_ms = run_chunks(save_series, n_states, n_params, request, plan, y0, params, result,
+    if (per_run_times) {
+      plan.save_times = nullptr;  // the kernel reads each run's from the chunk's inputs
+    } else if (plan.save_times != nullptr) {
+      plan.save_times = upload_save_times(run_plan, log);
+    }
+    const double phase_sum_ms = run_chunks(save_series, n_states, n_params, request, plan, y0, params,
+                                           per_run_times ? run_plan.save_times : nullptr, result,
                                            log, first_run, launch, launch_order);
     // Transfers and kernels overlap when this sum exceeds the run's wall time.
     if (log.enabled()) timer.add_metadata("gpu_phase_sum_ms", phase_sum_ms);
@@ -156,8 +170,8 @@ class ChunkPipeline {
   template <class Launch, class LaunchOrder>
   double run_chunks(bool save_series, std::size_t n_states, std::size_t n_params,
                     const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0,
-                    const T* params, const ResultView<T>& result, TimeLogger& log, std::size_t first_run,
-                    Launch& launch, LaunchOrder& launch_order) {
+                    const T* params, const T* save_times, const ResultView<T>& result, TimeLogger& log,
+                    std::size_t first_run, Launch& launch, LaunchOrder& launch_order) {
     const bool timed = log.enabled();
     std::vector<GpuTime> phases;  // every phase's GPU time, summed once the streams are idle
     const arrays::RunOrderPlan order_plan =
@@ -227,6 +241,9 @@ class ChunkPipeline {
             throw non_finite_input(bad->in_params ? "parameter" : "initial value", bad->run, bad->index,
                                    bad->value);
           }
+          if (save_times != nullptr) {
+            inputs_.stage_save_times(slot, save_times, first, count, &workers_);
+          }
         }
         auto transfer = [&](const char* label, auto&& enqueue) {
           if (!timed) {
@@ -251,6 +268,9 @@ class ChunkPipeline {
         if (n_params > 0) {
           transfer(events::h2d_transfer_parameters,
                    [&] { return inputs_.upload_parameters(slot, count, stream); });
+        }
+        if (save_times != nullptr) {
+          transfer(events::h2d_transfer_save_times, [&] { return inputs_.upload_save_times(slot, count, stream); });
         }
         // A chunk of one or two warps has nothing to reorder.
         if (order_plan.order && count > 2 * warp_runs) {
@@ -283,6 +303,10 @@ class ChunkPipeline {
                  [&] { return outputs_.download_state(slot, count, stream, state_dst); });
         if (save_series) {
           transfer(events::d2h_transfer_state, [&] { return outputs_.download_series(slot, count, stream); });
+        }
+        if (outputs_.n_observables() > 0) {
+          transfer(events::d2h_transfer_observables,
+                   [&] { return outputs_.download_observables(slot, count, stream); });
         }
         if (request.outputs.status) {
           Status* status_dst = pinned(result.status + first, count * sizeof(Status)) ? result.status + first : nullptr;

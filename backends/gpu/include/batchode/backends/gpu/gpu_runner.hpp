@@ -20,6 +20,7 @@
 #include "batchode/kernels/batch_kernel.hpp"
 #include "batchode/kernels/device_views.hpp"
 #include "batchode/kernels/method_registry.hpp"
+#include "batchode/kernels/observables.hpp"
 #include "batchode/kernels/run_order_kernels.hpp"
 #include "batchode/kernels/run_settings.hpp"
 #include "batchode/timing/events.hpp"
@@ -53,6 +54,10 @@ class GpuRunner {
     if (n_events_v<System> > 0 && (request.events.n_events != n_events_v<System> || result.events == nullptr)) {
       throw std::logic_error("GpuRunner::run: the system has event functions but the request or the result "
                              "holds no event records");
+    }
+    if (n_observables_v<System> > 0 && result.n_saves > 0 &&
+        (result.observables == nullptr || result.n_observables != n_observables_v<System>)) {
+      throw std::logic_error("GpuRunner::run: the system has observables but the result holds no room for them");
     }
     auto launch_order = [](gpu::stream_t stream, const kernels::RunOrderJob<T>& job) {
       kernels::run_order_segments<T><<<kernels::run_order_blocks(job.in.stride), kernels::run_order_block, 0,
