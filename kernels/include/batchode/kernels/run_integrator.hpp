@@ -122,8 +122,9 @@ struct evaluations_from_steps<
 
 /// Save time k, or +infinity past the last: what the interpolating loops read for the point after the
 /// one they store, before storing it. A store may alias the times as far as the compiler can tell, so
-/// a load after it waits for it: with each run's own times (in memory, not in cache) every point
-/// would pay a load's latency (1.8x the shared list's kernel time at 1001 points, float32).
+/// a load after it would wait for it, and with each run's own times (in memory, not in cache) every
+/// point would pay a whole load's latency. Each run's own times still cost more than a shared list
+/// (benchmarks/RESULTS.md: 1.6x its kernel time at 1001 points per run, float32, H100).
 template <class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T next_save_time(const RunSettings<T>& plan, port::uint32_t k) {
   return k < plan.n_saves ? save_time(plan, k) : port::numeric_limits<T>::infinity();
