@@ -250,7 +250,7 @@ struct ArrayBytes {
 
 template <class T>
 std::vector<ArrayBytes> arrays_of(const SolveResult<T>& r, std::size_t n_states, std::size_t n_saves,
-                                  const SolveOptions& options) {
+                                  const SolveOptions& options, std::size_t n_observables) {
   std::vector<ArrayBytes> a;
   a.push_back({reinterpret_cast<const char*>(r.final_state().data()), n_states * sizeof(T)});
   if (n_saves > 0) a.push_back({reinterpret_cast<const char*>(r.series().data()), n_saves * n_states * sizeof(T)});
@@ -258,25 +258,32 @@ std::vector<ArrayBytes> arrays_of(const SolveResult<T>& r, std::size_t n_states,
   if (options.outputs.counters) {
     a.push_back({reinterpret_cast<const char*>(r.counters().data()), sizeof(RunCounters)});
   }
+  // Observables: the count every process agreed on (the system's), not the result's own, so that the
+  // processes' lists are the same whatever their results hold (a result of no runs holds none).
+  if (n_saves > 0 && n_observables > 0) {
+    if (r.n_runs() > 0 && r.n_observables() != n_observables) {
+      throw std::logic_error(fmt::format("distributed solve: a result holds {} observables, the system has {}",
+                                         r.n_observables(), n_observables));
+    }
+    a.push_back({reinterpret_cast<const char*>(r.observables().data()), n_saves * n_observables * sizeof(T)});
+  }
   // Event records and counts (gathered; the file written in rows takes each event's columns apart:
-  // event_pieces).
+  // event_pieces), last: the rows above are offsets_in_order's.
   if (const EventShape shape = event_shape(options); shape.n_events > 0) {
     a.push_back({reinterpret_cast<const char*>(r.events().data()), shape.n_events * shape.slots * (n_states + 1) * sizeof(T)});
     a.push_back({reinterpret_cast<const char*>(r.event_counts().data()), shape.n_events * sizeof(std::uint32_t)});
-  }
-  // Observables (gathered only: the file written in rows refuses them, see the agreement).
-  if (n_saves > 0 && r.n_observables() > 0) {
-    a.push_back({reinterpret_cast<const char*>(r.observables().data()), n_saves * r.n_observables() * sizeof(T)});
   }
   return a;
 }
 
 /// Where each per-run array starts in the file, in arrays_of's order.
-std::vector<std::uint64_t> offsets_in_order(const H5RowOffsets& o, std::size_t n_saves, const SolveOptions& options) {
+std::vector<std::uint64_t> offsets_in_order(const H5RowOffsets& o, std::size_t n_saves, const SolveOptions& options,
+                                            std::size_t n_observables) {
   std::vector<std::uint64_t> at{o.final_state.value_or(0)};
   if (n_saves > 0) at.push_back(o.series.value_or(0));
   if (options.outputs.status) at.push_back(o.status.value_or(0));
   if (options.outputs.counters) at.push_back(o.counters.value_or(0));
+  if (n_saves > 0 && n_observables > 0) at.push_back(o.observables.value_or(0));
   return at;
 }
 
@@ -326,6 +333,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
   const std::string host = host_name();
   const std::size_t n_states = local.n_states, n_params = local.n_params;
   const std::size_t n_saves = count_saves(options);
+  const std::size_t n_observables = local.observable_names.size();  // the system's (agreed below)
   DistributedResult<T> out;
   std::vector<std::string> hosts;
   std::size_t runs = 0;
@@ -342,10 +350,6 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
           throw InvalidInput(fmt::format("DistributedOptions.root {} is not a rank of {} processes", how.root, size));
         }
         validate_for<T>(options);
-        if (!how.h5_path.empty() && n_saves > 0 && !local.observable_names.empty()) {
-          throw InvalidInput("a distributed (MPI) solve writing one .h5 in rows does not write observables yet: "
-                             "gather the result (no h5 path) and write it on the root");
-        }
         if (saves_per_run(options)) {
           throw InvalidInput("a distributed (MPI) solve does not take per-run save times (SolveOptions."
                              "save_at_per_run) yet: give times shared by every run (save_at), or solve on one process");
@@ -366,10 +370,10 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
                                             workers);
         std::uint64_t hash = hash_inputs(workers, batch.y0, batch.y0_values * sizeof(T), 14695981039346656037ull);
         if (batch.params != nullptr) hash = hash_inputs(workers, batch.params, batch.param_values * sizeof(T), hash);
-        fingerprint = fmt::format("{} runs x {} states x {} parameters in {}, inputs {:016x}; {}; results {} (root {})",
-                                  runs, n_states, n_params, sizeof(T) == 4 ? "float32" : "float64", hash,
-                                  options_text(options), how.h5_path.empty() ? "gathered" : "to " + how.h5_path,
-                                  how.root);
+        fingerprint = fmt::format(
+            "{} runs x {} states x {} parameters in {}, inputs {:016x}; {}; observables [{}]; results {} (root {})", runs,
+            n_states, n_params, sizeof(T) == 4 ? "float32" : "float64", hash, options_text(options),
+            fmt::join(local.observable_names, ", "), how.h5_path.empty() ? "gathered" : "to " + how.h5_path, how.root);
         if (how.h5_path.empty() && rank == how.root) {  // the root will hold every run: can it?
           batchode::detail::check_result_fits(
               runs, arrays::run_footprint(n_states, n_params, n_saves, sizeof(T), options.outputs, event_shape(options),
@@ -529,34 +533,35 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
         std::string error;
         if (rank == how.root) {
           error = capture([&] {
-            offsets = write_h5_layout<T>(runs, n_states, out.execution, how.h5_path, options, how.h5_meta);
+            offsets = write_h5_layout<T>(runs, n_states, out.execution, how.h5_path, options, how.h5_meta,
+                                       local.observable_names);
           });
         }
         const std::vector<std::string> layout = c.allgather(
             rank != how.root || !error.empty()
                 ? error
-                : fmt::format("{} {} {} {} {} {} {}", offsets.final_state.value_or(0), offsets.series.value_or(0),
+                : fmt::format("{} {} {} {} {} {} {} {}", offsets.final_state.value_or(0), offsets.series.value_or(0),
                               offsets.status.value_or(0), offsets.counters.value_or(0),
-                              fmt::join(offsets.event_t, " "), fmt::join(offsets.event_state, " "),
+                              offsets.observables.value_or(0), fmt::join(offsets.event_t, " "), fmt::join(offsets.event_state, " "),
                               fmt::join(offsets.event_count, " ")));
         if (!layout[how.root].empty() && !std::isdigit(static_cast<unsigned char>(layout[how.root][0]))) {
           throw_first({layout[how.root]}, {hosts[how.root]});
         }
         {
           std::istringstream in(layout[how.root]);
-          std::uint64_t f = 0, s = 0, st = 0, k = 0;
-          in >> f >> s >> st >> k;
-          offsets = H5RowOffsets{f, s, st, k, {}, {}, {}};
+          std::uint64_t f = 0, s = 0, st = 0, k = 0, o = 0;
+          in >> f >> s >> st >> k >> o;
+          offsets = H5RowOffsets{f, s, st, k, o, {}, {}, {}};
           for (std::vector<std::uint64_t>* column : {&offsets.event_t, &offsets.event_state, &offsets.event_count}) {
             column->resize(options.events.size());
             for (std::uint64_t& at_event : *column) in >> at_event;
           }
         }
-        const std::vector<std::uint64_t> at = offsets_in_order(offsets, n_saves, options);
+        const std::vector<std::uint64_t> at = offsets_in_order(offsets, n_saves, options, n_observables);
         std::vector<FilePiece> pieces;
         std::deque<std::vector<char>> event_columns;  // each event's columns of a range, until written
         auto add = [&](const SolveResult<T>& r, RunRange range) {
-          const std::vector<ArrayBytes> arrays = arrays_of(r, n_states, n_saves, options);
+          const std::vector<ArrayBytes> arrays = arrays_of(r, n_states, n_saves, options, n_observables);
           const std::size_t row_arrays = at.size();  // the events' records go by their own columns below
           for (std::size_t a = 0; a < row_arrays; ++a) {
             pieces.push_back({at[a] + range.first_run * arrays[a].bytes_per_run, arrays[a].data,
@@ -606,9 +611,9 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
           all_runs = or_abort(c, "no memory for the gathered result",
                               [&] { return SolveResult<T>(runs, n_states, n_saves, options, nullptr, local.observable_names); });
         }
-        const std::vector<ArrayBytes> mine_arrays = arrays_of(own, n_states, n_saves, options);
+        const std::vector<ArrayBytes> mine_arrays = arrays_of(own, n_states, n_saves, options, n_observables);
         const std::vector<ArrayBytes> into =
-            root ? arrays_of(all_runs, n_states, n_saves, options) : std::vector<ArrayBytes>{};
+            root ? arrays_of(all_runs, n_states, n_saves, options, n_observables) : std::vector<ArrayBytes>{};
         for (std::size_t a = 0; a < mine_arrays.size(); ++a) {
           std::vector<std::uint64_t> counts;
           for (int r = 0; r < size; ++r) counts.push_back(shares[r].runs * mine_arrays[a].bytes_per_run);
@@ -628,7 +633,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
             const std::vector<char> send = or_abort(c, "no memory to send the runs taken over", [&] {
               std::vector<char> bytes;
               for (const auto& [piece, r] : taken) {
-                const ArrayBytes part = arrays_of(r, n_states, n_saves, options)[a];
+                const ArrayBytes part = arrays_of(r, n_states, n_saves, options, n_observables)[a];
                 bytes.insert(bytes.end(), part.data, part.data + piece.runs * row);
               }
               return bytes;

@@ -342,7 +342,8 @@ struct Content {
   const T* series = nullptr;
   const std::vector<T>* times = nullptr;
   bool times_per_run = false;  ///< times holds n_runs x n_saves (each run's own), not n_saves
-  /// The observables (n_runs x n_saves x names), when the system has some and a series was saved.
+  /// The observables (n_runs x n_saves x names), when the system has some and a series was saved;
+  /// names without values: reserved for the caller (write_h5_layout).
   const T* observables = nullptr;
   const std::vector<std::string>* observable_names = nullptr;
   bool has_status = false, has_counters = false;
@@ -364,7 +365,7 @@ Content<T> content_of(const SolveResult<T>& r, const SolveOptions& options) {
   c.series = r.series().data();
   c.times = &r.times();
   c.times_per_run = r.times_per_run();
-  if (r.n_saves() > 0 && r.n_observables() > 0) {
+  if (r.n_saves() > 0 && r.n_observables() > 0) {  // (a result of no runs: an empty dataset)
     c.observables = r.observables().data();
     c.observable_names = &r.observable_names();
   }
@@ -406,7 +407,7 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
     } else {
       w.dataset(root, "t", r.times->data(), {n_saves});
     }
-    if (r.observables != nullptr) {
+    if (r.observable_names != nullptr) {
       const hsize_t n_observables = r.observable_names->size();
       const Handle observables = w.dataset(root, "observables", r.observables, {n_runs, n_saves, n_observables});
       w.attribute(observables.get(), "observable_names", *r.observable_names);
@@ -517,6 +518,9 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
   if (n_runs > 0) {
     offsets.final_state = w.offset_of("final_state");
     if (n_saves > 0) offsets.series = w.offset_of("series");
+    if (n_saves > 0 && r.observable_names != nullptr && !r.observable_names->empty()) {
+      offsets.observables = w.offset_of("observables");
+    }
     if (r.has_status) offsets.status = w.offset_of("status");
     if (r.has_counters) offsets.counters = w.offset_of("counters");
     offsets.event_t = event_offsets[0];
@@ -548,7 +552,7 @@ H5RowOffsets write_checked(const Content<T>& c, const std::string& path, const S
   const std::uint64_t values = checks::checked_mul(runs, states, "n_runs x n_states") +
                                checks::checked_product({runs, c.n_saves, states}, "n_runs x n_saves x n_states") +
                                (c.times != nullptr ? c.times->size() : 0) + meta.y0.size() + meta.parameters.size() +
-                               (c.observables != nullptr ? runs * c.n_saves * c.observable_names->size() : 0);
+                               (c.observable_names != nullptr ? runs * c.n_saves * c.observable_names->size() : 0);
   const std::uint64_t event_bytes =
       c.events == nullptr ? 0
                           : runs * c.events->n_events() * (c.events->event_slots() * (states + 1) * sizeof(T) +
@@ -576,7 +580,8 @@ void write_h5(const SolveResult<T>& r, const std::string& path, const SolveOptio
 
 template <class T>
 H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std::vector<ExecutionRecord>& execution,
-                             const std::string& path, const SolveOptions& options, const H5Metadata& meta) {
+                             const std::string& path, const SolveOptions& options, const H5Metadata& meta,
+                             const std::vector<std::string>& observable_names) {
   if (saves_per_run(options)) {  // the times are rows of the file like the series; not reserved yet
     throw InvalidInput("write_h5_layout: per-run save times (SolveOptions.save_at_per_run) are not written in rows "
                        "yet; write the whole result with write_h5");
@@ -587,6 +592,7 @@ H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std
   c.n_states = n_states;
   c.n_saves = shape.n_saves();
   c.times = &shape.times();
+  if (c.n_saves > 0 && !observable_names.empty()) c.observable_names = &observable_names;  // reserved
   c.has_status = options.outputs.status;
   c.has_counters = options.outputs.counters;
   c.execution = &execution;
@@ -599,8 +605,10 @@ template void write_h5<float>(const SolveResult<float>&, const std::string&, con
 template void write_h5<double>(const SolveResult<double>&, const std::string&, const SolveOptions&,
                                const H5Metadata&);
 template H5RowOffsets write_h5_layout<float>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
-                                             const std::string&, const SolveOptions&, const H5Metadata&);
+                                             const std::string&, const SolveOptions&, const H5Metadata&,
+                                             const std::vector<std::string>&);
 template H5RowOffsets write_h5_layout<double>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
-                                              const std::string&, const SolveOptions&, const H5Metadata&);
+                                              const std::string&, const SolveOptions&, const H5Metadata&,
+                                              const std::vector<std::string>&);
 
 }  // namespace batchode

@@ -320,4 +320,36 @@ TEST(DistributedOnThreads, OneFileWrittenInRowsEqualsOneSolversFile) {
   std::filesystem::remove_all(folder);
 }
 
+// The one file written in rows holds the observables too (a failed share's rows taken over), with
+// the events' columns after them unchanged (the per-run arrays' order: final, series, statuses,
+// observables, then the events).
+TEST(DistributedOnThreads, ObservablesAreWrittenInRowsIntoTheOneFile) {
+  const std::string folder = (std::filesystem::temp_directory_path() /
+                              ("batchode_threads_obs_test_" + std::to_string(::getpid())))
+                                 .string();
+  std::filesystem::create_directories(folder);
+  Solver<LorenzSum, double> one(LorenzSum{}, options());
+  const SolveResult<double> reference = one.solve(batch());
+  distributed::DistributedOptions how;
+  how.h5_path = folder + "/observables.h5";
+  (void)on_threads<Outcome>([&](distributed::Collective& c) { return solve_on<LorenzSum>(c, c.rank() == 2, how); });
+  const hid_t file = H5Fopen(how.h5_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  for (const char* name : {"final_state", "series", "observables"}) {
+    const hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
+    ASSERT_GE(set, 0) << name;
+    const std::string which = name;
+    const ResultArray<double>& array = which == "final_state" ? reference.final_state()
+                                       : which == "series"    ? reference.series()
+                                                              : reference.observables();
+    const std::vector<double> expected(array.begin(), array.end());
+    std::vector<double> values(expected.size());
+    EXPECT_GE(H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+    EXPECT_EQ(values, expected) << name;
+    H5Dclose(set);
+  }
+  H5Fclose(file);
+  std::filesystem::remove_all(folder);
+}
+
 }  // namespace

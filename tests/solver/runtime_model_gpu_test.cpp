@@ -8,6 +8,7 @@
 // model_cache_hit instead of model_compile; events from the model's [events] equal the twin's kernel's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -248,6 +249,42 @@ TEST_F(RuntimeModelGpuTest, EventsFromTheModelEqualTheCompiledInKernelBitForBit)
   EXPECT_EQ(differing, 0u);
   EXPECT_GT(stopped, runs / 8);
   EXPECT_LT(stopped, runs);
+}
+
+// Observables from the model's list, by the runtime compiler's kernel: each the product of the saved
+// state bit for bit (one multiplication of the values saved beside it), and the CPU path's run by run.
+TEST_F(RuntimeModelGpuTest, ObservablesFromTheModelAreThoseOfTheSavedStates) {
+  BATCHODE_REQUIRE_GPU();
+  std::string toml = kLorenzToml;
+  const std::string equations = "equations = \"\"\"\n";
+  toml.replace(toml.find(equations), equations.size(), equations + "xy = x * y\n");
+  toml = "observables = [\"xy\"]\n" + toml;
+  RuntimeModel<double> runtime(parse(toml), options());
+  ASSERT_EQ(runtime.observable_names(), std::vector<std::string>{"xy"});
+  std::vector<double> y0, params;
+  lorenz_sweep<double>(4096, y0, params);
+  for (Method m : {Method::dopri5, Method::rodas4}) {
+    SolveOptions o = lorenz_options<double>(m, true);
+    o.save_mode = batchode::SaveMode::interpolate;
+    o.backend = Backend::gpu;
+    const SolveResult<double> gpu = batchode::solve_ivp(runtime, y0, params, o);
+    ASSERT_TRUE(gpu.execution().at(0).backend.is_gpu());
+    ASSERT_TRUE(gpu.all_succeeded());
+    ASSERT_EQ(gpu.observables().size(), 4096 * gpu.n_saves());
+    o.backend = Backend::cpu;
+    const SolveResult<double> cpu = batchode::solve_ivp(runtime, y0, params, o);
+    double worst = 0;
+    for (std::size_t r = 0; r < 4096; ++r) {
+      for (std::size_t k = 0; k < gpu.n_saves(); ++k) {
+        ASSERT_EQ(gpu.observable_at(r, k, 0), gpu.state_at(r, k, 0) * gpu.state_at(r, k, 1)) << r << " " << k;
+        const double c = cpu.observable_at(r, k, 0);
+        worst = std::max(worst, std::fabs(gpu.observable_at(r, k, 0) - c) / std::max(1.0, std::fabs(c)));
+      }
+    }
+    // x y is of order |y|^2: a few times the states' bound, and the interpolants' own difference.
+    EXPECT_LT(worst, 4 * batchode::testing::agreement_bound<double>(m, o.rtol, 1000) + 1e-6)
+        << batchode::to_string(m);
+  }
 }
 
 // A 64-state model (Lorenz-96) compiles for the GPU in seconds and solves as the CPU path does.

@@ -86,6 +86,7 @@ void write_h5(const SolveResult<T>& r, const std::string& path, const SolveOptio
 /// without events). std::nullopt for an array the file does not have (or one of no bytes).
 struct H5RowOffsets {
   std::optional<std::uint64_t> final_state, series, status, counters;
+  std::optional<std::uint64_t> observables;  ///< n_saves x n_observables values per run
   std::vector<std::uint64_t> event_t, event_state, event_count;
 };
 
@@ -93,19 +94,22 @@ struct H5RowOffsets {
 /// `options` (its save times, statuses, counters and events as the options select; `execution`: where
 /// its parts ran), with every array written except the per-run ones, which are reserved (the disk
 /// space included) and left unfilled for the caller to fill at the returned offsets: a distributed
-/// solve's processes each write their own runs into the one file (batchode/mpi). Same errors as
-/// write_h5.
+/// solve's processes each write their own runs into the one file (batchode/mpi). `observable_names`:
+/// the system's observables, reserved beside the series. Same errors as write_h5.
 template <class T>
 H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std::vector<ExecutionRecord>& execution,
-                             const std::string& path, const SolveOptions& options, const H5Metadata& meta = {});
+                             const std::string& path, const SolveOptions& options, const H5Metadata& meta = {},
+                             const std::vector<std::string>& observable_names = {});
 
 extern template void write_h5<float>(const SolveResult<float>&, const std::string&, const SolveOptions&,
                                      const H5Metadata&);
 extern template void write_h5<double>(const SolveResult<double>&, const std::string&, const SolveOptions&,
                                       const H5Metadata&);
 extern template H5RowOffsets write_h5_layout<float>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
-                                                    const std::string&, const SolveOptions&, const H5Metadata&);
+                                                    const std::string&, const SolveOptions&, const H5Metadata&,
+                                                    const std::vector<std::string>&);
 extern template H5RowOffsets write_h5_layout<double>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
-                                                     const std::string&, const SolveOptions&, const H5Metadata&);
+                                                     const std::string&, const SolveOptions&, const H5Metadata&,
+                                                     const std::vector<std::string>&);
 
 }  // namespace batchode

@@ -46,6 +46,13 @@ extern "C" __attribute__((visibility("default"))) int batchode_integrate_range(
     const batchode::cpu::RangeCall<BATCHODE_ENTRY_VALUE>* call) {
   using namespace batchode::cpu::entry;
   try {
+    // The model's observables are written into the result beside the series: it must hold them.
+    constexpr std::size_t O = batchode::n_observables_v<System>;
+    const batchode::ResultView<Value>& result = *call->result;
+    if (O > 0 && result.n_saves > 0 && (result.observables == nullptr || result.n_observables != O)) {
+      report(call, "the result has no room for the model's observables");
+      return 1;
+    }
     typename Select::type stepper;
     batchode::cpu::integrate_run_range<Tab>(System{}, call->y0, call->params, call->begin, call->end,
                                             *call->settings, *call->result, stepper);
