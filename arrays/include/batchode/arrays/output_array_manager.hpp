@@ -1,7 +1,7 @@
 // arrays/: the device-side outputs of a chunked batch (final state, saved series and observables,
-// status, counters, events): per buffer slot, device buffers for the active outputs only and their pinned staging,
-// the asynchronous downloads (one per output, so each can be timed as its own event) and the host
-// transpose into the result (a ResultView). Layout and stride: see device_views.hpp.
+// status, counters, events): per buffer slot, device buffers for the active outputs only and their
+// pinned staging, the asynchronous downloads (one per output, so each can be timed as its own event)
+// and the host transpose into the result (a ResultView). Layout and stride: see device_views.hpp.
 #pragma once
 
 #include <algorithm>
