@@ -8,7 +8,7 @@
 // landing on save times against dense output (save_at), kernel time and steps per run; and the
 // kernel's cost of one event function.
 //
-//   gpu_lorenz [--reps R] [--max-log2 K] [--min-log2 K]
+//   gpu_lorenz [--reps R] [--max-log2 K] [--min-log2 K] [--only summaries]
 #include <batchode/backends/gpu/launch.hpp>
 #include <batchode/gpu/buffers.hpp>
 #include <batchode/batchode.hpp>
@@ -206,6 +206,62 @@ void event_cost(int reps, int log2) {
   }
 }
 
+// The cost of summaries (issue 11): RK4 dt = 1e-3 over [0, 1] (1000 steps), 2^log2 runs, one chunk,
+// no series; the kernel keeping `mean, max, peaks[3]` of the 3 states against the plain kernel, with a
+// sample every 10 steps and every step, and every metric every 10 steps.
+template <class T>
+void summary_cost(int reps, int log2) {
+  const std::size_t n = std::size_t(1) << log2;
+  std::printf("\n## %s, RK4 dt=1e-3, 2^%d runs: summaries of the 3 states (no series), one chunk\n",
+              sizeof(T) == 4 ? "float32" : "float64", log2);
+  std::printf("| summaries | sample every | windows | kernel ms | x plain |\n|---|---|---|---|---|\n");
+  const Measured plain = batchode_ms<T>(n, reps, batchode::Method::rk4, 1);
+  std::printf("| none | - | - | %.3f | 1.000 |\n", plain.kernel_ms);
+  const std::vector<std::string> all = {"mean",          "std",      "rms",      "extrema",      "max_magnitude",
+                                        "max_time",      "min_time", "dxdt_extrema", "d2xdt2_extrema", "peaks[3]",
+                                        "negative_peaks[3]"};
+  struct Row {
+    std::vector<std::string> metrics;
+    double sample;
+    const char* name;
+  };
+  for (const Row& row : {Row{{"mean", "max", "peaks[3]"}, 1e-2, "mean, max, peaks[3]"},
+                         Row{{"mean", "max", "peaks[3]"}, 1e-3, "mean, max, peaks[3]"},
+                         Row{all, 1e-2, "all 11 (18 values per state)"}}) {
+    const Measured m = batchode_ms<T>(n, reps, batchode::Method::rk4, 1, [&](batchode::SolveOptions& o) {
+      o.summaries.metrics = row.metrics;
+      o.summaries.sample_summaries_every = row.sample;
+      o.summaries.summarise_every = 0.1;
+    });
+    std::printf("| %s | %g (%d steps) | 10 | %.3f | %.3f |\n", row.name, row.sample, int(row.sample / 1e-3 + 0.5),
+                m.kernel_ms, m.kernel_ms / plain.kernel_ms);
+    std::fflush(stdout);
+  }
+}
+
+// A sweep whose series would fill hundreds of GB, summarised within a 2 GiB device budget: 2^22 runs,
+// RK4 dt = 1e-3 over [0, 10] (10^4 steps per run), mean, max, peaks[3] of the 3 states per window of
+// 1 (10 windows), sampled every 0.01. End to end, chunked by the budget.
+template <class T>
+void summary_memory(int reps) {
+  const std::size_t n = std::size_t(1) << 22;
+  const double series_gb = double(n) * 1e4 * 3 * sizeof(T) / 1e9;
+  std::printf("\n## %s, 2^22 runs x 10^4 RK4 steps, summaries only, device budget 2 GiB (the series every step "
+              "would be %.0f GB)\n",
+              sizeof(T) == 4 ? "float32" : "float64", series_gb);
+  const Measured m = batchode_ms<T>(n, std::min(reps, 3), batchode::Method::rk4, 0, [&](batchode::SolveOptions& o) {
+    o.t_end = 10.0;
+    o.gpu.memory_bytes = std::size_t(2) << 30;
+    o.summaries.metrics = {"mean", "max", "peaks[3]"};
+    o.summaries.summarise_every = 1.0;
+    o.summaries.sample_summaries_every = 0.01;
+  });
+  const double result_mb = double(n) * 10 * 3 * 5 * sizeof(T) / 1e6;
+  std::printf("| chunks | kernel ms | end-to-end ms | summaries in the result |\n|---|---|---|---|\n");
+  std::printf("| %zu | %.1f | %.1f | %.0f MB |\n", m.chunks, m.kernel_ms, m.e2e_ms, result_mb);
+  std::fflush(stdout);
+}
+
 template <class T>
 void run_precision(int reps, int min_log2, int max_log2) {
   const char* name = sizeof(T) == 4 ? "float32" : "float64";
@@ -306,8 +362,10 @@ void divergence(int reps) {
 
 int main(int argc, char** argv) {
   int reps = 5, min_log2 = 10, max_log2 = 24;
+  std::string only;  // "summaries": the summary tables alone
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
+    if (a == "--only") only = argv[i + 1];
     if (a == "--reps") reps = std::stoi(argv[i + 1]);
     if (a == "--max-log2") max_log2 = std::stoi(argv[i + 1]);
     if (a == "--min-log2") min_log2 = std::stoi(argv[i + 1]);
@@ -319,6 +377,14 @@ int main(int argc, char** argv) {
   }
   std::printf("gpu_lorenz on %s, median of %d repetitions\n", found.devices[0].name.c_str(), reps);
   try {
+    if (only == "summaries") {
+      for (int k = min_log2; k <= max_log2; k += 2) {
+        summary_cost<float>(reps, k);
+        summary_cost<double>(reps, k);
+      }
+      summary_memory<float>(reps);
+      return 0;
+    }
     run_precision<float>(reps, min_log2, max_log2);
     run_precision<double>(reps, min_log2, max_log2);
     divergence<float>(reps);

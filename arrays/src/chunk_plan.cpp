@@ -28,19 +28,20 @@ std::string budget_origin(const MemoryBudget& gpu, std::size_t free_device_bytes
 
 RunFootprint run_footprint(std::size_t n_states, std::size_t n_params, std::size_t n_saves,
                            std::size_t value_bytes, const OutputSelection& outputs, const EventShape& events,
-                           bool own_save_times, std::size_t n_observables) {
+                           bool own_save_times, std::size_t n_observables, std::size_t summary_values) {
   if (n_states == 0) throw InvalidInput("run_footprint: a system needs at least one state (n_states = 0)");
   if (value_bytes == 0) throw InvalidInput("run_footprint: value_bytes must be sizeof(T), got 0");
   const std::size_t series_values = checks::checked_mul(n_saves, n_states, "series size (n_saves x n_states)");
-  // Values per run: outputs (final state + series) and inputs (initial values + parameters).
+  // Values per run: outputs (final state, series, events, observables, summaries) and inputs
+  // (initial values + parameters).
   const std::size_t event_values = checks::checked_product({events.n_events, events.slots, 1 + n_states},
                                                           "event records (n_events x slots x (1 + n_states))");
   const std::size_t observable_values =
       checks::checked_mul(n_saves, n_observables, "observables size (n_saves x n_observables)");
-  const std::size_t output_values = checks::checked_add(
-      checks::checked_add(checks::checked_add(n_states, series_values, "outputs per run"), event_values,
-                          "outputs per run"),
-      observable_values, "outputs per run");
+  std::size_t output_values = checks::checked_add(n_states, series_values, "outputs per run");
+  output_values = checks::checked_add(output_values, event_values, "outputs per run");
+  output_values = checks::checked_add(output_values, observable_values, "outputs per run");
+  output_values = checks::checked_add(output_values, summary_values, "outputs per run");
   // Each run's own save times are an input (the chunk's copy) and an output (the result's times).
   const std::size_t time_values = own_save_times ? n_saves : 0;
   const std::size_t input_values =

@@ -29,6 +29,11 @@ struct RunArgs {
   std::string run_order = "auto";     ///< auto | off
   std::string verbosity = "default";  ///< none | default | verbose | debug
   bool counters = false;
+  /// Summary metrics (SolveOptions::summaries), each flag's text as given: comma lists of names.
+  std::string summaries;  ///< --summaries: "mean,max,peaks[3]" (empty: none)
+  std::optional<double> summarise_every, sample_summaries_every;
+  std::string summarise_variables;  ///< --summarise-variables: "x,v" (empty: all)
+  std::string output_types;         ///< --output-types: CuBIE's list (empty: not given)
   std::string output;  ///< .h5, .npy or .csv
   std::string trace;   ///< a Trace Event Format file of the run's timeline (empty: none)
 };

@@ -97,8 +97,26 @@ void add_run_options(CLI::App& run, RunArgs& a) {
       ->check(CLI::IsMember({"none", "default", "verbose", "debug"}))
       ->capture_default_str();
   run.add_flag("--counters", a.counters, "Also write per-run step counters (accepted, rejected, rhs) to .h5");
+  run.add_option("--summaries", a.summaries,
+                 "Summary metrics kept per run and window, a comma list: mean, std, rms, max, min, max_magnitude, "
+                 "max_time, min_time, extrema, mean_std, std_rms, mean_std_rms, dxdt_max, dxdt_min, dxdt_extrema, "
+                 "d2xdt2_max, d2xdt2_min, d2xdt2_extrema, peaks[n], negative_peaks[n] (the times of the first n). "
+                 "To the .h5 (/summaries/<name>), <output>_summary_<name>.npy or <output>_summaries.csv");
+  run.add_option_function<double>(
+      "--summarise-every", [&a](const double& v) { a.summarise_every = v; },
+      "Length of the summaries' windows (t0 + w T, t0 + (w + 1) T] (default: the whole span)");
+  run.add_option_function<double>(
+      "--sample-summaries-every", [&a](const double& v) { a.sample_summaries_every = v; },
+      "Spacing of the samples summarised, a whole number of them per window (default: --summarise-every / "
+      "10, or the span / 100); with --save-every, that must be a whole number of samples");
+  run.add_option("--summarise-variables", a.summarise_variables,
+                 "States and observables summarised, a comma list of names (default: all)");
+  run.add_option("--output-types", a.output_types,
+                 "What is kept, in one comma list (CuBIE's output_types): state, observables (the series at "
+                 "--save-every / --save-at), time, status, iteration_counters (as --counters) and summary names "
+                 "(as --summaries, which it replaces); without state or observables no series is kept");
   run.add_option("--output", a.output,
-                 "The results: FILE.h5 (HDF5: final states, series, statuses, the grid and the options), "
+                 "The results: FILE.h5 (HDF5: final states, series, statuses, summaries, the grid and the options), "
                  "FILE.npy (final states, shape (n_runs, n_states), grid order) or FILE.csv")
       ->required();
   run.add_option("--trace", a.trace,

@@ -20,10 +20,12 @@
 #include "batchode/kernels/method.hpp"
 #include "batchode/solver/grid.hpp"
 #include "batchode/solver/options.hpp"
+#include "batchode/solver/output_types.hpp"
 #include "batchode/solver/result_h5.hpp"
 #include "batchode/solver/result_io.hpp"
 #include "batchode/solver/runtime_model.hpp"
 #include "batchode/solver/solver.hpp"
+#include "batchode/solver/summaries.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
 #include "commands.hpp"
@@ -89,15 +91,25 @@ OutputFormat output_format(const std::string& path) {
 /// An option error in the flags' names: "SolveOptions.t_end (1) must be after t0 (2)" becomes
 /// "--t-end (1) must be after t0 (2)".
 std::string in_flag_names(std::string message) {
-  static const std::pair<const char*, const char*> names[] = {{"SolveOptions.t_end", "--t-end"},
-                                                              {"SolveOptions.t0", "--t0"},
-                                                              {"SolveOptions.dt", "--dt"},
-                                                              {"SolveOptions.rtol", "--rtol"},
-                                                              {"SolveOptions.atol", "--atol"},
-                                                              {"SolveOptions.save_every", "--save-every"},
-                                                              {"SolveOptions.save_at", "--save-at"},
-                                                              {"SolveOptions.max_steps", "--max-steps"},
-                                                              {"SolveOptions.event_tolerance", "--event-tolerance"}};
+  // The longer names first: "SolveOptions.summaries.metrics" before "SolveOptions.summaries".
+  static const std::pair<const char*, const char*> names[] = {
+      {"SolveOptions.summaries.metrics", "--summaries"},
+      {"SolveOptions.summaries.summarise_every", "--summarise-every"},
+      {"SolveOptions.summaries.sample_summaries_every", "--sample-summaries-every"},
+      {"SolveOptions.summaries.variables", "--summarise-variables"},
+      {"summaries.sample_summaries_every", "--sample-summaries-every"},
+      {"SolveOptions: summaries with save_at or save_at_per_run", "--summaries with --save-at"},
+      {"SolveOptions.summaries", "--summaries"},
+      {"SolveOptions.t_end", "--t-end"},
+      {"SolveOptions.t0", "--t0"},
+      {"SolveOptions.dt", "--dt"},
+      {"SolveOptions.rtol", "--rtol"},
+      {"SolveOptions.atol", "--atol"},
+      {"SolveOptions.save_every", "--save-every"},
+      {"SolveOptions.save_at", "--save-at"},
+      {"SolveOptions.max_steps", "--max-steps"},
+      {"SolveOptions.event_tolerance", "--event-tolerance"},
+  };
   for (const auto& [field, flag] : names) {
     const std::string from = field;
     for (std::size_t at = message.find(from); at != std::string::npos; at = message.find(from, at)) {
@@ -105,6 +117,69 @@ std::string in_flag_names(std::string message) {
     }
   }
   return message;
+}
+
+/// A comma list of names ("mean, max,peaks[3]"), each trimmed of spaces. Throws UsageError naming
+/// `flag` for an empty list or an empty entry.
+std::vector<std::string> parse_names(const std::string& text, const char* flag) {
+  std::vector<std::string> names;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', from);
+    std::string name = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    const std::size_t first = name.find_first_not_of(" \t");
+    name = first == std::string::npos ? std::string() : name.substr(first, name.find_last_not_of(" \t") - first + 1);
+    if (name.empty()) throw UsageError(fmt::format("{} '{}': an empty name in the comma list", flag, text));
+    names.push_back(std::move(name));
+    if (comma == std::string::npos) return names;
+    from = comma + 1;
+  }
+}
+
+/// apply_output_types' error in the flags' names: "output_types: SolveOptions.summaries.metrics: unknown
+/// summary 'foo'; ..." becomes "--output-types: unknown output type 'foo'; ...".
+std::string in_output_types_flag(std::string message) {
+  static const std::pair<const char*, const char*> names[] = {
+      {"output_types: SolveOptions.summaries.metrics: unknown summary", "--output-types: unknown output type"},
+      {"output_types: SolveOptions.summaries.metrics: ", "--output-types: "},
+      {"output_types", "--output-types"},
+      {"set save_every or save_at", "set --save-every or --save-at"}};
+  for (const auto& [from, to] : names) {
+    const std::string what = from;
+    for (std::size_t at = message.find(what); at != std::string::npos; at = message.find(what, at + 1)) {
+      message.replace(at, what.size(), to);
+    }
+  }
+  return message;
+}
+
+/// The summaries' flags and --output-types into `o` (after the other flags: --output-types decides
+/// whether the save times keep a series).
+void summary_options(const RunArgs& a, SolveOptions& o) {
+  if (!a.summaries.empty()) o.summaries.metrics = parse_names(a.summaries, "--summaries");
+  o.summaries.summarise_every = a.summarise_every;
+  o.summaries.sample_summaries_every = a.sample_summaries_every;
+  if (!a.summarise_variables.empty()) {
+    o.summaries.variables = parse_names(a.summarise_variables, "--summarise-variables");
+  }
+  if (!a.output_types.empty()) {
+    if (!a.summaries.empty()) {
+      throw UsageError("--output-types lists the summaries too: put them there and drop --summaries");
+    }
+    try {
+      apply_output_types(parse_names(a.output_types, "--output-types"), o);
+    } catch (const InvalidInput& e) {
+      throw UsageError(in_output_types_flag(e.what()));
+    }
+  }
+  if (o.summaries.metrics.empty() &&
+      (a.summarise_every || a.sample_summaries_every || !a.summarise_variables.empty())) {
+    throw UsageError(fmt::format("{} needs summary metrics: --summaries (e.g. mean,max) or summary names in "
+                                 "--output-types",
+                                 a.summarise_every          ? "--summarise-every"
+                                 : a.sample_summaries_every ? "--sample-summaries-every"
+                                                            : "--summarise-variables"));
+  }
 }
 
 SolveOptions solve_options(const RunArgs& a) {
@@ -124,6 +199,7 @@ SolveOptions solve_options(const RunArgs& a) {
   o.run_order = a.run_order == "off" ? RunOrder::off : RunOrder::automatic;
   o.verbosity = parse_verbosity(a.verbosity);
   o.outputs.counters = a.counters;
+  summary_options(a, o);
   return o;
 }
 
@@ -173,10 +249,14 @@ void write_output(const SolveResult<T>& r, const Batch<T>& batch, const RuntimeM
     case OutputFormat::npy:
       detail::write_npy_array(a.output, r.final_state().data(), {r.n_runs(), r.n_states()});
       for (std::size_t e = 0; e < r.n_events(); ++e) write_event_npy(r, e, output_stem(a.output));
+      write_summary_npy(r, output_stem(a.output));
       break;
     case OutputFormat::csv:
       write_csv(r, a.output, options.t_end);
       if (r.n_events() > 0) write_events_csv(r, output_stem(a.output) + "_events.csv");
+      if (r.summary_layout() != nullptr) {
+        write_summaries_csv(r, output_stem(a.output) + "_summaries.csv", options.t0);
+      }
       break;
   }
 }
@@ -197,6 +277,17 @@ std::string event_summary(const SolveResult<T>& r) {
     if (r.event_terminal(e)) text += fmt::format(" ({} runs stopped there)", stopped);
   }
   return text;
+}
+
+/// "mean, peaks[3] of x, v over 5 windows" (the summaries as asked for), or "" without summaries.
+template <class T>
+std::string summaries_summary(const SolveResult<T>& r, const SolveOptions& options) {
+  if (r.summary_layout() == nullptr) return {};
+  std::string metrics, variables;
+  for (const std::string& m : options.summaries.metrics) metrics += (metrics.empty() ? "" : ", ") + m;
+  for (const std::string& v : r.summary_variables()) variables += (variables.empty() ? "" : ", ") + v;
+  const std::size_t windows = r.n_summary_windows();
+  return fmt::format("{} of {} over {} window{}", metrics, variables, windows, windows == 1 ? "" : "s");
 }
 
 /// "3 of 100 runs did not reach t_end: 2 max_steps_reached, 1 non_finite_state", or "" when all did.
@@ -279,6 +370,13 @@ int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format,
   ScopedTimer whole(logger, run_event);
   try {
     const RuntimeModel<T> model(load_model(a.model, logger), RuntimeModelOptions{}, logger);
+    if (!options.summaries.empty()) {  // the variables by name, before the grid and the solve
+      try {
+        (void)plan_summaries(options, model.state_names(), model.observable_names());
+      } catch (const InvalidInput& e) {
+        throw UsageError(in_flag_names(e.what()));
+      }
+    }
     const GridKind kind = a.grid == "verbatim" ? GridKind::verbatim : GridKind::combinatorial;
     const Batch<T> batch = build_grid(sweeps, kind,
                                       GridDefaults<T>{model.state_names(), model.parameter_names(),
@@ -301,6 +399,9 @@ int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format,
       out << fmt::format("{}: {} runs x {} states ({}, {}, {}) written to {}\n", model.model().name(),
                          r.n_runs(), r.n_states(), a.method, a.precision, where_it_ran(r.execution()), a.output);
       if (const std::string events = event_summary(r); !events.empty()) out << "events: " << events << '\n';
+      if (const std::string summaries = summaries_summary(r, options); !summaries.empty()) {
+        out << "summaries: " << summaries << '\n';
+      }
       if (!trace.empty()) out << fmt::format("timeline written to {}\n", trace);
     }
     const std::string failed = failed_runs(r);
@@ -319,6 +420,10 @@ int checked_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
   const std::vector<Sweep> sweeps = parse_sweeps(args.sweeps);
   const OutputFormat format = output_format(args.output);
   const SolveOptions options = solve_options(args);
+  if (launched_by_mpi() && !options.summaries.empty()) {
+    throw UsageError("--summaries: a distributed (MPI) run does not keep summaries yet; run it without the launcher "
+                     "(one process uses all its GPUs and cores)");
+  }
   if (!args.trace.empty() && *options.verbosity == Verbosity::none) {
     throw UsageError("--trace records the timeline the timing records, and --verbosity none records nothing; "
                      "drop one of them");

@@ -354,6 +354,10 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
           throw InvalidInput("a distributed (MPI) solve does not take per-run save times (SolveOptions."
                              "save_at_per_run) yet: give times shared by every run (save_at), or solve on one process");
         }
+        if (!options.summaries.empty()) {
+          throw InvalidInput("a distributed (MPI) solve does not keep summaries (SolveOptions.summaries) yet: solve on "
+                             "one process (all its GPUs and cores), or save the series");
+        }
         if (!how.h5_path.empty() && rank == how.root) {  // found now, not after the solve
           const std::filesystem::path parent = std::filesystem::path(how.h5_path).parent_path();
           const std::string folder = parent.empty() ? "." : parent.string();

@@ -7,6 +7,10 @@ ValueError (neither silently wins):
     dt=...                    CuBIE   | first_step=...                 scipy (adaptive methods' first step)
     save_every=...            CuBIE   | dt_save=...                    older CuBIE
     save_at=[t, ...]          batchode | t_eval=[t, ...]               scipy
+Outputs as CuBIE names them: output_types=["state", "observables", "time", "iteration_counters",
+"status", <summary metrics>] (None: the state series when save_every or save_at is set, and the
+final state), or summaries=[<metrics>] beside the other keywords; summarise_every,
+sample_summaries_every and summarise_variables place and choose what the metrics are of.
 Method names: batchode's own (batchode.methods()), scipy's RK45 and RK23, and CuBIE's
 classical-rk4, dormand-prince-54, bogacki-shampine-32 and cash-karp-54.
 """
@@ -169,7 +173,8 @@ class Solver:
                  dt=None, save_every=None, save_at=None, save_mode="auto", max_steps=1_000_000,
                  precision="float64", backend="auto", verbosity=None, counters=False, run_order="auto",
                  cpu_threads=0, memory_fraction=None, chunks=0, event_tolerance=None, algorithm=None,
-                 first_step=None, dt_save=None, t_eval=None, comm=None):
+                 first_step=None, dt_save=None, t_eval=None, comm=None, output_types=None, summaries=None,
+                 summarise_every=None, sample_summaries_every=None, summarise_variables=None):
         if not isinstance(model, _batchode.Model):
             raise TypeError(f"model must be a batchode.Model (batchode.Model(...) or batchode.load_model(path)), "
                             f"not {type(model).__name__}")
@@ -192,7 +197,12 @@ class Solver:
             verbosity=None if verbosity is None else str(verbosity), counters=bool(counters),
             run_order=str(run_order), cpu_threads=_count(cpu_threads, "cpu_threads", 0),
             memory_fraction=_optional_float(memory_fraction, "memory_fraction"), chunks=_count(chunks, "chunks", 0),
-            event_tolerance=_optional_float(event_tolerance, "event_tolerance"))
+            event_tolerance=_optional_float(event_tolerance, "event_tolerance"),
+            output_types=_names(output_types, "output_types", "['state', 'mean']"),
+            summaries=_names(summaries, "summaries", "['mean', 'extrema', 'peaks[3]']") or [],
+            summarise_every=_optional_float(summarise_every, "summarise_every"),
+            sample_summaries_every=_optional_float(sample_summaries_every, "sample_summaries_every"),
+            summarise_variables=_names(summarise_variables, "summarise_variables", "['x', 'energy']") or [])
         self._span = None
         self._solver = None
         # An mpi4py communicator: every solve is one batch over its processes (batchode._mpi).
@@ -306,6 +316,19 @@ def _per_run_times(save_at, t_eval):
     return array
 
 
+def _names(value, name, example):
+    """A list of strings from a list or tuple of them (None stays None); one string alone is a
+    TypeError (it would read as a list of its letters)."""
+    if value is None:
+        return None
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name} must be a list of names, like {example}, not {type(value).__name__} {value!r}")
+    for item in value:
+        if not isinstance(item, str):
+            raise TypeError(f"{name} must be a list of names (strings), but it holds {type(item).__name__} {item!r}")
+    return list(value)
+
+
 def _optional_float(value, name):
     if value is None:
         return None
@@ -334,6 +357,24 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
                 interpolated by the step's dense output (dopri5's, tsit5's, rodas4's own, else the Hermite cubic), so the
                 steps stay those of a solve without saves. A 2-D array (n_runs, n_saves) gives each run its
                 own times (the batch must then have n_runs runs; r.t is then (n_runs, n_saves))
+    output_types CuBIE's list of what to keep: "state" and "observables" (the series at save_every or
+                save_at; without either no series is kept), "time", "status" (kept anyway),
+                "iteration_counters" (r.counters) and summary metrics (as summaries=). None: the
+                series when save_every or save_at is set
+    summaries   summary metrics kept per run and window, of the states and observables (r.summaries):
+                "mean", "std", "rms", "max", "min", "extrema" (max, min), "max_magnitude",
+                "max_time", "min_time" (the time of the first max / min), "mean_std", "std_rms",
+                "mean_std_rms", "dxdt_max", "dxdt_min", "dxdt_extrema" (of backward differences /
+                dt), "d2xdt2_max", "d2xdt2_min", "d2xdt2_extrema" (second differences / dt^2),
+                "peaks[n]", "negative_peaks[n]" (the times of the first n samples strictly above
+                / below both neighbours; NaN in the slots left). Here or in output_types, not both
+    summarise_every  the windows' length: (t0 + w T, t0 + (w + 1) T], whole windows up to t_end;
+                None: the whole span
+    sample_summaries_every  the spacing dt of the samples t0 + j dt (j >= 1) the metrics are of (the
+                state at t0 only starts the history): a whole number of them per window; None:
+                summarise_every / 10 (the span / 100 without summarise_every). With a series too,
+                save_every must be a whole number of them (the series is saved at samples)
+    summarise_variables  the states and observables summarised, by name; None: all of them
     save_mode   "auto" (save_every lands; save_at interpolates, except for cash_karp54 and
                 fehlberg78, whose long steps the Hermite cubic cannot keep up with: they land), "land"
                 (steps end on every save time: the method's own values, shorter steps), "interpolate"

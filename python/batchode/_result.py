@@ -64,6 +64,17 @@ class Result:
     events        {name: batchode.Event} (t, state, count per run), in the model's order; {} without
     stopping_event (n_runs,) int32: the index into events of the terminal event that ended each run
                   (status == stopped_by_event), -1 for the others; stopped_by(i) names it
+    summaries     {name: array} the summary metrics asked for (summaries= or output_types), keyed by
+                  the name without a count ("peaks" for "peaks[3]"), in the order asked: (n_runs,
+                  n_windows, n_summarised) for one value per variable ("mean", "max_time", ...);
+                  (n_runs, n_windows, n_summarised, k) for a combined one ("extrema": max, min) and
+                  peaks[k] / negative_peaks[k] (times, NaN where fewer were found). A window a run
+                  never completed is NaN. {} without summaries. Each its own C-contiguous array
+    summary_variables  the states and observables summarised (the n_summarised axis), [] without
+    summary_value_names {name: the names along a summary's last axis (["max", "min"],
+                  ["peaks[0]", ...]); [] for one value}
+    summary_window_ends (n_windows,) the end of each window, t0 + (w + 1) summarise_every (its last
+                  sample's time); empty without summaries
     counters      (n_runs,) structured (accepted_steps, rejected_steps, rhs_evaluations) when asked
                   (counters=True), else None
     y0, parameters (n_runs, n_states) and (n_runs, n_parameters): the runs actually solved (the grid
@@ -83,6 +94,12 @@ class Result:
         self.t = parts["t"]
         self.observables = parts.get("observables")
         self.observable_names = list(parts.get("observable_names", []))
+        self.summaries = dict(parts.get("summaries", {}))
+        self.summary_variables = list(parts.get("summary_variables", []))
+        self.summary_value_names = {name: list(v) for name, v in parts.get("summary_value_names", {}).items()}
+        self.summary_window_ends = parts.get("summary_window_ends")
+        if self.summary_window_ends is None:
+            self.summary_window_ends = numpy.empty(0, dtype=self.final_state.dtype)
         self.status = parts["status"]
         self.counters = parts["counters"]
         self.execution = parts["execution"]
@@ -131,7 +148,11 @@ class Result:
         return seen
 
     def to_xarray(self):
-        """An xarray.Dataset (final_state, state, status, inputs as coordinates); needs xarray."""
+        """An xarray.Dataset (final_state, state, status, inputs as coordinates); needs xarray.
+
+        Summaries are variables "summary_<name>" over (run, window, summary_variable), with a last
+        dimension "<name>_value" for a summary of several values (extrema: max, min; peaks[k]), and
+        the windows' ends as the coordinate "window_end" along "window"."""
         try:
             import xarray
         except ImportError as e:  # pragma: no cover - depends on the environment
@@ -149,6 +170,15 @@ class Result:
         if self.observables is not None:
             coords["observable"] = self.observable_names
             data["observables"] = (("run", "save" if self.t.ndim == 2 else "time", "observable"), self.observables)
+        if self.summaries:
+            coords["summary_variable"] = self.summary_variables
+            coords["window_end"] = ("window", self.summary_window_ends)
+            for name, values in self.summaries.items():
+                dims = ("run", "window", "summary_variable")
+                if values.ndim == 4:
+                    dims += (name + "_value",)
+                    coords[name + "_value"] = self.summary_value_names[name]
+                data["summary_" + name] = (dims, values)
         if self.state is not None and self.t.ndim == 2:  # each run's own times: a coordinate per run and save
             coords["time"] = (("run", "save"), self.t)
             data["state"] = (("run", "save", "variable"), self.state)
@@ -159,6 +189,8 @@ class Result:
 
     def __repr__(self):
         ok = int(numpy.count_nonzero(self.success))
+        summaries = (f", {len(self.summaries)} summaries x {self.summary_window_ends.shape[0]} windows"
+                     if self.summaries else "")
         return (f"<batchode.Result '{self.model_name}' {self.method} {self.precision}: {self.n_runs} runs x "
-                f"{len(self.state_names)} states, {self.t.shape[-1]} saves, {ok} succeeded, on "
+                f"{len(self.state_names)} states, {self.t.shape[-1]} saves{summaries}, {ok} succeeded, on "
                 f"{'+'.join(self.backends) or 'nothing'}>")

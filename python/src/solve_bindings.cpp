@@ -5,7 +5,9 @@
 //
 // Inputs: a C-contiguous array of the solve's dtype is read where it lies (its pointer goes to the
 // solver); anything else is converted once, timed as python_input_conversion with its bytes.
-// Outputs: final states, series, statuses and counters are views of the SolveResult (result_arrays.hpp).
+// Outputs: final states, series, statuses and counters are views of the SolveResult (result_arrays.hpp);
+// each summary is its own C-contiguous array (SolveResult::summary: the run-major window rows cut per
+// summary), owned by the array, small beside the series.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -31,9 +33,11 @@
 #include "batchode/kernels/status.hpp"
 #include "batchode/solver/grid.hpp"
 #include "batchode/solver/options.hpp"
+#include "batchode/solver/output_types.hpp"
 #include "batchode/solver/result.hpp"
 #include "batchode/solver/runtime_model.hpp"
 #include "batchode/solver/solver.hpp"
+#include "batchode/solver/summaries.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
 #include "bindings.hpp"
@@ -101,9 +105,45 @@ py::object counters_dtype() {
   return py::module_::import("numpy").attr("dtype")(fields);
 }
 
-/// The result as a dict of numpy views (and plain values) that python/batchode/_result.py reads.
+/// The summaries of `r` into `out`: "summaries" {name: (n_runs, windows, variables) for a summary of
+/// one value per variable, (n_runs, windows, variables, width) for a combined one (extrema: max, min)
+/// and peaks[n]}, "summary_value_names" {name: the names along that last axis, [] for none},
+/// "summary_variables" and "summary_window_ends" ((windows,): t0 + (w + 1) summarise_every). Empty
+/// without summaries.
 template <class T>
-py::dict result_dict(std::shared_ptr<SolveResult<T>> owner) {
+void add_summaries(const SolveResult<T>& r, double t0, py::dict& out) {
+  py::dict summaries, value_names;
+  const SummaryLayout* layout = r.summary_layout();
+  const std::size_t windows = r.n_summary_windows();
+  py::array_t<T> ends(static_cast<py::ssize_t>(windows));
+  if (layout != nullptr) {
+    for (std::size_t w = 0; w < windows; ++w) {
+      ends.mutable_at(static_cast<py::ssize_t>(w)) = static_cast<T>(layout->window_end(t0, w));
+    }
+    const std::vector<py::ssize_t> rows = {static_cast<py::ssize_t>(r.n_runs()),
+                                           static_cast<py::ssize_t>(windows),
+                                           static_cast<py::ssize_t>(layout->variables.size())};
+    for (const SummaryOutput& output : layout->outputs) {
+      std::vector<py::ssize_t> shape = rows;
+      // A last axis wherever the values are named: combined summaries and peaks[n] (even peaks[1]).
+      const bool named_values = !output.value_names.empty();
+      if (named_values) shape.push_back(static_cast<py::ssize_t>(output.width));
+      // The dense copy SolveResult::summary makes, owned by its array (no second copy).
+      auto values = std::make_shared<std::vector<T>>(r.summary(output.name));
+      summaries[py::str(output.name)] = view_of<T>(std::move(shape), values->data(), keep_alive(values));
+      value_names[py::str(output.name)] = output.value_names;
+    }
+  }
+  out["summaries"] = summaries;
+  out["summary_value_names"] = value_names;
+  out["summary_variables"] = r.summary_variables();
+  out["summary_window_ends"] = ends;
+}
+
+/// The result as a dict of numpy views (and plain values) that python/batchode/_result.py reads; t0
+/// places the summaries' windows.
+template <class T>
+py::dict result_dict(std::shared_ptr<SolveResult<T>> owner, double t0) {
   const SolveResult<T>& r = *owner;
   const py::capsule base = keep_alive(owner);
   const auto runs = static_cast<py::ssize_t>(r.n_runs());
@@ -126,6 +166,7 @@ py::dict result_dict(std::shared_ptr<SolveResult<T>> owner) {
                            ? py::object(view_of<T>({runs, saves, n_observables}, r.observables().data(), base))
                            : py::object(py::none());
   out["observable_names"] = r.observable_names();
+  add_summaries(r, t0, out);
   static_assert(sizeof(Status) == sizeof(std::int32_t), "statuses are viewed as int32");
   out["status"] = r.statuses().empty() ? py::object(py::none())
                                        : py::object(view_of<std::int32_t>(
@@ -201,7 +242,8 @@ class PySolver {
     std::shared_ptr<SolveResult<T>> result = run_interruptible(thread_, stop_, [&] {
       return std::make_shared<SolveResult<T>>(solver_.solve(in.y_data, in.p_data, in.runs));
     });
-    return py::make_tuple(result_dict<T>(std::move(result)), in.y, in.p ? py::object(*in.p) : py::object(py::none()));
+    return py::make_tuple(result_dict<T>(std::move(result), solver_.options().t0), in.y,
+                          in.p ? py::object(*in.p) : py::object(py::none()));
   }
 
   /// solve() over the processes of `c` (an mpi4py communicator wrapped in python/batchode/_mpi.py),
@@ -253,7 +295,8 @@ class PySolver {
       ranks.append(d);
     }
     auto owner = std::make_shared<SolveResult<T>>(std::move(r->result));
-    return py::make_tuple(result_dict<T>(std::move(owner)), in.y, in.p ? py::object(*in.p) : py::object(py::none()),
+    return py::make_tuple(result_dict<T>(std::move(owner), solver_.options().t0), in.y,
+                          in.p ? py::object(*in.p) : py::object(py::none()),
                           r->local.first_run, r->local.runs, ranks, r->not_solved,
                           distributed::job_report(r->timing, r->ranks, r->not_solved), r->timing.to_json());
   }
@@ -340,7 +383,9 @@ class PySolver {
 };
 
 /// SolveOptions from the Python package's keywords (already named and checked for type there);
-/// validate() runs in the Solver's constructor.
+/// validate() runs in the Solver's constructor, and the Solver resolves summarise_variables against
+/// the model. output_types (CuBIE's list: apply_output_types) is applied last, over the other
+/// settings; summaries names metrics directly, as an alternative to listing them in output_types.
 SolveOptions make_options(double t0, double t_end, const std::string& method, double rtol, double atol,
                           std::optional<double> dt, std::optional<double> save_every,
                           const std::vector<double>& save_at,
@@ -350,7 +395,11 @@ SolveOptions make_options(double t0, double t_end, const std::string& method, do
                           const std::string& backend, const std::optional<std::string>& verbosity,
                           bool counters, const std::string& run_order, unsigned cpu_threads,
                           std::optional<double> memory_fraction, std::size_t chunks,
-                          std::optional<double> event_tolerance) {
+                          std::optional<double> event_tolerance,
+                          const std::optional<std::vector<std::string>>& output_types,
+                          const std::vector<std::string>& summaries, std::optional<double> summarise_every,
+                          std::optional<double> sample_summaries_every,
+                          const std::vector<std::string>& summarise_variables) {
   SolveOptions o;
   o.t0 = t0;
   o.t_end = t_end;
@@ -393,6 +442,19 @@ SolveOptions make_options(double t0, double t_end, const std::string& method, do
   if (memory_fraction) o.gpu.memory_fraction = *memory_fraction;
   o.gpu.chunks = chunks;
   o.event_tolerance = event_tolerance;
+  o.summaries.summarise_every = summarise_every;
+  o.summaries.sample_summaries_every = sample_summaries_every;
+  o.summaries.variables = summarise_variables;
+  if (output_types) apply_output_types(*output_types, o);
+  if (!summaries.empty()) {
+    if (!o.summaries.metrics.empty()) {
+      std::string listed;
+      for (const std::string& m : o.summaries.metrics) listed += (listed.empty() ? "'" : ", '") + m + "'";
+      throw InvalidInput("summaries are listed both in output_types (" + listed +
+                         ") and in summaries=: give them in one of the two");
+    }
+    o.summaries.metrics = summaries;
+  }
   return o;
 }
 
@@ -453,7 +515,10 @@ void bind_solvers(py::module_& m) {
         py::arg("atol"), py::arg("dt"), py::arg("save_every"), py::arg("save_at"), py::arg("save_at_per_run"),
         py::arg("save_mode"), py::arg("max_steps"), py::arg("backend"),
         py::arg("verbosity"), py::arg("counters"), py::arg("run_order"), py::arg("cpu_threads"),
-        py::arg("memory_fraction"), py::arg("chunks"), py::arg("event_tolerance"));
+        py::arg("memory_fraction"), py::arg("chunks"), py::arg("event_tolerance"),
+        py::arg("output_types") = py::none(), py::arg("summaries") = std::vector<std::string>{},
+        py::arg("summarise_every") = py::none(), py::arg("sample_summaries_every") = py::none(),
+        py::arg("summarise_variables") = std::vector<std::string>{});
   bind_solver<float>(m, "Solver32");
   bind_solver<double>(m, "Solver64");
 

@@ -13,6 +13,7 @@
 #include "batchode/kernels/events.hpp"
 #include "batchode/kernels/method_registry.hpp"
 #include "batchode/kernels/status.hpp"
+#include "batchode/solver/summaries.hpp"
 
 namespace batchode {
 
@@ -246,6 +247,7 @@ void validate(const SolveOptions& o) {
     }
   }
   validate_save_at(o);
+  validate_summaries(o);
   validate_events(o);
   if (o.max_steps == 0) throw InvalidInput("SolveOptions.max_steps must be at least 1");
   if (o.max_steps > max_steps_limit) {
@@ -346,6 +348,16 @@ void validate_for(const SolveOptions& o) {
   const PerRunSaveTimes& per_run = o.save_at_per_run;
   for (std::size_t r = 0; r < per_run.n_runs(); ++r) {
     check_times_distinct_in<T>(per_run.times().data() + r * per_run.n_saves(), per_run.n_saves(), "save_at_per_run", r);
+  }
+  if (!o.summaries.empty()) {
+    // Samples t0 + j dt must be distinct once rounded, as saves are.
+    const SummaryLayout layout = summary_cadence(o);
+    if (!(static_cast<T>(layout.sample_period) >= T(4) * spacing)) {
+      throw InvalidInput(fmt::format(
+          "SolveOptions.summaries.sample_summaries_every = {} is below 4 spacings of {} times near t = {} ({:g} "
+          "each): sample times would repeat",
+          layout.sample_period, type, std::max(std::fabs(o.t0), std::fabs(o.t_end)), static_cast<double>(spacing)));
+    }
   }
   if (o.save_every) {
     // Saved times t0 + k save_every must be distinct and increasing once rounded: a few spacings

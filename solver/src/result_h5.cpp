@@ -288,6 +288,16 @@ class H5Writer {
     check_status(H5Awrite(attr.get(), type.get(), texts.data()), "writing attribute " + name);
   }
 
+  void attribute(hid_t object, const std::string& name, const std::vector<double>& values) const {
+    const Handle dataspace = space({static_cast<hsize_t>(values.size())});
+    const Handle attr(
+        check(H5Acreate2(object, name.c_str(), H5T_NATIVE_DOUBLE, dataspace.get(), H5P_DEFAULT, H5P_DEFAULT),
+              "creating attribute " + name),
+        H5Aclose);
+    if (values.empty()) return;
+    check_status(H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, values.data()), "writing attribute " + name);
+  }
+
   template <class V>
   void attribute(hid_t object, const std::string& name, V value) const {
     const Handle dataspace = space({});
@@ -353,6 +363,8 @@ struct Content {
   /// The events' names and specs, when there are events: the result itself (its records written), or
   /// a result of no runs made from the options (write_h5_layout: the rows reserved for the caller).
   const SolveResult<T>* events = nullptr;
+  /// The result, when it kept summaries (written whole: write_h5_layout refuses them).
+  const SolveResult<T>* summaries = nullptr;
 };
 
 template <class T>
@@ -375,7 +387,35 @@ Content<T> content_of(const SolveResult<T>& r, const SolveOptions& options) {
   c.counters = r.counters().data();
   c.execution = &r.execution();
   if (r.n_events() > 0) c.events = &r;
+  if (r.summary_layout() != nullptr) c.summaries = &r;
   return c;
+}
+
+/// The group /summaries: one dataset per summary output, (n_runs, windows, variables) or with a last
+/// axis of its values when it has several; the cadence, the variables and the windows' ends as
+/// attributes (layout in result_h5.hpp).
+template <class T>
+void write_summaries(H5Writer& w, hid_t root, const SolveResult<T>& r, double t0) {
+  const SummaryLayout& layout = *r.summary_layout();
+  const Handle group(w.check(H5Gcreate2(root, "summaries", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                             "creating group summaries"),
+                     H5Gclose);
+  std::vector<std::string> names;
+  for (const SummaryOutput& out : layout.outputs) names.push_back(out.name);
+  std::vector<double> window_ends(layout.windows);
+  for (std::size_t k = 0; k < layout.windows; ++k) window_ends[k] = layout.window_end(t0, k);
+  w.attribute(group.get(), "names", names);
+  w.attribute(group.get(), "summary_variables", layout.variable_names);
+  w.attribute(group.get(), "summarise_every", layout.window_length);
+  w.attribute(group.get(), "sample_summaries_every", layout.sample_period);
+  w.attribute(group.get(), "window_ends", window_ends);
+  const hsize_t runs = r.n_runs(), windows = layout.windows, variables = layout.variables.size();
+  for (const SummaryOutput& out : layout.outputs) {
+    std::vector<hsize_t> dims{runs, windows, variables};
+    if (out.width > 1) dims.push_back(out.width);
+    const Handle set = w.dataset(group.get(), out.name, r.summary(out.name), dims);
+    if (out.width > 1) w.attribute(set.get(), "value_names", out.value_names);
+  }
 }
 
 /// Builds the file with HDF5 (structure and attributes), closes it, then writes the arrays it was
@@ -465,6 +505,7 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
       w.attribute(event.get(), "max", static_cast<std::uint64_t>(k_max));
     }
   }
+  if (r.summaries != nullptr) write_summaries(w, root, *r.summaries, options.t0);
   if (!meta.y0.empty() || !meta.parameters.empty()) {
     const Handle grid(
         w.check(H5Gcreate2(root, "grid", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "creating group grid"),
@@ -557,7 +598,8 @@ H5RowOffsets write_checked(const Content<T>& c, const std::string& path, const S
       c.events == nullptr ? 0
                           : runs * c.events->n_events() * (c.events->event_slots() * (states + 1) * sizeof(T) +
                                                            sizeof(std::uint32_t));
-  const std::uint64_t bytes = values * sizeof(T) + (c.has_status ? runs * sizeof(Status) : 0) +
+  const std::uint64_t summary_bytes = c.summaries == nullptr ? 0 : c.summaries->summaries().size() * sizeof(T);
+  const std::uint64_t bytes = values * sizeof(T) + summary_bytes + (c.has_status ? runs * sizeof(Status) : 0) +
                               (c.has_counters ? runs * sizeof(RunCounters) : 0) + event_bytes + (1u << 20);
   try {
     probe_disk(path, bytes);
@@ -585,6 +627,10 @@ H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std
   if (saves_per_run(options)) {  // the times are rows of the file like the series; not reserved yet
     throw InvalidInput("write_h5_layout: per-run save times (SolveOptions.save_at_per_run) are not written in rows "
                        "yet; write the whole result with write_h5");
+  }
+  if (!options.summaries.empty()) {  // distributed solves refuse them; nothing reserves their rows
+    throw InvalidInput("write_h5_layout: summaries (SolveOptions.summaries) are not written in rows yet; write the "
+                       "whole result with write_h5");
   }
   const SolveResult<T> shape(0, n_states, count_saves(options), options);  // the save times, no runs
   Content<T> c;

@@ -20,116 +20,15 @@
 #include <utility>
 #include <vector>
 
+#include "h5_reader.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 using batchode::H5Metadata;
 using batchode::SolveOptions;
 using batchode::SolveResult;
-
-/// Reads back what write_h5 wrote. Fails the test (ADD_FAILURE) on any HDF5 error.
-class Reader {
- public:
-  explicit Reader(const std::string& path) : file_(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {
-    if (file_ < 0) throw std::runtime_error("cannot open " + path);
-  }
-  ~Reader() { H5Fclose(file_); }
-  Reader(const Reader&) = delete;
-  Reader& operator=(const Reader&) = delete;
-
-  bool has(const std::string& path) const { return H5Lexists(file_, path.c_str(), H5P_DEFAULT) > 0; }
-  bool has_attribute(const std::string& object, const std::string& name) const {
-    return H5Aexists_by_name(file_, object.c_str(), name.c_str(), H5P_DEFAULT) > 0;
-  }
-
-  std::vector<hsize_t> shape(const std::string& path) const {
-    const hid_t set = H5Dopen2(file_, path.c_str(), H5P_DEFAULT);
-    const hid_t space = H5Dget_space(set);
-    std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
-    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
-    H5Sclose(space);
-    H5Dclose(set);
-    return dims;
-  }
-
-  /// The stored type's class and size, e.g. {H5T_FLOAT, 4}.
-  std::pair<H5T_class_t, std::size_t> type(const std::string& path) const {
-    const hid_t set = H5Dopen2(file_, path.c_str(), H5P_DEFAULT);
-    const hid_t t = H5Dget_type(set);
-    const std::pair<H5T_class_t, std::size_t> result{H5Tget_class(t), H5Tget_size(t)};
-    H5Tclose(t);
-    H5Dclose(set);
-    return result;
-  }
-
-  /// The dataset's values converted by HDF5 to V (double, int32_t, uint32_t).
-  template <class V>
-  std::vector<V> values(const std::string& path) const {
-    const hid_t set = H5Dopen2(file_, path.c_str(), H5P_DEFAULT);
-    const hid_t space = H5Dget_space(set);
-    std::vector<V> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
-    if (!out.empty() && H5Dread(set, memory_type<V>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) {
-      ADD_FAILURE() << "reading " << path;
-    }
-    H5Sclose(space);
-    H5Dclose(set);
-    return out;
-  }
-
-  template <class V>
-  V scalar(const std::string& name) const {
-    V value{};
-    const hid_t attr = H5Aopen(file_, name.c_str(), H5P_DEFAULT);
-    if (attr < 0 || H5Aread(attr, memory_type<V>(), &value) < 0)
-      ADD_FAILURE() << "reading attribute " << name;
-    H5Aclose(attr);
-    return value;
-  }
-
-  /// A string or string-list attribute of `object` ("/" for the root), as a list.
-  std::vector<std::string> strings(const std::string& object, const std::string& name) const {
-    const hid_t attr = H5Aopen_by_name(file_, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
-    if (attr < 0) {
-      ADD_FAILURE() << "no attribute " << name << " on " << object;
-      return {};
-    }
-    const hid_t stored = H5Aget_type(attr);
-    EXPECT_EQ(H5Tget_class(stored), H5T_STRING);
-    EXPECT_TRUE(H5Tis_variable_str(stored) > 0) << name;
-    EXPECT_EQ(H5Tget_cset(stored), H5T_CSET_UTF8) << name;
-    const hid_t space = H5Aget_space(attr);
-    std::vector<char*> texts(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
-    const hid_t memory = H5Tcopy(H5T_C_S1);
-    H5Tset_size(memory, H5T_VARIABLE);
-    H5Tset_cset(memory, H5T_CSET_UTF8);
-    std::vector<std::string> out;
-    if (!texts.empty() && H5Aread(attr, memory, texts.data()) >= 0) {
-      for (char* text : texts) {
-        out.emplace_back(text);
-        H5free_memory(text);
-      }
-    }
-    H5Tclose(memory);
-    H5Sclose(space);
-    H5Tclose(stored);
-    H5Aclose(attr);
-    return out;
-  }
-  std::string string(const std::string& name) const {
-    const std::vector<std::string> list = strings("/", name);
-    return list.size() == 1 ? list.front() : "<" + std::to_string(list.size()) + " strings>";
-  }
-
- private:
-  template <class V>
-  static hid_t memory_type() {
-    if constexpr (std::is_same_v<V, double>) return H5T_NATIVE_DOUBLE;
-    if constexpr (std::is_same_v<V, std::int32_t>) return H5T_NATIVE_INT32;
-    if constexpr (std::is_same_v<V, std::uint32_t>) return H5T_NATIVE_UINT32;
-    if constexpr (std::is_same_v<V, std::uint64_t>) return H5T_NATIVE_UINT64;
-  }
-  hid_t file_;
-};
+using batchode::testing::H5Reader;
 
 /// This process's folder for the files the tests write, removed when the tests end.
 struct TempDir {
@@ -194,7 +93,7 @@ TYPED_TEST(WriteH5, WritesEveryDatasetAndAttribute) {
   const fs::path path = temp_file(std::string("full_") + (sizeof(T) == 4 ? "f" : "d") + ".h5");
   batchode::write_h5(r, path.string(), options, meta);
 
-  const Reader h5(path.string());
+  const H5Reader h5(path.string());
   const std::size_t size = sizeof(T);
   EXPECT_EQ(h5.shape("/final_state"), (std::vector<hsize_t>{runs, states}));
   EXPECT_EQ(h5.type("/final_state"), std::make_pair(H5T_FLOAT, size));
@@ -274,7 +173,7 @@ TYPED_TEST(WriteH5, OmitsWhatWasNotKept) {
   const fs::path path = temp_file(std::string("final_only_") + (sizeof(T) == 4 ? "f" : "d") + ".h5");
   batchode::write_h5(r, path.string(), options);
 
-  const Reader h5(path.string());
+  const H5Reader h5(path.string());
   EXPECT_EQ(h5.shape("/final_state"), (std::vector<hsize_t>{2, 3}));
   EXPECT_EQ(h5.values<double>("/final_state"), (std::vector<double>{0, 1, 2, 3, 4, 5}));
   for (const char* absent : {"/series", "/t", "/status", "/counters", "/grid"})
@@ -310,7 +209,7 @@ TYPED_TEST(WriteH5, PerRunTimesAndObservables) {
   for (std::size_t i = 0; i < runs; ++i) r.status_data()[i] = batchode::Status::success;
   const fs::path path = temp_file(std::string("observables_") + (sizeof(T) == 4 ? "f" : "d") + ".h5");
   batchode::write_h5(r, path.string(), options, H5Metadata{});
-  const Reader h5(path.string());
+  const H5Reader h5(path.string());
   EXPECT_EQ(h5.shape("/t"), (std::vector<hsize_t>{runs, saves}));
   EXPECT_EQ(h5.values<double>("/t"), (std::vector<double>{0.5, 1.0, 0.25, 2.0, 1.5, 1.75}));
   EXPECT_EQ(h5.shape("/observables"), (std::vector<hsize_t>{runs, saves, 2}));
@@ -333,14 +232,14 @@ TEST(WriteH5, GridWithoutNamesOrParameters) {
   const fs::path path = temp_file("grid_unnamed.h5");
   batchode::write_h5(r, path.string(), options, meta);
   {
-    const Reader h5(path.string());
+    const H5Reader h5(path.string());
     EXPECT_EQ(h5.shape("/grid/parameters"), (std::vector<hsize_t>{2, 3}));
     EXPECT_EQ(h5.values<double>("/grid/parameters"), meta.parameters);
     EXPECT_FALSE(h5.has_attribute("/grid/parameters", "parameter_names"));
   }
   meta.parameters.clear();
   batchode::write_h5(r, path.string(), options, meta);  // truncates the file written above
-  const Reader h5(path.string());
+  const H5Reader h5(path.string());
   EXPECT_TRUE(h5.has("/grid/y0"));
   EXPECT_FALSE(h5.has("/grid/parameters"));
 }
@@ -357,7 +256,7 @@ TEST(WriteH5, ManyStateNames) {
     meta.state_names.push_back("state_with_a_long_name_" + std::to_string(s));
   const fs::path path = temp_file("many_names.h5");
   batchode::write_h5(r, path.string(), options, meta);
-  const Reader h5(path.string());
+  const H5Reader h5(path.string());
   EXPECT_EQ(h5.strings("/", "state_names"), meta.state_names);
   EXPECT_EQ(h5.strings("/final_state", "state_names"), meta.state_names);
 }

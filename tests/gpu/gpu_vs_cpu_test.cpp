@@ -12,6 +12,7 @@
 
 #include "gpu_compare.hpp"
 #include "require_gpu.hpp"
+#include "summary_reference.hpp"
 #include "test_systems.hpp"
 
 namespace {
@@ -203,6 +204,55 @@ TYPED_TEST(GpuVsCpu, LorenzObservablesAreThoseOfTheSavedStates) {
                   mode == SaveMode::land ? "landed      " : "interpolated", sizeof(T) == 4 ? "float32" : "float64",
                   worst, bound);
     }
+  }
+}
+
+// Summaries (issue 11), every metric of x, y, z and the two observables, in 3 chunks: on the GPU each
+// is that of its own samples (the series saved at every sample, the test's plain computation), and
+// the GPU's values agree with the CPU's run by run; the same summaries without the series are
+// identical (the same points); and a chunked solve with a budget gives the one-chunk solve's.
+TYPED_TEST(GpuVsCpu, LorenzSummariesAreThoseOfTheSamplesAndMatchTheCpu) {
+  BATCHODE_REQUIRE_GPU();
+  using T = TypeParam;
+  const Batch<T> batch = lorenz_sweep<T>(1000);
+  for (Method m : {Method::dopri5, Method::rk4, Method::rodas4}) {
+    SolveOptions o = base_options(m, std::is_same_v<T, float>);
+    o.gpu.chunks = 3;
+    o.summaries.metrics = batchode::testing::every_metric;
+    o.summaries.summarise_every = 0.25;
+    o.summaries.sample_summaries_every = 0.01;
+    o.save_every = 0.01;
+    const std::string what = to_string(m);
+    o.backend = Backend::gpu;
+    const SolveResult<T> gpu = solve_ivp(LorenzObserved{}, batch, o);
+    o.backend = Backend::cpu;
+    const SolveResult<T> cpu = solve_ivp(LorenzObserved{}, batch, o);
+    ASSERT_EQ(gpu.n_summary_windows(), 4u);
+    ASSERT_EQ(gpu.summary_variables().size(), 5u);
+    batchode::testing::expect_metrics_of_the_series(gpu, what + " gpu");
+    batchode::testing::expect_metrics_of_the_series(cpu, what + " cpu");
+    // GPU against CPU: the values (not the times of extrema, which rounding may move to a nearly equal
+    // sample), relative to max(1, |value|), within the states' bound.
+    const double bound = 4 * batchode::testing::agreement_bound<T>(m, o.rtol, 1000);
+    double worst = 0;
+    for (const char* name : {"mean", "std", "rms", "extrema", "max_magnitude"}) {
+      const std::vector<T> a = cpu.summary(name), b = gpu.summary(name);
+      ASSERT_EQ(a.size(), b.size());
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        const double diff = std::fabs(double(b[k]) - double(a[k])) / std::max(1.0, std::fabs(double(a[k])));
+        worst = std::max(worst, std::isnan(diff) ? std::numeric_limits<double>::infinity() : diff);
+      }
+    }
+    EXPECT_LT(worst, bound) << what;
+    std::printf("[ summaries  ] %-8s %s GPU vs CPU: %.2g (bound %.2g)\n", what.c_str(),
+                sizeof(T) == 4 ? "float32" : "float64", worst, bound);
+    // Without the series, in one chunk: the same points, the same summaries, bit for bit.
+    o.backend = Backend::gpu;
+    o.save_every.reset();
+    o.gpu.chunks = 1;
+    const SolveResult<T> alone = solve_ivp(LorenzObserved{}, batch, o);
+    EXPECT_EQ(alone.n_saves(), 0u);
+    EXPECT_TRUE(batchode::testing::same_values(alone.summaries(), gpu.summaries())) << what;
   }
 }
 

@@ -20,6 +20,7 @@
 #include "gpu_compare.hpp"
 #include "require_gpu.hpp"
 #include "runtime_model_systems.hpp"
+#include "summary_reference.hpp"
 
 namespace {
 
@@ -251,15 +252,19 @@ TEST_F(RuntimeModelGpuTest, EventsFromTheModelEqualTheCompiledInKernelBitForBit)
   EXPECT_LT(stopped, runs);
 }
 
+/// The Lorenz model with one observable, xy = x * y.
+std::string lorenz_toml_observing_xy() {
+  std::string toml = kLorenzToml;
+  const std::string equations = "equations = \"\"\"\n";
+  toml.replace(toml.find(equations), equations.size(), equations + "xy = x * y\n");
+  return "observables = [\"xy\"]\n" + toml;
+}
+
 // Observables from the model's list, by the runtime compiler's kernel: each the product of the saved
 // state bit for bit (one multiplication of the values saved beside it), and the CPU path's run by run.
 TEST_F(RuntimeModelGpuTest, ObservablesFromTheModelAreThoseOfTheSavedStates) {
   BATCHODE_REQUIRE_GPU();
-  std::string toml = kLorenzToml;
-  const std::string equations = "equations = \"\"\"\n";
-  toml.replace(toml.find(equations), equations.size(), equations + "xy = x * y\n");
-  toml = "observables = [\"xy\"]\n" + toml;
-  RuntimeModel<double> runtime(parse(toml), options());
+  RuntimeModel<double> runtime(parse(lorenz_toml_observing_xy()), options());
   ASSERT_EQ(runtime.observable_names(), std::vector<std::string>{"xy"});
   std::vector<double> y0, params;
   lorenz_sweep<double>(4096, y0, params);
@@ -285,6 +290,38 @@ TEST_F(RuntimeModelGpuTest, ObservablesFromTheModelAreThoseOfTheSavedStates) {
     EXPECT_LT(worst, 4 * batchode::testing::agreement_bound<double>(m, o.rtol, 1000) + 1e-6)
         << batchode::to_string(m);
   }
+}
+
+// Summaries by the runtime compiler's kernel (issue 11): every metric of the states and the model's
+// observable, each that of the samples it saved (the series at every sample), and the CPU path's
+// values run by run.
+TEST_F(RuntimeModelGpuTest, SummariesFromTheRuntimeKernelAreThoseOfTheSamples) {
+  BATCHODE_REQUIRE_GPU();
+  RuntimeModel<double> runtime(parse(lorenz_toml_observing_xy()), options());
+  std::vector<double> y0, params;
+  lorenz_sweep<double>(2048, y0, params);
+  SolveOptions o = lorenz_options<double>(Method::dopri5, false);
+  o.summaries.metrics = batchode::testing::every_metric;
+  o.summaries.summarise_every = 0.25;
+  o.summaries.sample_summaries_every = 0.01;
+  o.save_every = 0.01;
+  o.gpu.chunks = 2;
+  o.backend = Backend::gpu;
+  const SolveResult<double> gpu = batchode::solve_ivp(runtime, y0, params, o);
+  ASSERT_TRUE(gpu.execution().at(0).backend.is_gpu());
+  ASSERT_EQ(gpu.summary_variables(), (std::vector<std::string>{"x", "y", "z", "xy"}));
+  batchode::testing::expect_metrics_of_the_series(gpu, "runtime gpu");
+  o.backend = Backend::cpu;
+  const SolveResult<double> cpu = batchode::solve_ivp(runtime, y0, params, o);
+  double worst = 0;
+  for (const char* name : {"mean", "rms", "extrema"}) {
+    const std::vector<double> a = cpu.summary(name), b = gpu.summary(name);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      worst = std::max(worst, std::fabs(b[k] - a[k]) / std::max(1.0, std::fabs(a[k])));
+    }
+  }
+  EXPECT_LT(worst, 4 * batchode::testing::agreement_bound<double>(Method::dopri5, o.rtol, 1000));
 }
 
 // A 64-state model (Lorenz-96) compiles for the GPU in seconds and solves as the CPU path does.

@@ -9,6 +9,7 @@
 #include <batchode/batchode.hpp>
 #include <batchode/kernels/batch_kernel.hpp>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace batchode::testing {
@@ -30,7 +31,15 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
   const EventShape shape = event_shape(o);
   std::vector<T> events(shape.values_per_run(N) * runs);
   std::vector<std::uint32_t> event_counts(E * runs);
-  SolveResult<T> result(runs, N, saves, o, nullptr, detail::observable_names_of(sys));
+  // Summaries as Solver lays them out: the kernel that saves keeps them (around no series, or one).
+  std::shared_ptr<const SummaryLayout> layout;
+  if (!o.summaries.empty()) {
+    layout = std::make_shared<const SummaryLayout>(
+        plan_summaries(o, detail::state_names_of(sys), detail::observable_names_of(sys)));
+  }
+  SolveResult<T> result(runs, N, saves, o, nullptr, detail::observable_names_of(sys), layout);
+  const std::size_t summary_values = layout ? layout->windows * layout->slots : 0;
+  std::vector<T> summaries(summary_values * runs);  // windows x values per window x runs, runs fastest
   constexpr std::size_t O = n_observables_v<System>;
   std::vector<T> observables(saves * O * runs);  // n_saves x n_observables x runs, runs fastest
   // Each run's own save times, runs fastest, as a chunk's copy on the device (device_views.hpp).
@@ -41,13 +50,14 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
   const kernels::DeviceOutputs<T> out{final_state.data(), saves ? series.data() : nullptr, status.data(), acc.data(),
                                      rej.data(), evals.data(), runs, static_cast<std::uint32_t>(saves),
                                      E > 0 ? events.data() : nullptr, E > 0 ? event_counts.data() : nullptr,
-                                     saves * O > 0 ? observables.data() : nullptr};
-  RunSettings<T> plan = make_run_settings<T>(o, result.times().data());
+                                     saves * O > 0 ? observables.data() : nullptr,
+                                     summary_values > 0 ? summaries.data() : nullptr};
+  RunSettings<T> plan = make_run_settings<T>(o, result.times().data(), result.summary_layout());
   if (!own_times.empty()) plan.save_times = nullptr;  // as ChunkPipeline: the runs' own come with the inputs
   tableau::dispatch(o.method, [&](auto tag) {
     using Tab = typename decltype(tag)::type;
     for (std::size_t r = 0; r < runs; ++r) {
-      if (saves) {
+      if (saves || summary_values > 0) {
         kernels::integrate_chunk_run<Tab, true>(sys, plan, in, out, r);
       } else {
         kernels::integrate_chunk_run<Tab, false>(sys, plan, in, out, r);
@@ -57,6 +67,9 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
   std::copy(final_state.begin(), final_state.end(), result.final_state_data());
   if (saves) arrays::unpack_to_run_major(series.data(), runs, runs, saves * N, result.series_data());
   if (saves * O > 0) arrays::unpack_to_run_major(observables.data(), runs, runs, saves * O, result.view().observables);
+  if (summary_values > 0) {
+    arrays::unpack_to_run_major(summaries.data(), runs, runs, summary_values, result.view().summaries);
+  }
   if (E > 0) {
     const ResultView<T> view = result.view();
     arrays::unpack_to_run_major(events.data(), runs, runs, shape.values_per_run(N), view.events);

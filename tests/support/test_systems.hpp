@@ -29,6 +29,25 @@ struct Oscillator {
   }
 };
 
+/// x'' + 2 zeta x' + w^2 x = 0 as (x, v), p = {w, zeta}, with named states and its energy
+/// (v^2 + w^2 x^2) / 2 as an observable (summaries: kernels/summaries.hpp).
+struct DampedOscillator {
+  static constexpr std::size_t n_states = 2;
+  static constexpr std::size_t n_params = 2;
+  static constexpr const char* state_names[] = {"x", "v"};
+  static constexpr std::size_t n_observables = 1;
+  static constexpr const char* observable_names[] = {"energy"};
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
+    dydt[0] = y[1];
+    dydt[1] = -p[0] * p[0] * y[0] - T(2) * p[1] * y[1];
+  }
+  template <class T>
+  BATCHODE_HOST_DEVICE void observables(T, const T* y, const T* p, T* out) const {
+    out[0] = T(0.5) * (y[1] * y[1] + p[0] * p[0] * y[0] * y[0]);
+  }
+};
+
 /// The oscillator from (1, 0) with two event functions: x (zero at (k + 1/2) pi / w, falling for even
 /// k) and v = -w sin(w t) (zero at k pi / w, k >= 1, rising for odd k).
 struct OscillatorEvents : Oscillator {

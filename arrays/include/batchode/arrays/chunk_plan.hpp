@@ -13,7 +13,7 @@ namespace batchode::arrays {
 struct RunFootprint {
   std::size_t device_bytes_per_run = 0;        ///< initial values, parameters, active outputs
   std::size_t host_staging_bytes_per_run = 0;  ///< pinned staging (mirrors the device buffers)
-  std::size_t result_bytes_per_run = 0;        ///< final state, series, status and counters in the result
+  std::size_t result_bytes_per_run = 0;        ///< every output of the run in the result
 };
 
 /// The footprint of one run with `n_states` states, `n_params` parameters and `n_saves` saved points
@@ -22,9 +22,12 @@ struct RunFootprint {
 /// registers/local memory and is not counted. Throws InvalidInput when n_states or value_bytes is 0
 /// or a size overflows. `own_save_times`: each run has its own n_saves save times (an input on the
 /// device and in staging, and in the result). `n_observables`: saved beside the state at every save.
+/// `summary_values`: summary metrics kept per run (windows x values per window, kernels/summaries.hpp),
+/// on the device, in staging and in the result like the observables.
 RunFootprint run_footprint(std::size_t n_states, std::size_t n_params, std::size_t n_saves,
                            std::size_t value_bytes, const OutputSelection& outputs, const EventShape& events = {},
-                           bool own_save_times = false, std::size_t n_observables = 0);
+                           bool own_save_times = false, std::size_t n_observables = 0,
+                           std::size_t summary_values = 0);
 
 /// How a batch of n_runs is cut into chunks. Chunk i covers runs [first(i), first(i) + count(i)).
 struct ChunkPlan {

@@ -1,5 +1,5 @@
 // arrays/: the device-side outputs of a chunked batch (final state, saved series and observables,
-// status, counters, events): per buffer slot, device buffers for the active outputs only and their
+// summaries, status, counters, events): per buffer slot, device buffers for the active outputs only and their
 // pinned staging, the asynchronous downloads (one per output, so each can be timed as its own event)
 // and the host transpose into the result (a ResultView). Layout and stride: see device_views.hpp.
 #pragma once
@@ -27,7 +27,8 @@ namespace batchode::arrays {
 
 /// Device and pinned buffers for the outputs of `slots` chunks in flight. Buffers only grow, so a
 /// manager kept across solves stops allocating once it has seen the largest batch. Status and
-/// counters take memory only when selected; the series only when n_saves > 0.
+/// counters take memory only when selected; the series only when n_saves > 0; the summaries only
+/// when asked for.
 ///
 /// Per chunk and slot: the kernel writes device_view(slot, count), then download_*() enqueue the
 /// copies, then, after the stream synchronised, scatter() fills the result. The counters are one
@@ -38,9 +39,12 @@ class OutputArrayManager {
  public:
   /// Sizes every slot for `plan` and selects the outputs; returns true when a buffer had to grow.
   /// Throws GpuError, or InvalidInput when n_saves does not fit in 32 bits or a buffer size in size_t.
-  /// `n_observables`: saved beside the state at every save (nothing without saves).
+  /// `n_observables`: saved beside the state at every save (nothing without saves). Summaries
+  /// (kernels/summaries.hpp): `summary_windows` x `summary_slots` values per run, with or without saves
+  /// (none when either is 0).
   bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_saves, bool status, bool counters,
-               const EventShape& events = {}, std::size_t n_observables = 0) {
+               const EventShape& events = {}, std::size_t n_observables = 0, std::size_t summary_windows = 0,
+               std::size_t summary_slots = 0) {
     if (n_saves > std::numeric_limits<std::uint32_t>::max()) {
       throw InvalidInput("OutputArrayManager: " + std::to_string(n_saves) + " saved points exceed 2^32 - 1");
     }
@@ -55,12 +59,17 @@ class OutputArrayManager {
     const std::size_t count_values = checks::checked_mul(events.n_events, c, "event counts (n_events x chunk runs)");
     const std::size_t observable_values = checks::checked_product(
         {n_saves, n_observables, c}, "observables buffer (n_saves x n_observables x chunk runs)");
+    const std::size_t summary_values = checks::checked_product(
+        {summary_windows, summary_slots, c}, "summaries buffer (windows x values per window x chunk runs)");
     n_states_ = n_states;
     n_saves_ = n_saves;
     status_ = status;
     counters_ = counters;
     events_ = events;
     n_observables_ = n_saves > 0 ? n_observables : 0;
+    const bool summaries = summary_windows > 0 && summary_slots > 0;
+    summary_windows_ = summaries ? summary_windows : 0;
+    summary_slots_ = summaries ? summary_slots : 0;
     capacity_ = c;
     if (slots_.size() < plan.slots) slots_.resize(plan.slots);
     n_slots_ = plan.slots;
@@ -81,6 +90,8 @@ class OutputArrayManager {
       grew |= slot.event_counts_staging.ensure(count_values);
       grew |= slot.observables.ensure(observable_values);
       grew |= slot.observables_staging.ensure(observable_values);
+      grew |= slot.summaries.ensure(summary_values);
+      grew |= slot.summaries_staging.ensure(summary_values);
       slot.downloaded = 0;
     }
     return grew;
@@ -101,7 +112,8 @@ class OutputArrayManager {
                             static_cast<std::uint32_t>(n_saves_),
                             events_.n_events > 0 ? s.events.data() : nullptr,
                             events_.n_events > 0 ? s.event_counts.data() : nullptr,
-                            n_observables_ > 0 ? s.observables.data() : nullptr};
+                            n_observables_ > 0 ? s.observables.data() : nullptr,
+                            summary_windows_ > 0 ? s.summaries.data() : nullptr};
   }
 
   /// Enqueues the copy of the final states (n_states x count values) on `stream`, to staging or,
@@ -143,6 +155,14 @@ class OutputArrayManager {
                     n_saves_ * n_observables_ * count * sizeof(T), count, stream);
   }
 
+  /// Enqueues the copy of the summaries (summary_windows x summary_slots x count values); 0 bytes
+  /// without.
+  std::size_t download_summaries(std::size_t slot, std::size_t count, gpu::stream_t stream) {
+    Slot& s = checked_slot(slot, count, "download_summaries");
+    return download(s, s.summaries_staging.data(), s.summaries.data(),
+                    summary_windows_ * summary_slots_ * count * sizeof(T), count, stream);
+  }
+
   /// Enqueues the copies of the event records and their counts (two copies; 0 bytes without events).
   std::size_t download_events(std::size_t slot, std::size_t count, gpu::stream_t stream) {
     Slot& s = checked_slot(slot, count, "download_events");
@@ -154,11 +174,12 @@ class OutputArrayManager {
   }
 
   /// Transposes the downloaded chunk of slot `slot` (runs [first_run, first_run + count) of the
-  /// batch) from pinned staging into `result`'s run-major arrays: final state, series, statuses and
-  /// counters; unselected status/counters keep the result's defaults. Call only after the downloads
-  /// completed (the stream synchronised). Throws std::out_of_range (bad slot, count or runs outside
-  /// the result), std::invalid_argument (result shaped differently) or std::logic_error (count is
-  /// not what was downloaded).
+  /// batch) from pinned staging into `result`'s run-major arrays: final state, series, observables,
+  /// summaries, events, statuses and counters; unselected status/counters keep the result's
+  /// defaults. Call only after the downloads completed (the stream synchronised). Throws
+  /// std::out_of_range (bad slot, count or runs outside the result), std::invalid_argument (result
+  /// shaped differently, or without room for the events, observables or summaries the buffers hold)
+  /// or std::logic_error (count is not what was downloaded).
   void scatter(std::size_t slot, std::size_t first_run, std::size_t count, const ResultView<T>& result,
                HostWorkers* workers = nullptr) const {
     const Slot& s = checked_slot(slot, count, "scatter");
@@ -197,6 +218,14 @@ class OutputArrayManager {
       throw std::invalid_argument("OutputArrayManager::scatter: result has no room for the observables the buffers hold");
     }
     T* observables_out = n_observables_ > 0 ? result.observables + first_run * observable_width : nullptr;
+    const std::size_t summary_width = summary_windows_ * summary_slots_;  // (w, v) -> w * summary_slots + v
+    if (summary_width > 0 && (result.summaries == nullptr || result.summary_windows != summary_windows_ ||
+                              result.summary_slots != summary_slots_)) {
+      throw std::invalid_argument("OutputArrayManager::scatter: result has no room for the summaries the "
+                                  "buffers hold (" + std::to_string(summary_windows_) + " windows x " +
+                                  std::to_string(summary_slots_) + " values per run)");
+    }
+    T* summaries_out = summary_width > 0 ? result.summaries + first_run * summary_width : nullptr;
     std::uint32_t* counts_out = events_.n_events > 0 ? result.event_counts + first_run * events_.n_events : nullptr;
     auto part = [&](std::size_t begin, std::size_t end) {
       if (final_out != nullptr) {
@@ -219,6 +248,10 @@ class OutputArrayManager {
         unpack_to_run_major(s.observables_staging.data() + begin, count, end - begin, observable_width,
                             observables_out + begin * observable_width);
       }
+      if (summaries_out != nullptr) {
+        unpack_to_run_major(s.summaries_staging.data() + begin, count, end - begin, summary_width,
+                            summaries_out + begin * summary_width);
+      }
       if (events_out != nullptr) {
         unpack_to_run_major(s.events_staging.data() + begin, count, end - begin, event_width,
                             events_out + begin * event_width);
@@ -226,7 +259,8 @@ class OutputArrayManager {
                             counts_out + begin * events_.n_events);
       }
     };
-    const std::size_t run_bytes = (n_states_ * (1 + n_saves_) + event_width + observable_width) * sizeof(T) +
+    const std::size_t run_bytes =
+        (n_states_ * (1 + n_saves_) + event_width + observable_width + summary_width) * sizeof(T) +
                                   (status_ ? sizeof(Status) : 0) + (counters_ ? sizeof(RunCounters) : 0);
     const std::size_t grain = std::max<std::size_t>(1, parallel_grain_bytes / run_bytes);
     if (workers != nullptr && count > grain) {
@@ -241,6 +275,8 @@ class OutputArrayManager {
   std::size_t n_states() const noexcept { return n_states_; }
   std::size_t n_saves() const noexcept { return n_saves_; }
   std::size_t n_observables() const noexcept { return n_observables_; }
+  std::size_t summary_windows() const noexcept { return summary_windows_; }  ///< 0: no summaries
+  std::size_t summary_slots() const noexcept { return summary_slots_; }      ///< values per window
   bool has_status() const noexcept { return status_; }
   bool has_counters() const noexcept { return counters_; }
   /// Device bytes currently allocated by all slots (grows, never shrinks).
@@ -248,7 +284,7 @@ class OutputArrayManager {
     std::size_t total = 0;
     for (const Slot& s : slots_)
       total += s.final_state.bytes() + s.series.bytes() + s.status.bytes() + s.counters.bytes() + s.events.bytes() +
-               s.event_counts.bytes() + s.observables.bytes();
+               s.event_counts.bytes() + s.observables.bytes() + s.summaries.bytes();
     return total;
   }
 
@@ -260,7 +296,9 @@ class OutputArrayManager {
     gpu::DeviceBuffer<T> events;                 // event records, device_views.hpp's layout
     gpu::DeviceBuffer<std::uint32_t> event_counts;
     gpu::DeviceBuffer<T> observables;  // n_saves x n_observables x stride
-    gpu::PinnedBuffer<T> final_state_staging, series_staging, events_staging, observables_staging;
+    gpu::DeviceBuffer<T> summaries;    // summary_windows x summary_slots x stride
+    gpu::PinnedBuffer<T> final_state_staging, series_staging, events_staging, observables_staging,
+        summaries_staging;
     gpu::PinnedBuffer<std::int32_t> status_staging;
     gpu::PinnedBuffer<std::uint32_t> counters_staging, event_counts_staging;
     std::size_t downloaded = 0;  // runs of the last download (checked by scatter)
@@ -294,6 +332,7 @@ class OutputArrayManager {
   bool status_ = false, counters_ = false;
   EventShape events_;
   std::size_t n_observables_ = 0;  // observables per save (0: none, or no saves)
+  std::size_t summary_windows_ = 0, summary_slots_ = 0;  // both 0: no summaries
 };
 
 }  // namespace batchode::arrays

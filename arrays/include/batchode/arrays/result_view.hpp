@@ -30,6 +30,10 @@ struct ResultView {
   /// the system has none or nothing is saved.
   T* observables = nullptr;
   std::size_t n_observables = 0;
+  /// Summaries (kernels/summaries.hpp): n_runs x summary_windows x summary_slots values; nullptr / 0
+  /// when none were asked for.
+  T* summaries = nullptr;
+  std::size_t summary_windows = 0, summary_slots = 0;
 };
 
 }  // namespace batchode

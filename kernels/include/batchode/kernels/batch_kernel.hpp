@@ -13,6 +13,7 @@
 #include "batchode/kernels/rk_stepper.hpp"
 #include "batchode/kernels/rosenbrock_stepper.hpp"
 #include "batchode/kernels/run_integrator.hpp"
+#include "batchode/kernels/summaries.hpp"
 
 namespace batchode::kernels {
 
@@ -41,6 +42,19 @@ struct DeviceObservableOut {
   port::size_t stride;
   port::size_t run;
   BATCHODE_HOST_DEVICE T& at(port::uint32_t k, port::size_t o) const { return values[(k * O + o) * stride + run]; }
+};
+
+/// Where value v of summary window w of thread r's run goes in the device layout
+/// ([(w * values per window + v) * stride + r]).
+template <class T>
+struct DeviceSummaryOut {
+  T* values;
+  port::size_t stride;
+  port::size_t run;
+  port::uint32_t per_window;
+  BATCHODE_HOST_DEVICE T& at(port::uint32_t w, port::uint32_t v) const {
+    return values[(static_cast<port::size_t>(w) * per_window + v) * stride + run];
+  }
 };
 
 /// A sink (DeviceSeriesSink or NoSeries) that also keeps thread r's events, in the device layout of
@@ -133,13 +147,22 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
       // Per-run save times: this run's column of the chunk's copy. Only a kernel that saves reads them.
       const RunSettings<T> run_plan = in.save_times != nullptr ? for_run(plan, in.save_times + r, stride) : plan;
       const DeviceSeriesSink<T, N> series{out.series, stride, r};
+      const T* run_p = P > 0 ? p : nullptr;
       constexpr port::size_t O = n_observables_v<System>;
-      if constexpr (O > 0) {  // the observables beside each saved state
+      // The saved series: with observables, they are saved beside each state.
+      auto saving = [&](auto sink) {
+        if (plan.summary_windows != 0) {  // the summaries around it (the series may be none of the points)
+          using Sink = SummarySink<decltype(sink), System, T, DeviceSummaryOut<T>>;
+          return integrate_into(Sink{sink, &sys, run_p, {out.summaries, stride, r, plan.summary_slots}, &run_plan},
+                                stepper, sys, y, run_p, run_plan, out, r, counters);
+        }
+        return integrate_into(sink, stepper, sys, y, run_p, run_plan, out, r, counters);
+      };
+      if constexpr (O > 0) {
         using Sink = ObservableSink<DeviceSeriesSink<T, N>, System, T, DeviceObservableOut<T, O>>;
-        status = integrate_into(Sink{series, &sys, P > 0 ? p : nullptr, {out.observables, stride, r}}, stepper, sys,
-                                y, P > 0 ? p : nullptr, run_plan, out, r, counters);
+        status = saving(Sink{series, &sys, run_p, {out.observables, stride, r}});
       } else {
-        status = integrate_into(series, stepper, sys, y, P > 0 ? p : nullptr, run_plan, out, r, counters);
+        status = saving(series);
       }
     } else {
       status = integrate_into(NoSeries{}, stepper, sys, y, P > 0 ? p : nullptr, plan, out, r, counters);

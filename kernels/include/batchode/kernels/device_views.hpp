@@ -6,6 +6,7 @@
 //   parameter p of run r                      at [r * n_params + p]    (run-major, as on the host)
 //   saved state s of run r at save k          at [(k * n_states + s) * stride + r]   (runs fastest)
 //   observable o of run r at save k           at [(k * n_observables + o) * stride + r]   (runs fastest)
+//   summary value v of run r in window w      at [(w * values per window + v) * stride + r]   (runs fastest)
 //   save time k of run r (per-run save times) at [k * stride + r]          (runs fastest: read at every
 //                                             save, like the series is written)
 //   status, counters of run r                 at [r]
@@ -56,6 +57,8 @@ struct DeviceOutputs {
   port::uint32_t* event_counts = nullptr;
   /// Observables (systems with observables, solves with saves): n_saves x n_observables x stride.
   T* observables = nullptr;
+  /// Summaries (kernels/summaries.hpp): windows x values per window x stride; nullptr when none.
+  T* summaries = nullptr;
 };
 
 // Kernel arguments are copied bytewise to the device: the views must stay plain data.

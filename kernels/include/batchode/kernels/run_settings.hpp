@@ -7,6 +7,9 @@
 
 namespace batchode {
 
+/// SummaryKind's count (kernels/summaries.hpp).
+inline constexpr port::uint32_t summary_kind_count = 14;
+
 /// The per-solve constants of every run, in the run's precision (passed by value to kernels).
 template <class T>
 struct RunSettings {
@@ -36,6 +39,18 @@ struct RunSettings {
   port::uint32_t event_slots = 0;     ///< crossings stored per event and run (the largest max)
   port::uint32_t event_max[8] = {};   ///< crossings stored of event e (events.hpp's max_events)
   T event_tolerance{};                ///< a root is located to this width in t
+  // Summaries (kernels/summaries.hpp). With them the integrator's points (n_saves, save_every) are
+  // the summary samples, and the series is every series_every-th of them.
+  port::uint32_t series_every = 1;      ///< points per series save; 0: no series
+  port::uint32_t n_series = 0;          ///< series saves (n_saves when series_every is 1)
+  port::uint32_t summary_windows = 0;   ///< 0: no summaries
+  port::uint32_t summary_samples = 0;   ///< samples per window
+  port::uint32_t summary_metrics = 0;   ///< bit K: SummaryKind K is kept
+  port::uint32_t summary_slots = 0;     ///< values per window
+  port::uint32_t summary_peaks = 0, summary_negative_peaks = 0;  ///< peaks[N], negative_peaks[N]
+  port::uint64_t summary_variables = 0; ///< bit v: state v (v < n_states), else observable v - n_states
+  port::uint32_t summary_offset[summary_kind_count] = {};  ///< of SummaryKind K's first value in a window
+  port::uint32_t summary_stride[summary_kind_count] = {};  ///< between the values of consecutive chosen variables
   T rtol{}, atol{};
   T safety{}, min_factor{}, max_factor{}, ki{}, kp{}, dt_min{}, dt_max{};
   port::uint64_t max_steps = 0;

@@ -99,9 +99,11 @@ class Calibrator {
     o.cpu_threads = 1;
     o.outputs.counters = true;
     TimeLogger quiet(nullptr, Verbosity::none);
-    SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(o), o, nullptr, observable_names_of(ctx.system));
+    // With the solve's summaries: their samples are points adaptive steps land on.
+    SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(o), o, nullptr, observable_names_of(ctx.system),
+                           ctx.summaries);
     integrate_on_cpu(ctx.system, y.data(), p.empty() ? nullptr : p.data(), 0, n, o.method,
-                     make_run_settings<T>(o, scratch.times().data()),
+                     make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout()),
                      o.cpu_threads, scratch.view(), quiet, ctx.workers);
     probed_runs_.clear();
     for (std::size_t i = 0; i < n; ++i) {
@@ -131,7 +133,8 @@ class Calibrator {
                          const T* y0, const T* params, std::size_t runs, double steps, std::size_t saves) {
     const double bytes = static_cast<double>(
         arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), saves, sizeof(T), ctx.options.outputs,
-                              event_shape(ctx.options))
+                              event_shape(ctx.options), saves_per_run(ctx.options),
+                              observable_names_of(ctx.system).size(), ctx.summary_values_per_run())
             .result_bytes_per_run);
     const std::string key =
         cost_key(cost_name_of(ctx.system), ctx.options.method, std::is_same_v<T, double>, device_name);
@@ -166,17 +169,18 @@ class Calibrator {
                    const std::vector<T>& p, std::size_t n, const SolveOptions& options) {
     TimeLogger quiet(nullptr, Verbosity::none);
     SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(options), options, nullptr,
-                           observable_names_of(ctx.system));
+                           observable_names_of(ctx.system), ctx.summaries);
     const T* params = p.empty() ? nullptr : p.data();
     const auto start = std::chrono::steady_clock::now();
     if (!backend.is_gpu()) {
       integrate_on_cpu(ctx.system, y.data(), params, 0, n, options.method,
-                       make_run_settings<T>(options, scratch.times().data()),
+                       make_run_settings<T>(options, scratch.times().data(), scratch.summary_layout()),
                        options.cpu_threads, scratch.view(), quiet, ctx.workers);
     } else {
       SolveOptions o = options;
       o.gpu.device = backend.device;
-      gpu_runner->run(ctx.system, make_gpu_run_request(o), make_run_settings<T>(o, scratch.times().data()), y.data(),
+      gpu_runner->run(ctx.system, make_gpu_run_request(o),
+                      make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout()), y.data(),
                       params, n, scratch.view(),
                       quiet, 0);
     }

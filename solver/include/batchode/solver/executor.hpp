@@ -186,7 +186,7 @@ class Executor {
     timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(count));
     timer.add_metadata(keys::num_chunks, std::int64_t{1});
     integrate_on_cpu(ctx_.system, y0, params, first, count, ctx_.options.method,
-                     make_run_settings<T>(ctx_.options, result.times().data()),
+                     make_run_settings<T>(ctx_.options, result.times().data(), result.summary_layout()),
                      ctx_.options.cpu_threads, result.view(), ctx_.logger, ctx_.workers, ctx_.options.stop);
     timer.stop();
     return ms_since(start);
@@ -247,7 +247,7 @@ class Executor {
           request.consumer = consumer;
         }
         auto& gpu = ctx_.gpus.get(device, ctx_.result_memory);
-        gpu.run(ctx_.system, request, make_run_settings<T>(ctx_.options, result.times().data()), y0, params, part.runs,
+        gpu.run(ctx_.system, request, make_run_settings<T>(ctx_.options, result.times().data(), result.summary_layout()), y0, params, part.runs,
                 result.view(), ctx_.logger,
                 part.first_run);
         out.wall_ms = ms_since(start);
@@ -335,8 +335,9 @@ class Executor {
                        predicted, o.wall_ms});
     if (predicted) {
       const std::size_t bytes =
-          arrays::run_footprint(n_states_of(ctx_.system), n_params_of(ctx_.system), result.n_saves(), sizeof(T), ctx_.options.outputs,
-                                event_shape(ctx_.options))
+          arrays::run_footprint(n_states_of(ctx_.system), n_params_of(ctx_.system), result.n_saves(), sizeof(T),
+                                ctx_.options.outputs, event_shape(ctx_.options), saves_per_run(ctx_.options),
+                                result.n_observables(), ctx_.summary_values_per_run())
               .result_bytes_per_run;
       calibrator_.learn(o.backend, ran, observed_steps(result, pieces, ran),
                         static_cast<double>(bytes), o.wall_ms, o.grew_buffers);

@@ -121,6 +121,26 @@ class PerRunSaveTimes {
   std::shared_ptr<const std::vector<double>> times_;
 };
 
+/// Summary metrics kept per run and window, accumulated as the run goes (kernels/summaries.hpp;
+/// solver/summaries.hpp lays them out). CuBIE's names and cadence.
+struct SummaryOptions {
+  /// "mean", "std", "rms", "max", "min", "max_magnitude", "max_time", "min_time", "extrema" (max, min),
+  /// "mean_std", "std_rms", "mean_std_rms", "dxdt_max", "dxdt_min", "dxdt_extrema", "d2xdt2_max",
+  /// "d2xdt2_min", "d2xdt2_extrema", "peaks[n]", "negative_peaks[n]" (the times of the first n).
+  /// Empty: no summaries.
+  std::vector<std::string> metrics;
+  /// Window length: windows (t0 + w T, t0 + (w + 1) T] up to t_end. Unset: the whole span.
+  std::optional<double> summarise_every;
+  /// Spacing of the samples the metrics are of (t0 + j dt; the state at t0 only starts the history):
+  /// a whole number of them per window. Unset: summarise_every / 10, or the span / 100 when
+  /// summarise_every is unset too (CuBIE's defaults).
+  std::optional<double> sample_summaries_every;
+  /// States and observables summarised, by name (kept in the system's order: states, then
+  /// observables). Empty: all of them.
+  std::vector<std::string> variables;
+  bool empty() const noexcept { return metrics.empty(); }
+};
+
 /// Everything a solve needs besides the system and the batch.
 struct SolveOptions {
   double t0 = 0.0;
@@ -143,6 +163,9 @@ struct SolveOptions {
   /// land on its own times). Not in distributed (MPI) solves yet.
   PerRunSaveTimes save_at_per_run;
   SaveMode save_mode = SaveMode::automatic;
+  /// Summary metrics per run and window (SummaryOptions). With a series too, save_every must be a
+  /// whole number of samples (the series is saved at the samples that fall on it); not with save_at.
+  SummaryOptions summaries;
   /// One spec per event function of the system, in its order. Empty for a system with events: a
   /// runtime model's own ([events]), a compiled-in system's each recorded once, in both directions
   /// (Solver fills them in). A system without events: none.

@@ -69,7 +69,8 @@ sched::Selection plan_parts(const SolveContext<System, T>& ctx, Calibrator<Syste
   if (!forced_parts.empty()) return sched::forced(forced_parts, runs);
   const arrays::RunFootprint footprint =
       arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), saves, sizeof(T), options.outputs,
-                            event_shape(options), saves_per_run(options), observable_names_of(ctx.system).size());
+                            event_shape(options), saves_per_run(options), observable_names_of(ctx.system).size(),
+                            ctx.summary_values_per_run());
   sched::Request req;
   req.runs = runs;
   req.method = options.method;

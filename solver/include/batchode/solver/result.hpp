@@ -33,6 +33,7 @@
 #include "batchode/solver/options.hpp"
 #include "batchode/solver/reason.hpp"
 #include "batchode/solver/run_settings.hpp"
+#include "batchode/solver/summaries.hpp"
 #include "batchode/kernels/status.hpp"
 
 namespace batchode {
@@ -75,7 +76,8 @@ class SolveResult {
   /// Throws InvalidInput when an array's size does not fit in size_t, std::bad_alloc.
   SolveResult(std::size_t n_runs, std::size_t n_states, std::size_t n_saves, const SolveOptions& options,
               const std::shared_ptr<ResultMemoryPool>& memory = nullptr,
-              std::vector<std::string> observable_names = {})
+              std::vector<std::string> observable_names = {},
+              std::shared_ptr<const SummaryLayout> summaries = nullptr)
       : n_runs_(n_runs),
         n_states_(n_states),
         n_saves_(n_saves),
@@ -87,7 +89,9 @@ class SolveResult {
         events_(DefaultInitAllocator<T>(memory)),
         event_counts_(DefaultInitAllocator<std::uint32_t>(memory)),
         observables_(DefaultInitAllocator<T>(memory)),
-        observable_names_(std::move(observable_names)) {
+        observable_names_(std::move(observable_names)),
+        summaries_(DefaultInitAllocator<T>(memory)),
+        summary_layout_(summaries != nullptr && !summaries->empty() ? std::move(summaries) : nullptr) {
     // Every size before any allocation: an overflow is refused before memory is touched, and each
     // run's own save times must be the batch's (one row per run, n_saves each).
     if (saves_per_run(options)) {
@@ -106,7 +110,12 @@ class SolveResult {
         {n_runs, shape.n_events, shape.slots, 1 + n_states}, "result events (n_runs x n_events x slots x (1 + n_states))");
     const std::size_t observable_values = checks::checked_product(
         {n_runs, n_saves, observable_names_.size()}, "result observables (n_runs x n_saves x n_observables)");
+    const std::size_t summary_values =
+        summary_layout_ == nullptr ? 0
+                                   : checks::checked_product({n_runs, summary_layout_->windows, summary_layout_->slots},
+                                                             "result summaries (n_runs x windows x values per window)");
     final_state_.resize(final_values);
+    summaries_.resize(summary_values);
     series_.resize(series_values);
     observables_.resize(observable_values);
     events_.resize(event_values);
@@ -127,8 +136,11 @@ class SolveResult {
       for (std::size_t k = 0; k < n_saves; ++k) times_[k] = static_cast<T>(options.save_at[k]);
     } else if (n_saves > 0) {
       times_.resize(n_saves);
-      const RunSettings<T> settings = make_run_settings<T>(options);
-      for (std::size_t k = 0; k < n_saves; ++k) times_[k] = save_time(settings, static_cast<std::uint32_t>(k));
+      // With summaries the series is every series_every-th sample, at the sample's time.
+      const RunSettings<T> settings = make_run_settings<T>(options, nullptr, summary_layout_.get());
+      for (std::size_t k = 0; k < n_saves; ++k) {
+        times_[k] = save_time(settings, static_cast<std::uint32_t>(k * settings.series_every));
+      }
     }
     if (options.outputs.status) status_.resize(n_runs);
     if (options.outputs.counters) counters_.resize(n_runs);
@@ -187,6 +199,51 @@ class SolveResult {
   /// The index of the observable called `name`. Throws std::out_of_range naming those there are.
   std::size_t observable_index(const std::string& name) const {
     return index_of(observable_names_, name, "observable");
+  }
+
+  /// The solve's summaries (SolveOptions::summaries; solver/summaries.hpp): null when none were asked for.
+  const SummaryLayout* summary_layout() const noexcept { return summary_layout_.get(); }
+  std::shared_ptr<const SummaryLayout> shared_summary_layout() const noexcept { return summary_layout_; }
+  /// Windows per run (0 without summaries).
+  std::size_t n_summary_windows() const noexcept { return summary_layout_ ? summary_layout_->windows : 0; }
+  /// The summarised states and observables, by name, in their values' order.
+  const std::vector<std::string>& summary_variables() const noexcept {
+    static const std::vector<std::string> none;
+    return summary_layout_ ? summary_layout_->variable_names : none;
+  }
+  /// n_runs x windows x values per window, run-major (SummaryLayout places the values of a window).
+  const ResultArray<T>& summaries() const noexcept { return summaries_; }
+  /// Value c (0: the only one; extrema: 0 max, 1 min; peaks[n]: the c-th) of summary `name` of the
+  /// summarised variable `v` (summary_variables()' index) in window w of run r; NaN where the run never
+  /// completed the window, or no such peak was found. Throws std::out_of_range.
+  T summary_at(std::size_t r, std::size_t w, const std::string& name, std::size_t v, std::size_t c = 0) const {
+    const SummaryOutput& out = summary_output(name);
+    const std::size_t vars = summary_layout_->variables.size();
+    if (r >= n_runs_ || w >= summary_layout_->windows || v >= vars || c >= out.width) {
+      throw std::out_of_range("summary_at(" + std::to_string(r) + ", " + std::to_string(w) + ", " + name + ", " +
+                              std::to_string(v) + ", " + std::to_string(c) + ") outside " + std::to_string(n_runs_) +
+                              " runs x " + std::to_string(summary_layout_->windows) + " windows x " +
+                              std::to_string(vars) + " variables x " + std::to_string(out.width) + " values");
+    }
+    return summaries_[(r * summary_layout_->windows + w) * summary_layout_->slots + out.offset + v * out.width + c];
+  }
+  /// Summary `name` of every run as one dense array, n_runs x windows x summarised variables x its
+  /// width (what the writers and Python give). Throws std::out_of_range.
+  std::vector<T> summary(const std::string& name) const {
+    const SummaryOutput& out = summary_output(name);
+    const std::size_t block = summary_layout_->variables.size() * out.width;
+    const std::size_t rows = n_runs_ * summary_layout_->windows;
+    std::vector<T> values(rows * block);
+    for (std::size_t i = 0; i < rows; ++i) {
+      const T* from = summaries_.data() + i * summary_layout_->slots + out.offset;
+      std::copy(from, from + block, values.begin() + static_cast<std::ptrdiff_t>(i * block));
+    }
+    return values;
+  }
+  /// The summary asked for as `name`. Throws std::out_of_range (naming those there are).
+  const SummaryOutput& summary_output(const std::string& name) const {
+    if (!summary_layout_) throw std::out_of_range("no summary '" + name + "': this solve kept no summaries");
+    return summary_layout_->output(name);
   }
 
   /// Status of run `r`. Throws std::logic_error when statuses were not selected, std::out_of_range.
@@ -294,7 +351,10 @@ class SolveResult {
                          n_events(),
                          event_slots_,
                          observables_.empty() ? nullptr : observables_.data(),
-                         observables_.empty() ? 0 : n_observables()};
+                         observables_.empty() ? 0 : n_observables(),
+                         summaries_.empty() ? nullptr : summaries_.data(),
+                         summaries_.empty() ? 0 : summary_layout_->windows,
+                         summaries_.empty() ? 0 : summary_layout_->slots};
   }
   void add_execution(ExecutionRecord record) { execution_.push_back(std::move(record)); }
 
@@ -346,6 +406,8 @@ class SolveResult {
   ResultArray<std::uint32_t> event_counts_;
   ResultArray<T> observables_;
   std::vector<std::string> observable_names_;
+  ResultArray<T> summaries_;  // n_runs x windows x values per window
+  std::shared_ptr<const SummaryLayout> summary_layout_;  // null: no summaries
   std::vector<std::string> event_names_;
   std::vector<EventSpec> event_specs_;
   std::size_t event_slots_ = 0;

@@ -26,6 +26,15 @@
 //   /events/<name>/state (n_runs, max, n_states)     the states there; attribute state_names
 //   /events/<name>/count (n_runs) uint32             the crossings met (above max: not all stored);
 //                                                    group attributes direction, action, max
+//   /summaries          group, only when the solve kept summaries (SolveOptions::summaries); attributes
+//                                                    names (the outputs, in order), summary_variables,
+//                                                    summarise_every, sample_summaries_every (float64) and
+//                                                    window_ends (float64, t0 + (w + 1) summarise_every)
+//   /summaries/<name>   (n_runs, n_windows, n_variables)  summary <name> ("mean", "extrema", "peaks" for
+//                       or (n_runs, n_windows, n_variables, width)  peaks[n]) of each summarised variable
+//                                                    in each window; with width > 1 (extrema, peaks[n]) an
+//                                                    attribute value_names ("max", "min"; "peaks[0]" ...);
+//                                                    NaN where a run never completed the window
 //   /grid/y0            (n_runs, n_states)           the initial values solved, when H5Metadata.y0 is
 //                                                    given; attribute state_names
 //   /grid/parameters    (n_runs, n_params)           the parameters solved, when H5Metadata.parameters is
@@ -95,7 +104,8 @@ struct H5RowOffsets {
 /// its parts ran), with every array written except the per-run ones, which are reserved (the disk
 /// space included) and left unfilled for the caller to fill at the returned offsets: a distributed
 /// solve's processes each write their own runs into the one file (batchode/mpi). `observable_names`:
-/// the system's observables, reserved beside the series. Same errors as write_h5.
+/// the system's observables, reserved beside the series. Same errors as write_h5; InvalidInput for
+/// options with per-run save times or summaries (not written in rows: write the result with write_h5).
 template <class T>
 H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std::vector<ExecutionRecord>& execution,
                              const std::string& path, const SolveOptions& options, const H5Metadata& meta = {},

@@ -1,6 +1,6 @@
 // solver/: writing a SolveResult where a scientist can load it: CSV (one row per run and saved time)
 // and NPY (numpy.load gives arrays shaped (n_runs, n_saves, n_states) and (n_runs, n_states)), with
-// the event records in files of their own.
+// the event records and the summaries in files of their own.
 #pragma once
 
 #include <algorithm>
@@ -120,11 +120,28 @@ void write_event_npy(const SolveResult<T>& r, std::size_t e, const std::string& 
   detail::write_npy_array(stem + "_count.npy", count.data(), {r.n_runs()});
 }
 
+/// Writes each summary the result kept (SolveOptions::summaries) as `<prefix>_summary_<name>.npy`
+/// ("mean", "extrema", "peaks" for peaks[n]), shaped (n_runs, n_windows, n_variables), or
+/// (n_runs, n_windows, n_variables, width) for one of several values per variable (extrema: max, min;
+/// peaks[n]: n), in the result's precision: result.summary(name). Nothing without summaries. Errors as
+/// write_npy.
+template <class T>
+void write_summary_npy(const SolveResult<T>& r, const std::string& prefix) {
+  const SummaryLayout* layout = r.summary_layout();
+  if (layout == nullptr) return;
+  for (const SummaryOutput& out : layout->outputs) {
+    std::vector<std::size_t> shape{r.n_runs(), layout->windows, layout->variables.size()};
+    if (out.width > 1) shape.push_back(out.width);
+    const std::vector<T> values = r.summary(out.name);
+    detail::write_npy_array(prefix + "_summary_" + out.name + ".npy", values.data(), shape);
+  }
+}
+
 /// Writes `<prefix>_final.npy` (n_runs, n_states), `<prefix>_status.npy` (n_runs,) int32 when statuses
 /// were kept, when a series was saved `<prefix>_series.npy` (n_runs, n_saves, n_states) and
 /// `<prefix>_times.npy` ((n_saves,), or (n_runs, n_saves) when each run has its own) and, for a system
-/// with observables, `<prefix>_observables.npy` (n_runs, n_saves, n_observables); and each event's
-/// files (write_event_npy).
+/// with observables, `<prefix>_observables.npy` (n_runs, n_saves, n_observables); each event's
+/// files (write_event_npy); and each summary's (write_summary_npy).
 /// Throws std::runtime_error naming the file and the OS error when one cannot be opened or written
 /// (errors that show only when the file is flushed or closed included).
 template <class T>
@@ -148,6 +165,7 @@ void write_npy(const SolveResult<T>& r, const std::string& prefix) {
     }
   }
   for (std::size_t e = 0; e < r.n_events(); ++e) write_event_npy(r, e, prefix);
+  write_summary_npy(r, prefix);
 }
 
 /// Writes one CSV row per stored event crossing (run, event, k, t, y0, y1, ...), runs in order, then
@@ -173,9 +191,50 @@ void write_events_csv(const SolveResult<T>& r, const std::string& path) {
   detail::finish_writing(out, path);
 }
 
+/// Writes the result's summaries (SolveOptions::summaries) as CSV, one row per run, window and summarised
+/// variable, runs in order, then windows, then variables:
+///   run,window,window_end,variable,<value>,<value>,...
+/// window_end is t0 + (window + 1) summarise_every (`t0`: the solve's); variable its name; then one
+/// column per value of each summary in the order asked for: a summary of one value is named by the
+/// summary ("mean"), one of several by its values ("max,min" for extrema, "peaks[0],peaks[1]" for
+/// peaks[2]); NaN where a run never completed the window or found fewer peaks. A header alone for a
+/// result without summaries (or runs). Errors as write_csv.
+template <class T>
+void write_summaries_csv(const SolveResult<T>& r, const std::string& path, double t0) {
+  std::ofstream out;
+  detail::open_for_writing(out, path, std::ios::openmode{});
+  out.precision(std::is_same_v<T, float> ? 9 : 17);
+  out << "run,window,window_end,variable";
+  const SummaryLayout* layout = r.summary_layout();
+  if (layout != nullptr) {
+    for (const SummaryOutput& s : layout->outputs) {
+      if (s.width == 1) out << ',' << s.name;
+      for (std::size_t c = 0; s.width > 1 && c < s.width; ++c) out << ',' << s.value_names.at(c);
+    }
+  }
+  out << '\n';
+  if (layout != nullptr) {
+    for (std::size_t i = 0; i < r.n_runs(); ++i) {
+      for (std::size_t w = 0; w < layout->windows; ++w) {
+        for (std::size_t v = 0; v < layout->variables.size(); ++v) {
+          out << i << ',' << w << ',' << layout->window_end(t0, w) << ',' << layout->variable_names[v];
+          for (const SummaryOutput& s : layout->outputs) {
+            const T* values = r.summaries().data() + (i * layout->windows + w) * layout->slots + s.offset;
+            for (std::size_t c = 0; c < s.width; ++c) out << ',' << values[v * s.width + c];
+          }
+          out << '\n';
+        }
+      }
+    }
+  }
+  detail::finish_writing(out, path);
+}
+
 /// Writes one CSV row per run and saved time (run, t, status, y0, y1, ..., then the observables by name);
-/// the final state alone (t = t_end) when no series was saved. Throws std::runtime_error naming the file
-/// and the OS error when it cannot be opened or written (errors that show only when flushed or closed too).
+/// the final state alone (t = t_end) when no series was saved. Summaries are not in this file: write them
+/// with write_summaries_csv (the command line writes `<output without .csv>_summaries.csv`). Throws
+/// std::runtime_error naming the file and the OS error when it cannot be opened or written (errors that
+/// show only when flushed or closed too).
 template <class T>
 void write_csv(const SolveResult<T>& r, const std::string& path, double t_end) {
   std::ofstream out;

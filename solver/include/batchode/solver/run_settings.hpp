@@ -12,14 +12,17 @@
 #include "batchode/kernels/method_registry.hpp"
 #include "batchode/kernels/run_settings.hpp"
 #include "batchode/solver/options.hpp"
+#include "batchode/solver/summaries.hpp"
 
 namespace batchode {
 
 /// Builds the plan of a validated SolveOptions for precision T. `save_times`: o.save_at, or the whole
 /// batch's o.save_at_per_run, in T (the result's times(), SolveResult), which the plan points to;
-/// needed when either is set.
+/// needed when either is set. `summaries`: the solve's summary layout (SolveResult::summary_layout()),
+/// whose samples become the integrator's points; null or empty: none.
 template <class T>
-RunSettings<T> make_run_settings(const SolveOptions& o, const T* save_times = nullptr) {
+RunSettings<T> make_run_settings(const SolveOptions& o, const T* save_times = nullptr,
+                                 const SummaryLayout* summaries = nullptr) {
   const bool listed = !o.save_at.empty() || saves_per_run(o);
   if (listed && save_times == nullptr) {
     throw std::logic_error("make_run_settings: SolveOptions.save_at(_per_run) is set but its times in T were not given");
@@ -30,6 +33,7 @@ RunSettings<T> make_run_settings(const SolveOptions& o, const T* save_times = nu
   plan.dt = o.dt ? static_cast<T>(*o.dt) : T(0);
   plan.save_every = o.save_every ? static_cast<T>(*o.save_every) : T(0);
   plan.n_saves = static_cast<std::uint32_t>(count_saves(o));
+  plan.n_series = plan.n_saves;
   plan.save_times = listed ? save_times : nullptr;
   plan.save_times_per_run = saves_per_run(o) ? 1u : 0u;
   plan.interpolate_saves = interpolates_saves(o) ? 1u : 0u;
@@ -56,6 +60,7 @@ RunSettings<T> make_run_settings(const SolveOptions& o, const T* save_times = nu
   const double t_scale = std::max({1.0, std::fabs(o.t0), std::fabs(o.t_end)});
   plan.event_tolerance = static_cast<T>(
       o.event_tolerance ? *o.event_tolerance : 100.0 * std::numeric_limits<T>::epsilon() * t_scale);
+  if (summaries != nullptr) apply_summaries(*summaries, count_saves(o), plan);
   return plan;
 }
 

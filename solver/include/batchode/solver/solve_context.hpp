@@ -4,12 +4,14 @@
 #pragma once
 
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include "batchode/arrays/host_workers.hpp"
 #include "batchode/arrays/result_memory.hpp"
 #include "batchode/solver/gpu_runners.hpp"
 #include "batchode/solver/options.hpp"
+#include "batchode/solver/summaries.hpp"
 #include "batchode/timing/time_logger.hpp"
 
 namespace batchode::detail {
@@ -22,6 +24,11 @@ struct SolveContext {
   arrays::HostWorkers& workers;  ///< the CPU path's threads, also scanning inputs
   ResultMemoryPool& result_memory;
   GpuRunners<System, T>& gpus;
+  /// The solve's summaries, laid out (null: none): what each run keeps besides its series.
+  std::shared_ptr<const SummaryLayout> summaries = nullptr;
+
+  /// Summary values a run keeps (windows x values per window).
+  std::size_t summary_values_per_run() const noexcept { return summaries ? summaries->windows * summaries->slots : 0; }
 
   /// One line on stderr unless this solve is at Verbosity::none (its level on this thread: a part
   /// thread carries its solve's). One write, so lines of concurrent solves do not mix.

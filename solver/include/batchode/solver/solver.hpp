@@ -109,12 +109,18 @@ class Solver {
     if (options_.events.empty()) options_.events = detail::default_event_specs(system_);
     validate_for<T>(options_);
     check_events_for_system(options_, detail::n_events_of(system_));
+    if (!options_.summaries.empty()) {
+      summaries_ = std::make_shared<const SummaryLayout>(
+          plan_summaries(options_, detail::state_names_of(system_), detail::observable_names_of(system_)));
+    }
     detail::register_events_for_solve(*logger_);
   }
 
   const SolveOptions& options() const noexcept { return options_; }
   /// The system's observables (kernels/observables.hpp), saved beside the state at every save.
   std::vector<std::string> observable_names() const { return detail::observable_names_of(system_); }
+  /// The solve's summaries, laid out (SolveOptions::summaries): null when none are asked for.
+  const SummaryLayout* summary_layout() const noexcept { return summaries_.get(); }
 
   /// Where this Solver's solves ran: one event per part, per-backend statistics, summary.
   const ExecutionTelemetry& telemetry() const noexcept { return telemetry_; }
@@ -133,7 +139,8 @@ class Solver {
     detail::check_batch_pointers(y0, params, runs, n_states(), n_params());
     check_options_for_batch(options_, runs);
     detail::VerbosityScope verbosity(*logger_, options_.verbosity);
-    const detail::SolveContext<System, T> ctx{system_, options_, *logger_, *cpu_workers_, *result_memory_, gpus_};
+    const detail::SolveContext<System, T> ctx{system_,         options_, *logger_, *cpu_workers_,
+                                              *result_memory_, gpus_,    summaries_};
     calibrator_.begin_solve();
     return detail::predict_solve_ms(ctx, calibrator_, y0, params, runs, count_saves(options_));
   }
@@ -158,12 +165,15 @@ class Solver {
     timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(runs));
     timer.add_metadata("method", to_string(options_.method));
     const std::size_t saves = count_saves(options_);
+    const std::vector<std::string> observables = detail::observable_names_of(system_);
     // Before any work (planning may calibrate): a batch whose outputs cannot fit is refused.
     detail::check_result_fits(
         runs, arrays::run_footprint(n_states(), n_params(), saves, sizeof(T), options_.outputs, event_shape(options_),
-                                    saves_per_run(options_), detail::observable_names_of(system_).size())
+                                    saves_per_run(options_), observables.size(),
+                                    summaries_ ? summaries_->windows * summaries_->slots : 0)
                   .result_bytes_per_run);
-    const detail::SolveContext<System, T> ctx{system_, options_, *logger_, *cpu_workers_, *result_memory_, gpus_};
+    const detail::SolveContext<System, T> ctx{system_,         options_, *logger_, *cpu_workers_,
+                                              *result_memory_, gpus_,    summaries_};
     telemetry_.begin_solve();
     calibrator_.begin_solve();
     const sched::Selection selection = [&] {
@@ -174,7 +184,7 @@ class Solver {
     std::optional<SolveResult<T>> allocated;
     {
       ScopedTimer allocation(*logger_, events::result_allocation);
-      allocated.emplace(runs, n_states(), saves, options_, result_memory_, detail::observable_names_of(system_));
+      allocated.emplace(runs, n_states(), saves, options_, result_memory_, observables, summaries_);
     }
     SolveResult<T>& result = *allocated;
     const bool may_fall_back =
@@ -199,6 +209,7 @@ class Solver {
 
   System system_;
   SolveOptions options_;
+  std::shared_ptr<const SummaryLayout> summaries_;  // null: none asked for
   TimeLogger* logger_;
   ExecutionTelemetry telemetry_;
   detail::Calibrator<System, T> calibrator_;

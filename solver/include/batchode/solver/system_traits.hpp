@@ -64,6 +64,32 @@ std::size_t n_events_of(const System& system) {
 }
 
 template <class S, class = void>
+struct names_states : std::false_type {};
+template <class S>
+struct names_states<S, std::void_t<decltype(S::state_names[0])>> : std::true_type {};
+
+/// The names of the system's states (what summaries are chosen by): a runtime model's; a compiled-in
+/// system's static `state_names` (an array of n_states strings) when it has one, else "y<s>" (the
+/// CSV's columns).
+template <class System>
+std::vector<std::string> state_names_of(const System& system) {
+  if constexpr (is_runtime_model_v<System>) {
+    return system.state_names();
+  } else {
+    (void)system;
+    std::vector<std::string> names(System::n_states);
+    for (std::size_t s = 0; s < names.size(); ++s) {
+      if constexpr (names_states<System>::value) {
+        names[s] = System::state_names[s];
+      } else {
+        names[s] = "y" + std::to_string(s);
+      }
+    }
+    return names;
+  }
+}
+
+template <class S, class = void>
 struct names_observables : std::false_type {};
 template <class S>
 struct names_observables<S, std::void_t<decltype(S::observable_names[0])>> : std::true_type {};

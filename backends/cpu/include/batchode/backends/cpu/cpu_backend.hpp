@@ -123,6 +123,11 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
       (result.observables == nullptr || result.n_observables != n_observables_v<System>)) {
     throw std::logic_error("integrate_batch: the system has observables but the result holds no room for them");
   }
+  if (plan.summary_windows > 0 &&
+      (result.summaries == nullptr || result.summary_windows != plan.summary_windows ||
+       result.summary_slots != plan.summary_slots)) {
+    throw std::logic_error("integrate_batch: the solve keeps summaries but the result has no room for them");
+  }
   tableau::dispatch(method, [&](auto tag) {
     using Tab = typename decltype(tag)::type;
     using Select = CpuStepperFor<Tab, System, T>;

@@ -22,6 +22,7 @@
 #include "batchode/kernels/rosenbrock_stepper.hpp"
 #include "batchode/kernels/run_integrator.hpp"
 #include "batchode/kernels/run_settings.hpp"
+#include "batchode/kernels/summaries.hpp"
 #include "batchode/kernels/tableaux.hpp"
 
 namespace batchode::cpu {
@@ -44,6 +45,15 @@ template <class T, std::size_t O>
 struct ObservableRow {
   T* row;
   T& at(std::uint32_t k, std::size_t o) const { return row[std::size_t{k} * O + o]; }
+};
+
+/// Where value v of summary window w of one run goes in the result's run-major rows (this run's
+/// windows x values-per-window block).
+template <class T>
+struct SummaryRow {
+  T* row;
+  std::size_t per_window;
+  T& at(std::uint32_t w, std::uint32_t v) const { return row[std::size_t{w} * per_window + v]; }
 };
 
 /// A sink (SeriesSink or NoSeries) that also keeps one run's events in the result's run-major rows
@@ -126,15 +136,25 @@ void integrate_run_range(const System& sys, const T* y0, const T* params, std::s
         return integrate_run(stepper, sys, y, p, run_plan, series, counters);
       }
     };
+    // With summaries, they are kept around the series sink (whose saves may be none of the points).
+    auto summarising = [&](auto series) {
+      if (plan.summary_windows != 0) {
+        const std::size_t width = std::size_t{plan.summary_windows} * plan.summary_slots;
+        using Sink = SummarySink<decltype(series), System, T, SummaryRow<T>>;
+        return run(Sink{series, &sys, p, {result.summaries + r * width, plan.summary_slots}, &run_plan});
+      }
+      return run(series);
+    };
     // With observables, the series sink also saves them into this run's rows.
     auto saving = [&] {
-      const SeriesSink<T> series{result.series + r * plan.n_saves * N, N};
+      const std::size_t saves = result.n_saves;
+      const SeriesSink<T> series{result.series + r * saves * N, N};
       constexpr std::size_t O = n_observables_v<System>;
       if constexpr (O > 0) {
         using Sink = ObservableSink<SeriesSink<T>, System, T, ObservableRow<T, O>>;
-        return run(Sink{series, &sys, p, {result.observables + r * plan.n_saves * O}});
+        return summarising(Sink{series, &sys, p, {result.observables + r * saves * O}});
       } else {
-        return run(series);
+        return summarising(series);
       }
     };
     const Status status = plan.n_saves > 0 ? saving() : run(NoSeries{});

@@ -53,9 +53,17 @@ extern "C" __attribute__((visibility("default"))) int batchode_integrate_range(
       report(call, "the result has no room for the model's observables");
       return 1;
     }
+    // So are the summaries, when the solve keeps them.
+    const batchode::RunSettings<Value>& plan = *call->settings;
+    if (plan.summary_windows > 0 &&
+        (result.summaries == nullptr || result.summary_windows != plan.summary_windows ||
+         result.summary_slots != plan.summary_slots)) {
+      report(call, "the result has no room for the summaries");
+      return 1;
+    }
     typename Select::type stepper;
-    batchode::cpu::integrate_run_range<Tab>(System{}, call->y0, call->params, call->begin, call->end,
-                                            *call->settings, *call->result, stepper);
+    batchode::cpu::integrate_run_range<Tab>(System{}, call->y0, call->params, call->begin, call->end, plan,
+                                            result, stepper);
     return 0;
   } catch (const std::exception& e) {
     report(call, e.what());

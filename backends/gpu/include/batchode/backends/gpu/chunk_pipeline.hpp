@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <exception>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -78,22 +79,27 @@ class ChunkPipeline {
   /// size and grid that header names) on `stream`, and throw GpuError when the launch fails.
   /// `load(bool save_series, TimeLogger&)` is called once per run, inside the kernel_run_execution
   /// event and before the first chunk, so a first-use module load is timed apart from the chunks.
-  /// save_series is result.n_saves > 0, the same for the whole run. With request.shared, [first_run,
+  /// save_series is result.n_saves > 0 || result.summary_windows > 0 (summaries are kept by the saving
+  /// kernel, series or not), the same for the whole run. With request.shared, [first_run,
   /// first_run + runs) is this GPU's own share: the chunks are planned for it and the run order
   /// sampled from it, but the runs come from the shared ranges.
   /// Throws GpuError (naming the call and the chunk) on a runtime failure, InvalidInput when the
-  /// memory budget cannot hold one run or an input is not finite.
+  /// memory budget cannot hold one run or an input is not finite, std::logic_error when the result
+  /// has no room for the summaries run_plan keeps (or room for summaries it does not keep).
   template <class Load, class Launch, class LaunchOrder>
   void run(std::size_t n_states, std::size_t n_params, const GpuRunRequest& request,
            const RunSettings<T>& run_plan, const T* y0, const T* params, std::size_t runs,
            const ResultView<T>& result, TimeLogger& log, std::size_t first_run, Load&& load,
            Launch&& launch, LaunchOrder&& launch_order) {
+    check_summary_room(run_plan, result);
     gpu::set_device(request.device);
     const std::size_t saves = result.n_saves;
     // Each run's own save times (save_at_per_run) go with the chunk's inputs; shared ones once.
     const bool per_run_times = run_plan.save_times_per_run != 0 && saves > 0;
     // Observables (systems with them) are saved beside the state: the result is shaped for them.
     const std::size_t observables = saves > 0 ? result.n_observables : 0;
+    // Summaries (kernels/summaries.hpp): windows x values per window per run, with or without a series.
+    const std::size_t summary_windows = result.summary_windows, summary_slots = result.summary_slots;
     {
       ScopedTimer timer(log, events::chunk_planning);
       std::size_t free_bytes = 0, total_bytes = 0;
@@ -107,7 +113,7 @@ class ChunkPipeline {
       // Each chunk's runs' own save times (per_run_times) are staged and uploaded with its inputs.
       arrays::RunFootprint footprint =
           arrays::run_footprint(n_states, n_params, saves, sizeof(T), request.outputs, request.events, per_run_times,
-                                observables);
+                                observables, summary_windows * summary_slots);
       if (request.order_runs) {  // each chunk's run order, on the device
         footprint.device_bytes_per_run += sizeof(std::uint32_t);
       }
@@ -130,7 +136,7 @@ class ChunkPipeline {
           inputs_.prepare(plan_, n_states, n_params, request.order_runs, per_run_times ? saves : 0);
       const bool outputs_grew =
           outputs_.prepare(plan_, n_states, saves, request.outputs.status, request.outputs.counters, request.events,
-                           observables);
+                           observables, summary_windows, summary_slots);
       last_run_grew_ = inputs_grew || outputs_grew;
       while (streams_.size() < plan_.slots) streams_.emplace_back();
       timer.add_metadata("grew", std::int64_t{last_run_grew_ ? 1 : 0});
@@ -140,7 +146,8 @@ class ChunkPipeline {
     timer.add_metadata(keys::backend, fmt::format("gpu:{}", request.device));
     timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(runs));
     timer.add_metadata(keys::num_chunks, static_cast<std::int64_t>(plan_.n_chunks));
-    const bool save_series = saves > 0;
+    // The kernel that saves also keeps the summaries, even when no series is saved.
+    const bool save_series = saves > 0 || summary_windows > 0;
     load(save_series, log);
     RunSettings<T> plan = run_plan;
     if (per_run_times) {
@@ -156,6 +163,20 @@ class ChunkPipeline {
   }
 
  private:
+  /// The kernel writes run_plan's summary windows x slots per run; the buffers and the scatter are
+  /// sized by the result's: they must agree before anything is enqueued.
+  static void check_summary_room(const RunSettings<T>& run_plan, const ResultView<T>& result) {
+    const std::size_t windows = run_plan.summary_windows, slots = run_plan.summary_slots;
+    if (result.summary_windows != windows || result.summary_slots != slots ||
+        (windows > 0 && result.summaries == nullptr)) {
+      throw std::logic_error(fmt::format(
+          "ChunkPipeline::run: the solve keeps {} summary windows x {} values per run, but the result has "
+          "room for {} x {}{}",
+          windows, slots, result.summary_windows, result.summary_slots,
+          result.summaries == nullptr ? " (no summaries array)" : ""));
+    }
+  }
+
   /// Copies the plan's save times (host) to the device once per run; returns the device's copy.
   const T* upload_save_times(const RunSettings<T>& run_plan, TimeLogger& log) {
     ScopedTimer t(log, events::h2d_transfer_save_times);
@@ -301,12 +322,16 @@ class ChunkPipeline {
                            : nullptr;
         transfer(events::d2h_transfer_state,
                  [&] { return outputs_.download_state(slot, count, stream, state_dst); });
-        if (save_series) {
+        if (outputs_.n_saves() > 0) {
           transfer(events::d2h_transfer_state, [&] { return outputs_.download_series(slot, count, stream); });
         }
         if (outputs_.n_observables() > 0) {
           transfer(events::d2h_transfer_observables,
                    [&] { return outputs_.download_observables(slot, count, stream); });
+        }
+        if (outputs_.summary_windows() > 0) {
+          transfer(events::d2h_transfer_summaries,
+                   [&] { return outputs_.download_summaries(slot, count, stream); });
         }
         if (request.outputs.status) {
           Status* status_dst = pinned(result.status + first, count * sizeof(Status)) ? result.status + first : nullptr;

@@ -1,0 +1,282 @@
+// kernels/: summary metrics accumulated as a run goes (issue 11): mean, std, rms, extrema, peaks and
+// derivative extremes of chosen states and observables, per window of samples, never storing the
+// series. A sink wrapped around the series sink (SummarySink), so the integrator
+// (run_integrator.hpp) knows nothing of it: the integrator's points are the summary samples
+// (t0 + j * sample_summaries_every, landed or interpolated like any saved point), and the points that
+// are also series saves (every plan.series_every-th) go on to the series sink.
+//
+// Samples and windows: sample 0 is the state at t0; it only starts the history (the previous values
+// peaks and derivatives need). Window w holds samples w n + 1 .. (w + 1) n (n = summary_samples), the
+// span (t0 + w T, t0 + (w + 1) T]. Every metric of a window is of its n samples: mean, std (population),
+// rms, max, min, max_magnitude, the times of the max and the min (first sample of a tie); dxdt_* of the
+// n backward differences (x_j - x_{j-1}) / dt; d2xdt2_* of the second differences (x_j - 2 x_{j-1} +
+// x_{j-2}) / dt^2 (window 0 has n - 1: sample -1 does not exist); peaks[N] (negative_peaks[N]): the
+// times of the first N samples greater (smaller) than both neighbours, strictly, in the window, NaN in
+// the slots left. A sample is a peak once its next sample is seen, so the peaks of window w are
+// complete only at window w + 1's first sample (which may add one at window w's last sample). A window
+// a run never completes (failed, stopped by an event) holds NaN.
+//
+// Registers: every metric's accumulators exist for every variable that could be chosen (the first
+// summary_variable_limit states and observables) and the runtime masks pick which are updated, so one
+// kernel serves every choice of metrics and variables, and a kernel without summaries has none of it.
+#pragma once
+
+#include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/observables.hpp"
+#include "batchode/kernels/portable.hpp"
+#include "batchode/kernels/run_settings.hpp"
+
+namespace batchode {
+
+/// The summaries a window may hold. Host names (solver/summaries.hpp) map onto these; combined names
+/// (extrema, mean_std, ...) are several of them side by side.
+enum class SummaryKind : port::uint32_t {
+  mean,
+  std,
+  rms,
+  max,
+  min,
+  max_magnitude,
+  max_time,
+  min_time,
+  peaks,
+  negative_peaks,
+  dxdt_max,
+  dxdt_min,
+  d2xdt2_max,
+  d2xdt2_min,
+};
+static_assert(static_cast<port::uint32_t>(SummaryKind::d2xdt2_min) + 1 == summary_kind_count);
+/// Summaries are kept of at most this many variables (states, then observables, by index): one bit
+/// each in RunSettings::summary_variables, and accumulators for each in registers.
+inline constexpr port::uint32_t summary_variable_limit = 64;
+
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE constexpr port::uint32_t summary_bit(SummaryKind kind) {
+  return 1u << static_cast<port::uint32_t>(kind);
+}
+
+namespace detail {
+
+/// The accumulators of one variable over the current window.
+template <class T>
+struct SummaryAccumulator {
+  T shift, sum, sum_squares;  // moments of x - shift (shift: the sample before the window)
+  T max, min, t_max, t_min;
+  T previous, before_previous;         // x_{j-1}, x_{j-2}
+  T dx_max, dx_min, d2x_max, d2x_min;  // of the undivided differences
+  port::uint32_t peaks, troughs;       // found in the window of sample j - 1
+};
+
+template <class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void restart_window(SummaryAccumulator<T>& a, T x) {
+  const T inf = port::numeric_limits<T>::infinity();
+  a.shift = x;
+  a.sum = T(0);
+  a.sum_squares = T(0);
+  a.max = -inf;
+  a.min = inf;
+  a.t_max = T(0) / T(0);
+  a.t_min = T(0) / T(0);
+  a.dx_max = -inf;
+  a.dx_min = inf;
+  a.d2x_max = -inf;
+  a.d2x_min = inf;
+}
+
+}  // namespace detail
+
+/// A series sink (Base: the device's or the CPU's, or NoSeries) that also keeps summaries of the
+/// variables plan.summary_variables chooses, through `Out`: Out::at(w, slot) places value `slot` of
+/// window w (the device's runs-fastest layout or the result's run-major rows). Value c of kind K of the
+/// i-th chosen variable is slot plan.summary_offset[K] + i * plan.summary_stride[K] + c.
+template <class Base, class System, class T, class Out>
+struct SummarySink : Base {
+  static constexpr bool active = true;
+  static constexpr port::size_t N = System::n_states;
+  static constexpr port::size_t O = n_observables_v<System>;
+  static constexpr port::size_t V = N + O < summary_variable_limit ? N + O : summary_variable_limit;
+  // (Names of their own: the series and event sinks around and beneath this one have sys, p, out, plan.)
+  const System* summarised_system;
+  const T* summary_params;
+  Out summary_out;
+  const RunSettings<T>* settings;
+  detail::SummaryAccumulator<T> acc[V] = {};
+  T t_previous{};
+  port::uint32_t in_window = 0;  // samples of the current window taken
+  port::uint32_t window = 0;     // the current window
+
+  // The metrics each group of accumulators serves.
+  static constexpr port::uint32_t squares = summary_bit(SummaryKind::std) | summary_bit(SummaryKind::rms);
+  static constexpr port::uint32_t moments = summary_bit(SummaryKind::mean) | squares;
+  static constexpr port::uint32_t extremes = summary_bit(SummaryKind::max) | summary_bit(SummaryKind::min) |
+                                             summary_bit(SummaryKind::max_magnitude) |
+                                             summary_bit(SummaryKind::max_time) |
+                                             summary_bit(SummaryKind::min_time);
+  static constexpr port::uint32_t slopes =
+      summary_bit(SummaryKind::dxdt_max) | summary_bit(SummaryKind::dxdt_min);
+  static constexpr port::uint32_t curvatures =
+      summary_bit(SummaryKind::d2xdt2_max) | summary_bit(SummaryKind::d2xdt2_min);
+
+  BATCHODE_HD_TEMPLATE
+  BATCHODE_HOST_DEVICE void save(port::uint32_t k, T t, const T* y) {
+    const RunSettings<T>& pl = *settings;
+    if (pl.series_every != 0 && k % pl.series_every == 0 && k / pl.series_every < pl.n_series) {
+      Base::save(k / pl.series_every, t, y);
+    }
+    if (window >= pl.summary_windows) return;  // past the last whole window: no more samples
+    T observed[O > 0 ? O : 1];
+    if constexpr (O > 0) {
+      if (N >= summary_variable_limit || (pl.summary_variables >> N) != 0)
+        summarised_system->observables(t, y, summary_params, observed);
+    }
+    if (k == 0) {  // the state at t0 starts the history
+      BATCHODE_UNROLL
+      for (port::size_t v = 0; v < V; ++v) {
+        const T x = v < N ? y[v] : observed[v - N];
+        acc[v].previous = x;
+        acc[v].before_previous = x;
+        acc[v].peaks = 0;
+        acc[v].troughs = 0;
+        detail::restart_window(acc[v], x);
+      }
+      t_previous = t;
+      return;
+    }
+    const port::uint32_t metrics = pl.summary_metrics;
+    const bool first_of_window = in_window == 0;
+    ++in_window;
+    port::uint32_t rank = 0;
+    BATCHODE_UNROLL
+    for (port::size_t v = 0; v < V; ++v) {
+      if (((pl.summary_variables >> v) & 1u) == 0) continue;
+      const port::uint32_t i = rank++;
+      detail::SummaryAccumulator<T>& a = acc[v];
+      const T x = v < N ? y[v] : observed[v - N];
+      if (metrics & (summary_bit(SummaryKind::peaks) | summary_bit(SummaryKind::negative_peaks))) {
+        // The previous sample is a peak (a trough) of its own window once this one is seen.
+        const port::uint32_t its_window = first_of_window ? window - 1 : window;
+        if (k >= 2) {
+          if ((metrics & summary_bit(SummaryKind::peaks)) && a.previous > x &&
+              a.previous > a.before_previous && a.peaks < pl.summary_peaks) {
+            summary_out.at(its_window, slot(SummaryKind::peaks, i, a.peaks++)) = t_previous;
+          }
+          if ((metrics & summary_bit(SummaryKind::negative_peaks)) && a.previous < x &&
+              a.previous < a.before_previous && a.troughs < pl.summary_negative_peaks) {
+            summary_out.at(its_window, slot(SummaryKind::negative_peaks, i, a.troughs++)) = t_previous;
+          }
+        }
+        if (first_of_window) {
+          a.peaks = 0;
+          a.troughs = 0;
+        }
+      }
+      // Only the groups some chosen metric needs (the same branch for every run of a warp).
+      if (metrics & moments) {
+        const T s = x - a.shift;
+        a.sum += s;
+        if (metrics & squares) a.sum_squares += s * s;
+      }
+      if (metrics & extremes) {
+        if (x > a.max) {
+          a.max = x;
+          a.t_max = t;
+        }
+        if (x < a.min) {
+          a.min = x;
+          a.t_min = t;
+        }
+      }
+      if (metrics & slopes) {
+        const T dx = x - a.previous;
+        a.dx_max = dx > a.dx_max ? dx : a.dx_max;
+        a.dx_min = dx < a.dx_min ? dx : a.dx_min;
+      }
+      if ((metrics & curvatures) && k >= 2) {
+        const T d2x = (x - a.previous) - (a.previous - a.before_previous);
+        a.d2x_max = d2x > a.d2x_max ? d2x : a.d2x_max;
+        a.d2x_min = d2x < a.d2x_min ? d2x : a.d2x_min;
+      }
+      a.before_previous = a.previous;
+      a.previous = x;
+    }
+    t_previous = t;
+    if (in_window == pl.summary_samples) close_window(metrics);
+  }
+
+  BATCHODE_HD_TEMPLATE
+  BATCHODE_HOST_DEVICE void mark_unsaved(port::uint32_t k) {
+    const RunSettings<T>& pl = *settings;
+    if (pl.series_every != 0 && k % pl.series_every == 0 && k / pl.series_every < pl.n_series) {
+      Base::mark_unsaved(k / pl.series_every);
+    }
+    // A window the run did not complete: all NaN (at its last point, so once per window).
+    if (k == 0 || k % pl.summary_samples != 0) return;
+    const port::uint32_t w = k / pl.summary_samples - 1;
+    if (w >= pl.summary_windows) return;
+    const T nan = T(0) / T(0);
+    for (port::uint32_t s = 0; s < pl.summary_slots; ++s) summary_out.at(w, s) = nan;
+  }
+
+ private:
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE port::uint32_t slot(SummaryKind kind, port::uint32_t i,
+                                                                port::uint32_t c) const {
+    const port::uint32_t k = static_cast<port::uint32_t>(kind);
+    return settings->summary_offset[k] + i * settings->summary_stride[k] + c;
+  }
+
+  /// Value `value` of kind `kind` of the i-th chosen variable into the current window, if kept.
+  BATCHODE_HD_TEMPLATE
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void put(port::uint32_t metrics, port::uint32_t i,
+                                                     SummaryKind kind, T value) {
+    if (metrics & summary_bit(kind)) summary_out.at(window, slot(kind, i, 0)) = value;
+  }
+
+  BATCHODE_HD_TEMPLATE
+  BATCHODE_HOST_DEVICE void close_window(port::uint32_t metrics) {
+    const RunSettings<T>& pl = *settings;
+    const T n = static_cast<T>(pl.summary_samples);
+    const T dt = pl.save_every;
+    const T nan = T(0) / T(0);
+    port::uint32_t rank = 0;
+    BATCHODE_UNROLL
+    for (port::size_t v = 0; v < V; ++v) {
+      if (((pl.summary_variables >> v) & 1u) == 0) continue;
+      const port::uint32_t i = rank++;
+      detail::SummaryAccumulator<T>& a = acc[v];
+      const T m = a.sum / n;
+      const T q = a.sum_squares / n;
+      const T variance = q - m * m;
+      put(metrics, i, SummaryKind::mean, a.shift + m);
+      put(metrics, i, SummaryKind::std, port::sqrt(variance > T(0) ? variance : T(0)));
+      const T mean_square = q + T(2) * a.shift * m + a.shift * a.shift;  // of x = s + shift
+      put(metrics, i, SummaryKind::rms, port::sqrt(mean_square > T(0) ? mean_square : T(0)));
+      put(metrics, i, SummaryKind::max, a.max);
+      put(metrics, i, SummaryKind::min, a.min);
+      put(metrics, i, SummaryKind::max_magnitude,
+          port::fabs(a.max) > port::fabs(a.min) ? port::fabs(a.max) : port::fabs(a.min));
+      put(metrics, i, SummaryKind::max_time, a.t_max);
+      put(metrics, i, SummaryKind::min_time, a.t_min);
+      put(metrics, i, SummaryKind::dxdt_max, a.dx_max / dt);
+      put(metrics, i, SummaryKind::dxdt_min, a.dx_min / dt);
+      // Window 0 of one sample has no second difference: NaN, not -inf / dt^2.
+      const bool has_d2 = window > 0 || pl.summary_samples > 1;
+      put(metrics, i, SummaryKind::d2xdt2_max, has_d2 ? a.d2x_max / (dt * dt) : nan);
+      put(metrics, i, SummaryKind::d2xdt2_min, has_d2 ? a.d2x_min / (dt * dt) : nan);
+      // The slots no peak took: NaN (a peak at this window's last sample may still take one).
+      if (metrics & summary_bit(SummaryKind::peaks)) {
+        for (port::uint32_t c = a.peaks; c < pl.summary_peaks; ++c)
+          summary_out.at(window, slot(SummaryKind::peaks, i, c)) = nan;
+      }
+      if (metrics & summary_bit(SummaryKind::negative_peaks)) {
+        for (port::uint32_t c = a.troughs; c < pl.summary_negative_peaks; ++c) {
+          summary_out.at(window, slot(SummaryKind::negative_peaks, i, c)) = nan;
+        }
+      }
+      detail::restart_window(a, a.previous);
+    }
+    ++window;
+    in_window = 0;
+  }
+};
+
+}  // namespace batchode

@@ -1,0 +1,29 @@
+// solver/: outputs chosen by name, in CuBIE's one list (`output_types`): "state", "observables",
+// "time", "iteration_counters", "status" and summary metric names ("mean", "peaks[3]", ...). The
+// command line and the Python package take the list; this is where it becomes SolveOptions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "batchode/solver/options.hpp"
+
+namespace batchode {
+
+/// Sets `options` from an output_types list:
+///  - "state": the series of states at the save times (save_every or save_at must be set; the final
+///    state is always kept). Without "state" or "observables" no series is kept (save times only
+///    place the samples of summaries).
+///  - "observables": the system's observables at the save times (they come with the states' series).
+///  - "time": the save times (kept with any series; accepted for CuBIE's lists).
+///  - "iteration_counters": per-run step and evaluation counters (OutputSelection::counters).
+///  - "status": per-run statuses (kept anyway; accepted).
+///  - any summary name (SummaryOptions::metrics): kept per window.
+/// Throws InvalidInput naming an unknown entry, one listed twice, an empty list, or "state" without
+/// save times.
+void apply_output_types(const std::vector<std::string>& output_types, SolveOptions& options);
+
+/// The names apply_output_types takes besides summary names.
+const std::vector<std::string>& direct_output_types();
+
+}  // namespace batchode
