@@ -15,7 +15,8 @@ set -euo pipefail
 # pybind11, Python's headers, numpy, pytest and venv (with pip's wheel) for the Python package
 # (python/: built by CMake and by `pip install .` in a `python3 -m venv --system-site-packages`);
 # OpenMPI and mpi4py for a batch over MPI processes (mpi/, tests under mpiexec, comm= in Python), and
-# h5py to read back the .h5 file they write.
+# h5py to read back the .h5 file they write; scipy, whose find_peaks the summary tests check the
+# peaks against (python/tests/test_summaries.py).
 packages=(
   build-essential cmake ninja-build
   hipcc libamdhip64-dev rocm-device-libs
@@ -23,6 +24,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-matplotlib
   pybind11-dev python3-dev python3-numpy python3-pytest python3-venv python3-pip
+  python3-scipy
   libtomlplusplus-dev libssl-dev libcli11-dev libhdf5-dev
   libopenmpi-dev openmpi-bin python3-mpi4py python3-h5py
 )
