@@ -412,9 +412,9 @@ void write_summaries(H5Writer& w, hid_t root, const SolveResult<T>& r, double t0
   const hsize_t runs = r.n_runs(), windows = layout.windows, variables = layout.variables.size();
   for (const SummaryOutput& out : layout.outputs) {
     std::vector<hsize_t> dims{runs, windows, variables};
-    if (out.width > 1) dims.push_back(out.width);
+    if (!out.value_names.empty()) dims.push_back(out.width);  // named values: their own axis (as Python)
     const Handle set = w.dataset(group.get(), out.name, r.summary(out.name), dims);
-    if (out.width > 1) w.attribute(set.get(), "value_names", out.value_names);
+    if (!out.value_names.empty()) w.attribute(set.get(), "value_names", out.value_names);
   }
 }
 

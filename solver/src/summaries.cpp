@@ -118,10 +118,12 @@ std::vector<SummaryOutput> parse_summaries(const SummaryOptions& s) {
   return outputs;
 }
 
-/// A whole number near `ratio` (within 0.01: CuBIE's rule), or 0.
-std::size_t whole(double ratio) {
+/// A whole number within `tolerance` of `ratio`, or 0. Past twice the points' limit: that (the
+/// conversion of a larger double would not be defined; the limit is checked, and named, after).
+std::size_t whole(double ratio, double tolerance) {
   const double n = std::round(ratio);
-  return n >= 1 && std::fabs(ratio - n) <= 0.01 ? static_cast<std::size_t>(n) : 0;
+  if (n > 2 * points_limit) return static_cast<std::size_t>(2 * points_limit);
+  return n >= 1 && std::fabs(ratio - n) <= tolerance ? static_cast<std::size_t>(n) : 0;
 }
 
 struct Cadence {
@@ -156,7 +158,7 @@ Cadence cadence_of(const SolveOptions& o) {
                     "summarise_every ({}): a window would hold no sample",
                     c.sample, c.window));
   }
-  c.samples = whole(c.window / c.sample);
+  c.samples = whole(c.window / c.sample, 0.01);  // CuBIE's rule: the window becomes that many samples
   if (c.samples == 0) {
     throw InvalidInput(
         fmt::format("SolveOptions.summaries.summarise_every ({}) must be a whole number of "
@@ -178,8 +180,11 @@ Cadence cadence_of(const SolveOptions& o) {
         "at the samples (save_every, a whole number of sample_summaries_every)");
   }
   if (o.save_every) {
-    c.series_every =
-        static_cast<std::uint32_t>(std::min<std::size_t>(whole(*o.save_every / c.sample), 1u << 30));
+    // Exactly, to rounding: the series is counted with save_every and saved at the samples, so any
+    // slack would move its times and could put its last point past t_end.
+    const double ratio = *o.save_every / c.sample;
+    c.series_every = static_cast<std::uint32_t>(
+        std::min<std::size_t>(whole(ratio, 1e-9 * std::max(1.0, ratio)), std::size_t{1} << 30));
     if (c.series_every == 0) {
       throw InvalidInput(
           fmt::format("SolveOptions.save_every ({}) must be a whole number of "

@@ -160,6 +160,24 @@ TYPED_TEST(SummariesIo, NpyHoldsEachSummaryWithItsShape) {
   }
 }
 
+// peaks[1] keeps its last axis (its values are named), in every writer as in Python: a reader's shape
+// does not change with the count.
+TEST(SummariesIo, OnePeakKeepsItsAxis) {
+  SolveOptions o = summarised();
+  o.summaries.metrics = {"mean", "peaks[1]"};
+  const SolveResult<double> r = solve_summarised<double>(o);
+  const std::string dir = fresh_dir("summaries_io_one_peak");
+  write_npy(r, dir + "/out");
+  EXPECT_THAT(read_npy<double>(dir + "/out_summary_peaks.npy").header, HasSubstr("'shape': (3,4,2,1)"));
+  write_h5(r, dir + "/out.h5", o);
+  EXPECT_EQ(H5Reader(dir + "/out.h5").shape("/summaries/peaks"), (std::vector<hsize_t>{kRuns, kWindows, 2, 1}));
+  write_summaries_csv(r, dir + "/out.csv", o.t0);
+  std::ifstream csv(dir + "/out.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header, "run,window,window_end,variable,mean,peaks[0]");
+}
+
 TYPED_TEST(SummariesIo, CsvHasARowPerRunWindowAndVariable) {
   using T = TypeParam;
   SolveOptions o = summarised();

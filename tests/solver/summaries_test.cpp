@@ -287,6 +287,11 @@ TEST(Summaries, BadInputIsRefusedByName) {
                  "summarise_every must be positive and finite");
   expect_refused([](SolveOptions& o) { o.save_every = 0.25; },
                  "save_every (0.25) must be a whole number of summaries.sample_summaries_every (0.1)");
+  // Within CuBIE's 0.01 of a whole number is not enough for the series: its times would move.
+  expect_refused([](SolveOptions& o) { o.save_every = 0.1001; },
+                 "save_every (0.1001) must be a whole number of summaries.sample_summaries_every (0.1)");
+  // Ratios beyond any count are refused by the limit, not converted.
+  expect_refused([](SolveOptions& o) { o.summaries.sample_summaries_every = 1e-25; }, "more than 1e8");
   expect_refused([](SolveOptions& o) { o.save_at = {0.0, 1.0}; }, "summaries with save_at");
   expect_refused([](SolveOptions& o) { o.summaries.variables = {"y"}; },
                  "no state or observable 'y' (there are: x, v, energy)");

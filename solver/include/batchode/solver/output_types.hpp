@@ -11,13 +11,14 @@
 namespace batchode {
 
 /// Sets `options` from an output_types list:
-///  - "state": the series of states at the save times (save_every or save_at must be set; the final
-///    state is always kept). Without "state" or "observables" no series is kept (save times only
-///    place the samples of summaries).
-///  - "observables": the system's observables at the save times (they come with the states' series).
+///  - "state": the series at the save times (save_every or save_at must be set; the final state is
+///    always kept). Without "state" or "observables" no series is kept: save_every and save_at are
+///    dropped (summaries are sampled by sample_summaries_every, never by them).
+///  - "observables": the system's observables at the save times. The series holds the states and
+///    the observables together, so either name keeps both (choosing them apart is not built yet).
 ///  - "time": the save times (kept with any series; accepted for CuBIE's lists).
 ///  - "iteration_counters": per-run step and evaluation counters (OutputSelection::counters).
-///  - "status": per-run statuses (kept anyway; accepted).
+///  - "status": per-run statuses (always kept; accepted).
 ///  - any summary name (SummaryOptions::metrics): kept per window.
 /// Throws InvalidInput naming an unknown entry, one listed twice, an empty list, or "state" without
 /// save times.

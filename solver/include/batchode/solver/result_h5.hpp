@@ -32,8 +32,9 @@
 //                                                    window_ends (float64, t0 + (w + 1) summarise_every)
 //   /summaries/<name>   (n_runs, n_windows, n_variables)  summary <name> ("mean", "extrema", "peaks" for
 //                       or (n_runs, n_windows, n_variables, width)  peaks[n]) of each summarised variable
-//                                                    in each window; with width > 1 (extrema, peaks[n]) an
-//                                                    attribute value_names ("max", "min"; "peaks[0]" ...);
+//                                                    in each window; with named values (extrema, peaks[n],
+//                                                    even peaks[1]) the last axis and an attribute
+//                                                    value_names ("max", "min"; "peaks[0]" ...);
 //                                                    NaN where a run never completed the window
 //   /grid/y0            (n_runs, n_states)           the initial values solved, when H5Metadata.y0 is
 //                                                    given; attribute state_names

@@ -131,7 +131,7 @@ void write_summary_npy(const SolveResult<T>& r, const std::string& prefix) {
   if (layout == nullptr) return;
   for (const SummaryOutput& out : layout->outputs) {
     std::vector<std::size_t> shape{r.n_runs(), layout->windows, layout->variables.size()};
-    if (out.width > 1) shape.push_back(out.width);
+    if (!out.value_names.empty()) shape.push_back(out.width);  // named values: their own axis (as Python)
     const std::vector<T> values = r.summary(out.name);
     detail::write_npy_array(prefix + "_summary_" + out.name + ".npy", values.data(), shape);
   }
@@ -196,8 +196,8 @@ void write_events_csv(const SolveResult<T>& r, const std::string& path) {
 ///   run,window,window_end,variable,<value>,<value>,...
 /// window_end is t0 + (window + 1) summarise_every (`t0`: the solve's); variable its name; then one
 /// column per value of each summary in the order asked for: a summary of one value is named by the
-/// summary ("mean"), one of several by its values ("max,min" for extrema, "peaks[0],peaks[1]" for
-/// peaks[2]); NaN where a run never completed the window or found fewer peaks. A header alone for a
+/// summary ("mean"), one with named values by them ("max,min" for extrema, "peaks[0],peaks[1]" for
+/// peaks[2], "peaks[0]" for peaks[1]); NaN where a run never completed the window or found fewer peaks. A header alone for a
 /// result without summaries (or runs). Errors as write_csv.
 template <class T>
 void write_summaries_csv(const SolveResult<T>& r, const std::string& path, double t0) {
@@ -208,8 +208,8 @@ void write_summaries_csv(const SolveResult<T>& r, const std::string& path, doubl
   const SummaryLayout* layout = r.summary_layout();
   if (layout != nullptr) {
     for (const SummaryOutput& s : layout->outputs) {
-      if (s.width == 1) out << ',' << s.name;
-      for (std::size_t c = 0; s.width > 1 && c < s.width; ++c) out << ',' << s.value_names.at(c);
+      if (s.value_names.empty()) out << ',' << s.name;
+      for (const std::string& value : s.value_names) out << ',' << value;
     }
   }
   out << '\n';
