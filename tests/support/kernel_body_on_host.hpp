@@ -38,7 +38,7 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
         plan_summaries(o, detail::state_names_of(sys), detail::observable_names_of(sys)));
   }
   SolveResult<T> result(runs, N, saves, o, nullptr, detail::observable_names_of(sys), layout);
-  const std::size_t summary_values = layout ? layout->windows * layout->slots : 0;
+  const std::size_t summary_values = layout ? layout->values_per_run() : 0;
   std::vector<T> summaries(summary_values * runs);  // windows x values per window x runs, runs fastest
   constexpr std::size_t O = n_observables_v<System>;
   std::vector<T> observables(saves * O * runs);  // n_saves x n_observables x runs, runs fastest

@@ -214,13 +214,12 @@ class OutputArrayManager {
     }
     T* events_out = events_.n_events > 0 ? result.events + first_run * event_width : nullptr;
     const std::size_t observable_width = n_saves_ * n_observables_;  // (k, o) -> k * n_observables + o
-    if (n_observables_ > 0 && (result.observables == nullptr || result.n_observables != n_observables_)) {
+    if (!holds_observables(result, n_observables_)) {
       throw std::invalid_argument("OutputArrayManager::scatter: result has no room for the observables the buffers hold");
     }
     T* observables_out = n_observables_ > 0 ? result.observables + first_run * observable_width : nullptr;
     const std::size_t summary_width = summary_windows_ * summary_slots_;  // (w, v) -> w * summary_slots + v
-    if (summary_width > 0 && (result.summaries == nullptr || result.summary_windows != summary_windows_ ||
-                              result.summary_slots != summary_slots_)) {
+    if (!holds_summaries(result, summary_windows_, summary_slots_)) {
       throw std::invalid_argument("OutputArrayManager::scatter: result has no room for the summaries the "
                                   "buffers hold (" + std::to_string(summary_windows_) + " windows x " +
                                   std::to_string(summary_slots_) + " values per run)");

@@ -36,4 +36,19 @@ struct ResultView {
   std::size_t summary_windows = 0, summary_slots = 0;
 };
 
+/// Whether `r` has room for `n_observables` observables at each save (a result without saves needs
+/// none): what every backend checks before writing them.
+template <class T>
+bool holds_observables(const ResultView<T>& r, std::size_t n_observables) {
+  return n_observables == 0 || r.n_saves == 0 ||
+         (r.observables != nullptr && r.n_observables == n_observables);
+}
+
+/// Whether `r` is shaped for exactly `windows` x `slots` summary values per run (none: 0 x 0 and no
+/// array needed), so that nothing is written past it and nothing it holds is left unwritten.
+template <class T>
+bool holds_summaries(const ResultView<T>& r, std::size_t windows, std::size_t slots) {
+  return r.summary_windows == windows && r.summary_slots == slots && (windows == 0 || r.summaries != nullptr);
+}
+
 }  // namespace batchode

@@ -28,7 +28,7 @@ struct SolveContext {
   std::shared_ptr<const SummaryLayout> summaries = nullptr;
 
   /// Summary values a run keeps (windows x values per window).
-  std::size_t summary_values_per_run() const noexcept { return summaries ? summaries->windows * summaries->slots : 0; }
+  std::size_t summary_values_per_run() const noexcept { return summaries ? summaries->values_per_run() : 0; }
 
   /// One line on stderr unless this solve is at Verbosity::none (its level on this thread: a part
   /// thread carries its solve's). One write, so lines of concurrent solves do not mix.

@@ -170,7 +170,7 @@ class Solver {
     detail::check_result_fits(
         runs, arrays::run_footprint(n_states(), n_params(), saves, sizeof(T), options_.outputs, event_shape(options_),
                                     saves_per_run(options_), observables.size(),
-                                    summaries_ ? summaries_->windows * summaries_->slots : 0)
+                                    summaries_ ? summaries_->values_per_run() : 0)
                   .result_bytes_per_run);
     const detail::SolveContext<System, T> ctx{system_,         options_, *logger_, *cpu_workers_,
                                               *result_memory_, gpus_,    summaries_};

@@ -41,6 +41,8 @@ struct SummaryLayout {
   std::uint32_t series_every = 0;  ///< points per series save (0: no series)
 
   bool empty() const noexcept { return windows == 0; }
+  /// Summary values each run keeps (0 without summaries).
+  std::size_t values_per_run() const noexcept { return windows * slots; }
   /// The summary asked for as `name` ("mean", "peaks" or "peaks[3]"). Throws std::out_of_range naming
   /// those there are.
   const SummaryOutput& output(const std::string& name) const;

@@ -119,13 +119,10 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
   if (n_events_v<System> > 0 && (result.events == nullptr || result.n_events != n_events_v<System>)) {
     throw std::logic_error("integrate_batch: the system has event functions but the result holds no event records");
   }
-  if (n_observables_v<System> > 0 && result.n_saves > 0 &&
-      (result.observables == nullptr || result.n_observables != n_observables_v<System>)) {
+  if (!holds_observables(result, n_observables_v<System>)) {
     throw std::logic_error("integrate_batch: the system has observables but the result holds no room for them");
   }
-  if (plan.summary_windows > 0 &&
-      (result.summaries == nullptr || result.summary_windows != plan.summary_windows ||
-       result.summary_slots != plan.summary_slots)) {
+  if (!holds_summaries(result, plan.summary_windows, plan.summary_slots)) {
     throw std::logic_error("integrate_batch: the solve keeps summaries but the result has no room for them");
   }
   tableau::dispatch(method, [&](auto tag) {

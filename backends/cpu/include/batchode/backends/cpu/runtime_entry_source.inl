@@ -47,17 +47,14 @@ extern "C" __attribute__((visibility("default"))) int batchode_integrate_range(
   using namespace batchode::cpu::entry;
   try {
     // The model's observables are written into the result beside the series: it must hold them.
-    constexpr std::size_t O = batchode::n_observables_v<System>;
     const batchode::ResultView<Value>& result = *call->result;
-    if (O > 0 && result.n_saves > 0 && (result.observables == nullptr || result.n_observables != O)) {
+    if (!batchode::holds_observables(result, batchode::n_observables_v<System>)) {
       report(call, "the result has no room for the model's observables");
       return 1;
     }
     // So are the summaries, when the solve keeps them.
     const batchode::RunSettings<Value>& plan = *call->settings;
-    if (plan.summary_windows > 0 &&
-        (result.summaries == nullptr || result.summary_windows != plan.summary_windows ||
-         result.summary_slots != plan.summary_slots)) {
+    if (!batchode::holds_summaries(result, plan.summary_windows, plan.summary_slots)) {
       report(call, "the result has no room for the summaries");
       return 1;
     }

@@ -167,8 +167,7 @@ class ChunkPipeline {
   /// sized by the result's: they must agree before anything is enqueued.
   static void check_summary_room(const RunSettings<T>& run_plan, const ResultView<T>& result) {
     const std::size_t windows = run_plan.summary_windows, slots = run_plan.summary_slots;
-    if (result.summary_windows != windows || result.summary_slots != slots ||
-        (windows > 0 && result.summaries == nullptr)) {
+    if (!holds_summaries(result, windows, slots)) {
       throw std::logic_error(fmt::format(
           "ChunkPipeline::run: the solve keeps {} summary windows x {} values per run, but the result has "
           "room for {} x {}{}",

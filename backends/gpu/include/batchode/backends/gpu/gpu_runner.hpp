@@ -55,8 +55,7 @@ class GpuRunner {
       throw std::logic_error("GpuRunner::run: the system has event functions but the request or the result "
                              "holds no event records");
     }
-    if (n_observables_v<System> > 0 && result.n_saves > 0 &&
-        (result.observables == nullptr || result.n_observables != n_observables_v<System>)) {
+    if (!holds_observables(result, n_observables_v<System>)) {
       throw std::logic_error("GpuRunner::run: the system has observables but the result holds no room for them");
     }
     auto launch_order = [](gpu::stream_t stream, const kernels::RunOrderJob<T>& job) {
