@@ -244,6 +244,25 @@ TEST(DistributedOnThreads, PerRunSaveTimesAreRefusedByName) {
   for (const std::string& e : errors) EXPECT_NE(e.find("does not take per-run save times"), std::string::npos) << e;
 }
 
+// Summaries are refused by name on every process, before any solve (not yet distributed).
+TEST(DistributedOnThreads, SummariesAreRefusedByName) {
+  const std::vector<std::string> errors = on_threads<std::string>([](distributed::Collective& c) {
+    const Batch<double> b = batch();
+    SolveOptions o = options();
+    o.save_every.reset();
+    o.summaries.metrics = {"mean"};
+    try {
+      Solver<Lorenz, double> solver(Lorenz{}, o);
+      (void)distributed::solve_distributed<double>(c, distributed::local_solver(solver),
+                                                   {b.y0.data(), b.y0.size(), b.params.data(), b.params.size()}, o);
+    } catch (const InvalidInput& e) {
+      return std::string(e.what());
+    }
+    return std::string("solved");
+  });
+  for (const std::string& e : errors) EXPECT_NE(e.find("does not keep summaries"), std::string::npos) << e;
+}
+
 // Event records are gathered with the rest, a failed share's taken over, run by run as one Solver's;
 // runs nobody solved have no crossings (NaN records, zero counts); the file written in rows holds each
 // event's columns, the failed share's rows included.
