@@ -358,6 +358,14 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
           throw InvalidInput("a distributed (MPI) solve does not keep summaries (SolveOptions.summaries) yet: solve on "
                              "one process (all its GPUs and cores), or save the series");
         }
+        for (const DriverSpec& driver : options.drivers) {
+          if (driver.n_samples != 0 && driver.values.size() > driver.n_samples) {
+            throw InvalidInput(fmt::format("a distributed (MPI) solve does not take per-run drivers (drivers['{}'] "
+                                           "has one set per run) yet: give samples shared by every run, or solve "
+                                           "on one process",
+                                           driver.name));
+          }
+        }
         if (!how.h5_path.empty() && rank == how.root) {  // found now, not after the solve
           const std::filesystem::path parent = std::filesystem::path(how.h5_path).parent_path();
           const std::string folder = parent.empty() ? "." : parent.string();

@@ -79,7 +79,7 @@ const char* binary_operator(ExprKind kind) {
 /// What a function body uses.
 struct Uses {
   bool time = false, math = false;
-  std::set<std::size_t> states, parameters, constants, auxiliaries;
+  std::set<std::size_t> states, parameters, constants, auxiliaries, drivers;
   std::set<std::pair<std::size_t, std::size_t>> aux_derivatives;  // (aux, variable)
   bool any_state() const { return !states.empty(); }
   bool any_parameter() const { return !parameters.empty(); }
@@ -106,6 +106,13 @@ class Generator {
     if (!observables.empty()) {
       s += "  static constexpr batchode::port::size_t n_observables = " + std::to_string(observables.size()) + ";\n";
     }
+    if (driven()) {
+      // kernels/driven_system.hpp: every member takes the drivers' values at t, u, before its output.
+      s += "  static constexpr batchode::port::size_t n_drivers = " + std::to_string(m_.drivers().size()) + ";\n";
+      s += "  static constexpr const char* driver_names[] = {";
+      for (std::size_t i = 0; i < m_.drivers().size(); ++i) s += (i ? ", \"" : "\"") + m_.drivers()[i].name + "\"";
+      s += "};\n";
+    }
     s += "\n";
 
     std::vector<std::pair<std::string, ExprPtr>> rhs;
@@ -131,11 +138,15 @@ class Generator {
           "jacobian", "J", entries,
           zero_loop ? "    for (batchode::port::size_t k = 0; k < n_states * n_states; ++k) J[k] = T(0);\n"
                     : "");
-      std::vector<std::pair<std::string, ExprPtr>> ft;
-      for (std::size_t i = 0; i < n; ++i)
-        ft.emplace_back("f_t[" + std::to_string(i) + "]", m_.derivatives().time[i]);
-      s += "\n  // f_t[i] = d f_i / dt, symbolic.\n";
-      s += function("time_derivative", "f_t", ft);
+      // df/dt through a driver needs its slope, which no tree holds: with drivers, f_t comes from
+      // forward AD in t through the driven system (kernels/jacobian.hpp, kernels/drivers.hpp).
+      if (!driven()) {
+        std::vector<std::pair<std::string, ExprPtr>> ft;
+        for (std::size_t i = 0; i < n; ++i)
+          ft.emplace_back("f_t[" + std::to_string(i) + "]", m_.derivatives().time[i]);
+        s += "\n  // f_t[i] = d f_i / dt, symbolic.\n";
+        s += function("time_derivative", "f_t", ft);
+      }
     }
     if (n_events > 0) {
       std::vector<std::pair<std::string, ExprPtr>> g;
@@ -190,6 +201,9 @@ class Generator {
       case ExprKind::constant:
         u.constants.insert(e.index);
         break;
+      case ExprKind::driver:
+        u.drivers.insert(e.index);
+        break;
       case ExprKind::auxiliary:
         if (u.auxiliaries.insert(e.index).second) collect(*m_.equations().auxiliaries[e.index].value, u);
         break;
@@ -217,12 +231,13 @@ class Generator {
     for (const auto& o : outputs) collect(*o.second, u);
     std::string s;
     s += "  template <class T>\n";
-    s += std::string("  BATCHODE_HOST_DEVICE void ") + name + "(T t, const T* y, const T* p, T* " + out +
-         ") const {\n";
+    s += std::string("  BATCHODE_HOST_DEVICE void ") + name + "(T t, const T* y, const T* p, " +
+         (driven() ? "const T* u, " : "") + "T* " + out + ") const {\n";
     if (u.math) s += "    namespace mm = batchode::model_math;\n";
     if (!u.time) s += "    (void)t;\n";
     if (!u.any_state()) s += "    (void)y;\n";
     if (!u.any_parameter()) s += "    (void)p;\n";
+    if (driven() && u.drivers.empty()) s += "    (void)u;\n";
     for (std::size_t i : u.states) {
       s += "    const T s_" + state(i) + " = y[" + std::to_string(i) + "];\n";
     }
@@ -231,6 +246,9 @@ class Generator {
     }
     for (std::size_t i : u.constants) {
       s += "    const T c_" + m_.constants()[i].name + " = " + literal(m_.constants()[i].value) + ";\n";
+    }
+    for (std::size_t i : u.drivers) {
+      s += "    const T i_" + m_.drivers()[i].name + " = u[" + std::to_string(i) + "];\n";
     }
     for (std::size_t k : u.auxiliaries) {
       s += "    const T a_" + auxiliary(k) + " = " + print(*m_.equations().auxiliaries[k].value) + ";\n";
@@ -275,6 +293,8 @@ class Generator {
         return aux_derivative_name(e.index, e.variable);
       case ExprKind::time:
         return "t";
+      case ExprKind::driver:
+        return "i_" + m_.drivers()[e.index].name;
       case ExprKind::negate:
         return "-" + operand(*e.args[0], kUnary, true);
       case ExprKind::add:
@@ -313,6 +333,8 @@ class Generator {
     }
     return "T(0)";  // unreachable: every kind is handled above
   }
+
+  bool driven() const { return !m_.drivers().empty(); }
 
   const Model& m_;
   std::string type_;

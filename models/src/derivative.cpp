@@ -39,7 +39,7 @@ std::vector<char> dependencies(const Expr& e, std::size_t n_states,
     const Expr* x = pending.back();
     pending.pop_back();
     if (x->kind == ExprKind::state) deps[x->index] = 1;
-    if (x->kind == ExprKind::time) deps[n_states] = 1;
+    if (x->kind == ExprKind::time || x->kind == ExprKind::driver) deps[n_states] = 1;
     if (x->kind == ExprKind::auxiliary) {
       for (std::size_t v = 0; v <= n_states; ++v) deps[v] = deps[v] || aux[x->index][v];
     }
@@ -65,6 +65,11 @@ class Differentiator {
         return number(x.index == variable_ ? 1 : 0);
       case ExprKind::time:
         return number(variable_ == n_states_ ? 1 : 0);
+      case ExprKind::driver:
+        // A driver is a function of t alone: 0 in every state. Its slope in t is the fitted pieces',
+        // which no tree holds: a model with drivers gets no symbolic df/dt (codegen.hpp), and this
+        // tree is never used.
+        return number(0);
       case ExprKind::auxiliary: {
         const ExprPtr& da = aux_[x.index][variable_];
         if (is_number(*da)) return da;

@@ -4,6 +4,7 @@
 #include "batchode/models/evaluate.hpp"
 
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 namespace batchode::models {
@@ -12,7 +13,11 @@ namespace {
 
 class Interpreter {
  public:
-  Interpreter(const Model& m, double t, const double* y, const double* p) : m_(m), t_(t), y_(y), p_(p) {
+  Interpreter(const Model& m, double t, const double* y, const double* p, const double* u)
+      : m_(m), t_(t), y_(y), p_(p), u_(u) {
+    if (u == nullptr && !m.drivers().empty()) {
+      throw std::logic_error("models::evaluate: model '" + m.name() + "' reads drivers; give their values u");
+    }
     const std::vector<Auxiliary>& aux = m.equations().auxiliaries;
     aux_.reserve(aux.size());
     for (const Auxiliary& a : aux) aux_.push_back(number(*a.value));  // each uses earlier ones only
@@ -44,6 +49,8 @@ class Interpreter {
         return daux_[e.index];
       case ExprKind::time:
         return t_;
+      case ExprKind::driver:
+        return u_[e.index];
       case ExprKind::negate:
         return -number(*e.args[0]);
       case ExprKind::add:
@@ -143,19 +150,24 @@ class Interpreter {
   double t_;
   const double* y_;
   const double* p_;
+  const double* u_;
   std::vector<double> aux_, daux_;
 };
 
 }  // namespace
 
-void evaluate_rhs(const Model& model, double t, const double* y, const double* p, double* dydt) {
-  const Interpreter in(model, t, y, p);
+void evaluate_rhs(const Model& model, double t, const double* y, const double* p, double* dydt, const double* u) {
+  const Interpreter in(model, t, y, p, u);
   for (std::size_t i = 0; i < model.n_states(); ++i) dydt[i] = in.number(*model.equations().rhs[i]);
 }
 
 void evaluate_jacobian(const Model& model, double t, const double* y, const double* p, double* J,
-                       double* f_t) {
-  Interpreter in(model, t, y, p);
+                       double* f_t, const double* u) {
+  if (f_t != nullptr && !model.drivers().empty()) {
+    throw std::logic_error("models::evaluate_jacobian: model '" + model.name() +
+                           "' reads drivers, whose slopes in t no tree holds: no symbolic df/dt");
+  }
+  Interpreter in(model, t, y, p, u);
   const std::size_t n = model.n_states();
   const Derivatives& d = model.derivatives();
   if (J != nullptr) {
@@ -170,13 +182,14 @@ void evaluate_jacobian(const Model& model, double t, const double* y, const doub
   }
 }
 
-void evaluate_events(const Model& model, double t, const double* y, const double* p, double* g) {
-  const Interpreter in(model, t, y, p);
+void evaluate_events(const Model& model, double t, const double* y, const double* p, double* g, const double* u) {
+  const Interpreter in(model, t, y, p, u);
   for (std::size_t e = 0; e < model.equations().events.size(); ++e) g[e] = in.number(*model.equations().events[e]);
 }
 
-void evaluate_auxiliaries(const Model& model, double t, const double* y, const double* p, double* values) {
-  const Interpreter in(model, t, y, p);
+void evaluate_auxiliaries(const Model& model, double t, const double* y, const double* p, double* values,
+                          const double* u) {
+  const Interpreter in(model, t, y, p, u);
   for (std::size_t k = 0; k < in.auxiliaries().size(); ++k) values[k] = in.auxiliaries()[k];
 }
 

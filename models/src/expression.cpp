@@ -160,6 +160,7 @@ bool same_tree(const Expr& a, const Expr& b) {
     case ExprKind::parameter:
     case ExprKind::constant:
     case ExprKind::auxiliary:
+    case ExprKind::driver:
       if (a.index != b.index) return false;
       break;
     case ExprKind::aux_derivative:

@@ -47,16 +47,19 @@ void check_name(const ModelDescription& d) {
   }
 }
 
-/// States, parameters and constants: identifiers, not reserved, unique across the three, finite.
+/// States, parameters, constants and drivers: identifiers, not reserved, unique across the four, finite.
 void check_declarations(const ModelDescription& d) {
   struct Group {
     const std::vector<NamedValue>& values;
     const char* table;  // key prefix in ModelDescription::locations
     const char* what;
   };
+  std::vector<NamedValue> drivers;  // names only: their samples are checked where they are fitted
+  for (const DriverDescription& u : d.drivers) drivers.push_back({u.name, 0.0});
   const Group groups[] = {{d.states, "states", "state"},
                           {d.parameters, "parameters", "parameter"},
-                          {d.constants, "constants", "constant"}};
+                          {d.constants, "constants", "constant"},
+                          {drivers, "drivers", "driver"}};
   std::map<std::string, std::string> declared;  // name -> "a state", ...
   for (const Group& g : groups) {
     for (const NamedValue& v : g.values) {
@@ -158,6 +161,7 @@ std::size_t Model::n_params() const { return data_->description.parameters.size(
 const std::vector<NamedValue>& Model::states() const { return data_->description.states; }
 const std::vector<NamedValue>& Model::parameters() const { return data_->description.parameters; }
 const std::vector<NamedValue>& Model::constants() const { return data_->description.constants; }
+const std::vector<DriverDescription>& Model::drivers() const { return data_->description.drivers; }
 const std::vector<std::string>& Model::observables() const { return data_->description.observables; }
 const std::vector<EventDescription>& Model::events() const { return data_->description.events; }
 const ModelDescription& Model::description() const { return data_->description; }

@@ -146,11 +146,13 @@ class Reader {
         d.parameters = named_values(node, "parameters", "parameter", d);
       } else if (k == "constants") {
         d.constants = named_values(node, "constants", "constant", d);
+      } else if (k == "drivers") {
+        read_drivers(node, d);
       } else {
         throw ModelError(key_at,
                          "unknown key '" + k +
                              "': a model file has name, equations, observables, [states], [parameters], "
-                             "[constants] and [events]");
+                             "[constants], [events] and [drivers]");
       }
     }
     const SourceLocation top{source_, 1, 1};
@@ -256,6 +258,71 @@ class Reader {
         }
       }
     }
+  }
+
+  /// A [drivers] table of name = {} (samples given when solving) or name = { values = [...], dt = h or
+  /// times = [...], order = 1 | 3, end = "...", wrap = bool }.
+  void read_drivers(const toml::node& node, ModelDescription& d) const {
+    const toml::table* table = node.as_table();
+    if (table == nullptr) {
+      throw ModelError(location(source_, node.source()),
+                       std::string("'drivers' must be a table of name = { values = [...], dt = ... } or name = {}, "
+                                   "not ") +
+                           type_name(node));
+    }
+    for (const auto& [key_ptr, value_ptr] : in_file_order(*table)) {
+      DriverDescription driver;
+      driver.name = std::string(key_ptr->str());
+      const std::string what = "driver '" + driver.name + "'";
+      d.locations["drivers." + driver.name] = location(source_, key_ptr->source());
+      const toml::table* spec = value_ptr->as_table();
+      if (spec == nullptr) {
+        throw ModelError(location(source_, value_ptr->source()),
+                         what + " must be a table { values = [...], dt = ... } (or {} to give them when solving), "
+                                "not " + type_name(*value_ptr));
+      }
+      for (const auto& [field_key, value] : *spec) {
+        const std::string field(field_key.str());
+        const SourceLocation value_at = location(source_, value.source());
+        if (field == "values" || field == "times") {
+          (field == "values" ? driver.values : driver.times) = numbers(value, what + ": " + field);
+        } else if (field == "dt") {
+          if (!value.is_number()) throw ModelError(value_at, what + ": dt must be a number, not " + type_name(value));
+          driver.dt = value.value<double>();
+        } else if (field == "order") {
+          if (!value.is_integer()) {
+            throw ModelError(value_at, what + ": order must be 1 or 3, not " + type_name(value));
+          }
+          driver.order = static_cast<int>(*value.value<long long>());
+        } else if (field == "end") {
+          driver.end = string_value(value, "end");
+        } else if (field == "wrap" || field == "land") {
+          if (!value.is_boolean()) {
+            throw ModelError(value_at, what + ": " + field + " must be true or false, not " + type_name(value));
+          }
+          (field == "wrap" ? driver.wrap : driver.land) = *value.value<bool>();
+        } else {
+          throw ModelError(location(source_, field_key.source()),
+                           what + ": unknown key '" + field + "' (a driver has values, dt, times, order, end, wrap and land)");
+        }
+      }
+      d.drivers.push_back(std::move(driver));
+    }
+  }
+
+  std::vector<double> numbers(const toml::node& node, const std::string& what) const {
+    const toml::array* list = node.as_array();
+    if (list == nullptr) {
+      throw ModelError(location(source_, node.source()), what + " must be an array of numbers, not " + type_name(node));
+    }
+    std::vector<double> out;
+    for (const toml::node& item : *list) {
+      if (!item.is_number()) {
+        throw ModelError(location(source_, item.source()), what + " must hold numbers, not " + type_name(item));
+      }
+      out.push_back(item.value<double>().value_or(0.0));
+    }
+    return out;
   }
 
   std::vector<NamedValue> named_values(const toml::node& node, const char* table, const char* what,

@@ -91,6 +91,12 @@ std::vector<std::string> names_of(const std::vector<NamedValue>& values) {
   return names;
 }
 
+std::vector<std::string> driver_names(const ModelDescription& d) {
+  std::vector<std::string> names;
+  for (const DriverDescription& u : d.drivers) names.push_back(u.name);
+  return names;
+}
+
 const char* kind_word(ExprKind kind) {
   switch (kind) {
     case ExprKind::state:
@@ -101,6 +107,8 @@ const char* kind_word(ExprKind kind) {
       return "a constant";
     case ExprKind::auxiliary:
       return "an auxiliary";
+    case ExprKind::driver:
+      return "a driver";
     default:
       return "a name";
   }
@@ -404,7 +412,7 @@ class LineParser {
     message += did_you_mean(name, known);
     message += "; known: " + name_list("states", names_of(d.states)) +
                name_list("parameters", names_of(d.parameters)) +
-               name_list("constants", names_of(d.constants)) +
+               name_list("constants", names_of(d.constants)) + name_list("drivers", driver_names(d)) +
                name_list("auxiliaries", scope_.auxiliary_names) + "time t";
     return message;
   }
@@ -529,6 +537,8 @@ ParsedEquations parse_equations(const ModelDescription& d) {
     scope.symbols[d.parameters[i].name] = {ExprKind::parameter, i};
   for (std::size_t i = 0; i < d.constants.size(); ++i)
     scope.symbols[d.constants[i].name] = {ExprKind::constant, i};
+  for (std::size_t i = 0; i < d.drivers.size(); ++i)
+    scope.symbols[d.drivers[i].name] = {ExprKind::driver, i};
 
   auto equation_state = [&](std::string_view name) -> const std::size_t* {
     if (name.size() < 2 || name[0] != 'd') return nullptr;

@@ -174,7 +174,7 @@ class Solver:
                  precision="float64", backend="auto", verbosity=None, counters=False, run_order="auto",
                  cpu_threads=0, memory_fraction=None, chunks=0, event_tolerance=None, algorithm=None,
                  first_step=None, dt_save=None, t_eval=None, comm=None, output_types=None, summaries=None,
-                 summarise_every=None, sample_summaries_every=None, summarise_variables=None):
+                 summarise_every=None, sample_summaries_every=None, summarise_variables=None, drivers=None):
         if not isinstance(model, _batchode.Model):
             raise TypeError(f"model must be a batchode.Model (batchode.Model(...) or batchode.load_model(path)), "
                             f"not {type(model).__name__}")
@@ -202,7 +202,8 @@ class Solver:
             summaries=_names(summaries, "summaries", "['mean', 'extrema', 'peaks[3]']") or [],
             summarise_every=_optional_float(summarise_every, "summarise_every"),
             sample_summaries_every=_optional_float(sample_summaries_every, "sample_summaries_every"),
-            summarise_variables=_names(summarise_variables, "summarise_variables", "['x', 'energy']") or [])
+            summarise_variables=_names(summarise_variables, "summarise_variables", "['x', 'energy']") or [],
+            drivers=_drivers(drivers))
         self._span = None
         self._solver = None
         # An mpi4py communicator: every solve is one batch over its processes (batchode._mpi).
@@ -329,6 +330,45 @@ def _names(value, name, example):
     return list(value)
 
 
+_DRIVER_SETTINGS = ("dt", "time", "times", "order", "wrap", "end", "boundary_condition", "land")
+
+
+def _drivers(drivers):
+    """The C++ side's driver tuples from CuBIE's form: {"u": samples, ..., "dt": h or "time": times,
+    "order": 1 | 3, "wrap": bool, "end": "natural" | "clamped" | "periodic" | "not-a-knot"}. One time
+    base for every driver named; samples 1-D (shared by the runs) or 2-D (n_runs, n_samples)."""
+    if drivers is None:
+        return []
+    if not isinstance(drivers, dict):
+        raise TypeError(f"drivers must be a dict like {{'u': samples, 'dt': 0.1}}, not {type(drivers).__name__}")
+    dt = _optional_float(drivers.get("dt"), "drivers['dt']")
+    times = drivers.get("time", drivers.get("times"))
+    if dt is not None and times is not None:
+        raise ValueError("drivers: give the samples' 'dt' (uniform from t0) or their 'time', not both")
+    if dt is None and times is None:
+        raise ValueError("drivers: give the samples' 'dt' (uniform from t0) or their 'time' (an array)")
+    times = [] if times is None else [float(t) for t in numpy.asarray(times, dtype=numpy.float64).ravel()]
+    order = drivers.get("order", 1)
+    if isinstance(order, bool) or not isinstance(order, numbers.Integral):
+        raise TypeError(f"drivers['order'] must be 1 (linear) or 3 (cubic spline), not {order!r}")
+    end = drivers.get("end", drivers.get("boundary_condition", "natural"))
+    if not isinstance(end, str):
+        raise TypeError(f"drivers['end'] must be 'natural', 'clamped', 'periodic' or 'not-a-knot', not {end!r}")
+    wrap, land = drivers.get("wrap", False), drivers.get("land", True)
+    for key, flag in (("wrap", wrap), ("land", land)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"drivers['{key}'] must be True or False, not {flag!r}")
+    out = []
+    for name, samples in drivers.items():
+        if name in _DRIVER_SETTINGS:
+            continue
+        values = numpy.ascontiguousarray(numpy.asarray(samples, dtype=numpy.float64))
+        out.append((str(name), values, times, dt, int(order), end, wrap, land))
+    if not out:
+        raise ValueError("drivers names no driver: give {'<driver>': samples, ...} beside 'dt' or 'time'")
+    return out
+
+
 def _optional_float(value, name):
     if value is None:
         return None
@@ -375,6 +415,14 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
                 summarise_every / 10 (the span / 100 without summarise_every). With a series too,
                 save_every must be a whole number of them (the series is saved at samples)
     summarise_variables  the states and observables summarised, by name; None: all of them
+    drivers     the model's time-varying inputs (its drivers=[...] or [drivers]), CuBIE's form:
+                {"u": samples, ..., "dt": h (uniform from t0) or "time": times, "order": 1 (linear,
+                default) or 3 (cubic spline), "end": "natural" | "clamped" | "periodic" |
+                "not-a-knot", "wrap": True for a periodic signal, "land": False to let adaptive steps
+                straddle the samples' times (they end on them by default: a linear driver's slope
+                jumps there, a spline's third derivative)}; samples 1-D (shared) or 2-D (n_runs,
+                n_samples: each run's own).
+                Samples a model file gives are used for drivers not named here
     save_mode   "auto" (save_every lands; save_at interpolates, except for cash_karp54 and
                 fehlberg78, whose long steps the Hermite cubic cannot keep up with: they land), "land"
                 (steps end on every save time: the method's own values, shorter steps), "interpolate"

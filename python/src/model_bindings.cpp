@@ -137,11 +137,14 @@ auxiliaries; states, parameters, constants: dicts {name: default value} (order =
 vary per run, constants are compiled in; observables: names of auxiliaries saved beside the state at
 every save (r.observables, r.observable_names); events: a dict {name: expression or {"expr", "direction":
 "rising" | "falling" | "both", "action": "record" | "terminal", "max": K}} or a list of expressions,
-as a model file's [events]. Mistakes raise batchode.ModelError with line and column.
+as a model file's [events]; drivers: the names of time-varying inputs the equations read (their
+samples are given when solving: drivers={"u": samples, "dt": h, ...}). Mistakes raise
+batchode.ModelError with line and column.
 )doc")
       .def(py::init([](const std::string& equations, const py::object& states, const py::object& parameters,
                        const py::object& constants, const std::string& name,
-                       const std::vector<std::string>& observables, const py::object& events) {
+                       const std::vector<std::string>& observables, const py::object& events,
+                       const std::vector<std::string>& drivers) {
              models::ModelDescription d;
              d.name = name;
              d.equations = equations;
@@ -150,12 +153,14 @@ as a model file's [events]. Mistakes raise batchode.ModelError with line and col
              d.constants = named_values(constants, "constants");
              d.observables = observables;
              d.events = event_descriptions(events);
+             for (const std::string& driver : drivers) d.drivers.push_back({driver, {}, {}, {}, 1, "natural", false, true});
              const QuietAtDefaultLevel quiet;
              return std::make_shared<PyModel>(models::parse_model(d));
            }),
            py::arg("equations"), py::arg("states"), py::arg("parameters") = py::none(),
            py::arg("constants") = py::none(), py::arg("name") = "model",
-           py::arg("observables") = std::vector<std::string>{}, py::arg("events") = py::none())
+           py::arg("observables") = std::vector<std::string>{}, py::arg("events") = py::none(),
+           py::arg("drivers") = std::vector<std::string>{})
       .def_static(
           "from_toml",
           [](const std::string& text, const std::string& source) {
@@ -171,6 +176,11 @@ as a model file's [events]. Mistakes raise batchode.ModelError with line and col
       .def_property_readonly("parameter_names", [](const PyModel& p) { return names_of(p.model().parameters()); })
       .def_property_readonly("observables", [](const PyModel& p) { return p.model().observables(); },
                              "The auxiliaries saved beside the state at every save (r.observables).")
+      .def_property_readonly("driver_names", [](const PyModel& p) {
+        std::vector<std::string> names;
+        for (const models::DriverDescription& u : p.model().drivers()) names.push_back(u.name);
+        return names;
+      }, "The time-varying inputs the equations read ([drivers]; solve(..., drivers={name: samples, ...})).")
       .def_property_readonly("constants", [](const PyModel& p) {
         py::dict out;
         for (const models::NamedValue& c : p.model().constants()) out[py::str(c.name)] = c.value;

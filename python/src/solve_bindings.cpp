@@ -22,6 +22,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -382,6 +383,30 @@ class PySolver {
   WorkThread thread_;  // runs the solves; last, so it stops before the Solver goes
 };
 
+/// One driver as the Python package passes it (_api.py's _drivers): name, samples (1-D: shared; 2-D
+/// (n_runs, n_samples): each run's own), times (empty with dt), dt, order, end, wrap, land.
+using PyDriver = std::tuple<std::string, py::array_t<double, py::array::c_style | py::array::forcecast>,
+                            std::vector<double>, std::optional<double>, int, std::string, bool, bool>;
+
+DriverSpec driver_spec(const PyDriver& d) {
+  const auto& [name, samples, times, dt, order, end, wrap, land] = d;
+  DriverSpec spec;
+  spec.name = name;
+  if (samples.ndim() != 1 && samples.ndim() != 2) {
+    throw InvalidInput("drivers['" + name + "'] must be a 1-D array of samples (shared) or a 2-D array (n_runs, "
+                       "n_samples), got " + std::to_string(samples.ndim()) + " dimensions");
+  }
+  spec.values.assign(samples.data(), samples.data() + samples.size());
+  if (samples.ndim() == 2) spec.n_samples = static_cast<std::size_t>(samples.shape(1));
+  spec.times = times;
+  spec.dt = dt;
+  spec.order = order;
+  spec.end = parse_spline_end(end);
+  spec.wrap = wrap;
+  spec.land = land;
+  return spec;
+}
+
 /// SolveOptions from the Python package's keywords (already named and checked for type there);
 /// validate() runs in the Solver's constructor, and the Solver resolves summarise_variables against
 /// the model. output_types (CuBIE's list: apply_output_types) is applied last, over the other
@@ -399,8 +424,10 @@ SolveOptions make_options(double t0, double t_end, const std::string& method, do
                           const std::optional<std::vector<std::string>>& output_types,
                           const std::vector<std::string>& summaries, std::optional<double> summarise_every,
                           std::optional<double> sample_summaries_every,
-                          const std::vector<std::string>& summarise_variables) {
+                          const std::vector<std::string>& summarise_variables,
+                          const std::vector<PyDriver>& drivers) {
   SolveOptions o;
+  for (const PyDriver& d : drivers) o.drivers.push_back(driver_spec(d));
   o.t0 = t0;
   o.t_end = t_end;
   o.method = parse_method(method);
@@ -518,7 +545,7 @@ void bind_solvers(py::module_& m) {
         py::arg("memory_fraction"), py::arg("chunks"), py::arg("event_tolerance"),
         py::arg("output_types") = py::none(), py::arg("summaries") = std::vector<std::string>{},
         py::arg("summarise_every") = py::none(), py::arg("sample_summaries_every") = py::none(),
-        py::arg("summarise_variables") = std::vector<std::string>{});
+        py::arg("summarise_variables") = std::vector<std::string>{}, py::arg("drivers") = std::vector<PyDriver>{});
   bind_solver<float>(m, "Solver32");
   bind_solver<double>(m, "Solver64");
 

@@ -172,6 +172,7 @@ FittedDriver fit_driver(const DriverSpec& spec, double t0, double t_end) {
   fit.n_pieces = samples - 1;
   fit.order = spec.order;
   fit.wrap = spec.wrap;
+  fit.land = spec.land;
   for (std::size_t k = 0; k < spec.values.size(); ++k) {
     if (std::isfinite(spec.values[k])) continue;
     const std::string where =
@@ -246,6 +247,63 @@ FittedDriver fit_driver(const DriverSpec& spec, double t0, double t_end) {
     }
   }
   return fit;
+}
+
+std::vector<FittedDriver> fit_drivers(const std::vector<DriverSpec>& specs, const std::vector<std::string>& names,
+                                      std::size_t n_drivers, double t0, double t_end) {
+  if (specs.size() != n_drivers) {
+    std::string named;
+    for (const std::string& name : names) named += (named.empty() ? "" : ", ") + name;
+    throw InvalidInput(fmt::format("the system reads {} driver{}{} but SolveOptions.drivers gives {}", n_drivers,
+                                   n_drivers == 1 ? "" : "s", named.empty() ? "" : " (" + named + ")",
+                                   specs.size()));
+  }
+  // In the system's order: by name when it names them, else as given.
+  std::vector<const DriverSpec*> ordered(n_drivers, nullptr);
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (names.empty()) {
+      ordered[i] = &specs[i];
+      continue;
+    }
+    const auto at = std::find(names.begin(), names.end(), specs[i].name);
+    if (at == names.end()) {
+      std::string known;
+      for (const std::string& name : names) known += (known.empty() ? "" : ", ") + name;
+      throw InvalidInput(fmt::format("drivers['{}']: the system reads no driver of that name (it reads {})",
+                                     specs[i].name, known));
+    }
+    const std::size_t d = static_cast<std::size_t>(at - names.begin());
+    if (ordered[d] != nullptr) throw InvalidInput(fmt::format("drivers['{}'] is given twice", specs[i].name));
+    ordered[d] = &specs[i];
+  }
+  std::vector<FittedDriver> fitted;
+  for (const DriverSpec* spec : ordered) fitted.push_back(fit_driver(*spec, t0, t_end));
+  for (const FittedDriver& f : fitted) {
+    for (const FittedDriver& g : fitted) {
+      if (f.n_sets > 1 && g.n_sets > 1 && f.n_sets != g.n_sets) {
+        throw InvalidInput(fmt::format("per-run drivers must be for the same runs: drivers['{}'] has {} sets of "
+                                       "samples, drivers['{}'] {}",
+                                       f.name, f.n_sets, g.name, g.n_sets));
+      }
+    }
+  }
+  return fitted;
+}
+
+std::size_t driver_sets(const std::vector<FittedDriver>& fitted) {
+  std::size_t sets = 1;
+  for (const FittedDriver& f : fitted) sets = std::max(sets, f.n_sets);
+  return sets;
+}
+
+void check_driver_sets(const std::vector<FittedDriver>& fitted, std::size_t runs) {
+  for (const FittedDriver& f : fitted) {
+    if (f.n_sets > 1 && f.n_sets != runs) {
+      throw InvalidInput(fmt::format("drivers['{}'] has samples for {} runs (one set per run) but the batch has {} "
+                                     "runs",
+                                     f.name, f.n_sets, runs));
+    }
+  }
 }
 
 }  // namespace batchode

@@ -523,6 +523,37 @@ std::vector<std::string> RuntimeModel<T>::observable_names() const {
 }
 
 template <class T>
+std::size_t RuntimeModel<T>::n_drivers() const noexcept {
+  return state_->model.drivers().size();
+}
+
+template <class T>
+std::vector<std::string> RuntimeModel<T>::driver_names() const {
+  std::vector<std::string> names;
+  for (const models::DriverDescription& u : state_->model.drivers()) names.push_back(u.name);
+  return names;
+}
+
+template <class T>
+std::vector<DriverSpec> RuntimeModel<T>::driver_specs() const {
+  std::vector<DriverSpec> specs;
+  for (const models::DriverDescription& u : state_->model.drivers()) {
+    if (u.values.empty()) continue;
+    DriverSpec spec;
+    spec.name = u.name;
+    spec.values = u.values;
+    spec.times = u.times;
+    spec.dt = u.dt;
+    spec.order = u.order;
+    spec.end = parse_spline_end(u.end);
+    spec.wrap = u.wrap;
+    spec.land = u.land;
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+template <class T>
 std::vector<EventSpec> RuntimeModel<T>::event_specs() const {
   std::vector<EventSpec> specs;
   for (const models::EventDescription& e : state_->model.events()) {

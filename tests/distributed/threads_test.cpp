@@ -25,6 +25,7 @@
 #include "batchode/distributed/distributed_solve.hpp"
 #include "distributed_lorenz.hpp"
 #include "test_systems.hpp"
+#include "test_systems.hpp"
 
 namespace {
 
@@ -261,6 +262,36 @@ TEST(DistributedOnThreads, SummariesAreRefusedByName) {
     return std::string("solved");
   });
   for (const std::string& e : errors) EXPECT_NE(e.find("does not keep summaries"), std::string::npos) << e;
+}
+
+// Per-run drivers are refused by name on every process, before any solve (each process would need
+// its share's sets); shared ones are every process's own copy.
+TEST(DistributedOnThreads, PerRunDriversAreRefusedByName) {
+  const std::vector<std::string> errors = on_threads<std::string>([](distributed::Collective& c) {
+    const std::size_t runs = 6;
+    std::vector<double> y0(runs, 1.0), params;
+    for (std::size_t r = 0; r < runs; ++r) params.insert(params.end(), {0.5, 1.0});
+    SolveOptions o;
+    o.backend = Backend::cpu;
+    o.verbosity = Verbosity::none;
+    DriverSpec u, v;
+    u.name = "u";
+    v.name = "v";
+    u.dt = v.dt = 1.0;
+    v.values = {0.0, 1.0};
+    u.n_samples = 2;
+    for (std::size_t r = 0; r < runs; ++r) u.values.insert(u.values.end(), {double(r), 0.0});
+    o.drivers = {u, v};
+    try {
+      Solver<batchode::testing::ForcedDecay, double> solver(batchode::testing::ForcedDecay{}, o);
+      (void)distributed::solve_distributed<double>(c, distributed::local_solver(solver),
+                                                   {y0.data(), y0.size(), params.data(), params.size()}, o);
+    } catch (const InvalidInput& e) {
+      return std::string(e.what());
+    }
+    return std::string("solved");
+  });
+  for (const std::string& e : errors) EXPECT_NE(e.find("does not take per-run drivers (drivers['u']"), std::string::npos) << e;
 }
 
 // Event records are gathered with the rest, a failed share's taken over, run by run as one Solver's;

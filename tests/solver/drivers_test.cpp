@@ -10,6 +10,7 @@
 #include <batchode/solver/drivers.hpp>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,42 @@ void expect_refused(const std::function<void(DriverSpec&)>& change, const std::s
   } catch (const InvalidInput& e) {
     EXPECT_THAT(e.what(), HasSubstr(message));
   }
+}
+
+TEST(Drivers, TheNextKnotIsTheNextSampleTimeUnlessTheDriverDoesNotLand) {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto next = [](const FittedDriver& fit, double t) {
+    std::vector<double> c, k;
+    return driver_next_knot(fit.pieces<double>(0, c, k), t);
+  };
+  DriverSpec u;
+  u.name = "u";
+  u.dt = 0.25;
+  u.values = {0, 1, 0, 1, 0};  // knots 0, 0.25, .., 1
+  const FittedDriver uniform_fit = fit_driver(u, 0.0, 1.0);
+  EXPECT_EQ(next(uniform_fit, 0.0), 0.25);
+  EXPECT_EQ(next(uniform_fit, 0.1), 0.25);
+  EXPECT_EQ(next(uniform_fit, 0.25), 0.5);  // on a knot: the one after
+  EXPECT_EQ(next(uniform_fit, std::nextafter(0.5, 0.0)), 0.5);
+  EXPECT_EQ(next(uniform_fit, 0.9), 1.0);
+  EXPECT_EQ(next(uniform_fit, 1.0), inf);
+  u.wrap = true;  // the pattern repeats every 1: knots at 1.25, 1.5, ..
+  const FittedDriver wrapped = fit_driver(u, 0.0, 3.0);
+  EXPECT_DOUBLE_EQ(next(wrapped, 1.1), 1.25);
+  EXPECT_DOUBLE_EQ(next(wrapped, 2.8), 3.0);
+  DriverSpec given;
+  given.name = "g";
+  given.times = {0.0, 0.1, 0.7, 1.0};
+  given.values = {1, 2, 3, 4};
+  const FittedDriver at_times = fit_driver(given, 0.0, 1.0);
+  EXPECT_EQ(next(at_times, 0.0), 0.1);
+  EXPECT_EQ(next(at_times, 0.1), 0.7);
+  EXPECT_EQ(next(at_times, 0.5), 0.7);
+  EXPECT_EQ(next(at_times, 1.0), inf);
+  given.order = 3;
+  EXPECT_EQ(next(fit_driver(given, 0.0, 1.0), 0.5), 0.7);
+  given.land = false;
+  EXPECT_EQ(next(fit_driver(given, 0.0, 1.0), 0.5), inf);
 }
 
 TEST(Drivers, BadInputIsRefusedByName) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -19,6 +20,7 @@
 #include "batchode/models/model.hpp"
 #include "gpu_compare.hpp"
 #include "require_gpu.hpp"
+#include "forced_decay_reference.hpp"
 #include "runtime_model_systems.hpp"
 #include "summary_reference.hpp"
 
@@ -289,6 +291,53 @@ TEST_F(RuntimeModelGpuTest, ObservablesFromTheModelAreThoseOfTheSavedStates) {
     // x y is of order |y|^2: a few times the states' bound, and the interpolants' own difference.
     EXPECT_LT(worst, 4 * batchode::testing::agreement_bound<double>(m, o.rtol, 1000) + 1e-6)
         << batchode::to_string(m);
+  }
+}
+
+// Drivers by the runtime compiler's kernel (issue 11): the model's [drivers] (u per run, given when
+// solving; v's samples from the file), 4096 runs in 3 chunks, dopri5 and rodas4 (the model's symbolic
+// J, f_t by AD through the drivers): GPU against the CPU run by run, and the closed form of the fitted
+// inputs; the observables the drivers' values the kernel read.
+TEST_F(RuntimeModelGpuTest, ADrivenModelsKernelEqualsTheCpuAndTheClosedForm) {
+  BATCHODE_REQUIRE_GPU();
+  RuntimeModel<double> runtime(parse(batchode::testing::kForcedDecayToml), options());
+  const std::size_t runs = 4096;
+  std::vector<double> y0, params;
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.push_back(1.0 - 0.0002 * double(r));
+    params.insert(params.end(), {0.5 + 0.0003 * double(r), 1.0});
+  }
+  const batchode::DriverSpec u = batchode::testing::sampled_driver(
+      "u", 0.1, 31, runs, [](std::size_t r, double t) { return std::cos((0.5 + 0.0005 * double(r)) * t); });
+  for (Method m : {Method::dopri5, Method::rodas4}) {
+    SCOPED_TRACE(batchode::to_string(m));
+    SolveOptions o = lorenz_options<double>(m, false);
+    o.t_end = 3.0;
+    o.save_every = 0.25;
+    o.gpu.chunks = 3;
+    o.drivers = {u};
+    o.backend = Backend::gpu;
+    const SolveResult<double> gpu = batchode::solve_ivp(runtime, y0, params, o);
+    ASSERT_TRUE(gpu.execution().at(0).backend.is_gpu());
+    ASSERT_TRUE(gpu.all_succeeded());
+    o.backend = Backend::cpu;
+    const SolveResult<double> cpu = batchode::solve_ivp(runtime, y0, params, o);
+    const double bound = batchode::testing::agreement_bound<double>(m, o.rtol, 3000);
+    batchode::testing::expect_runs_agree(gpu, cpu, bound, "driven runtime model, GPU vs CPU");
+    EXPECT_LT(batchode::testing::relative_difference(gpu.observables(), cpu.observables()), 2 * bound);
+    const std::vector<batchode::FittedDriver> fit =
+        batchode::fit_drivers({u, runtime.driver_specs().at(0)}, runtime.driver_names(), 2, 0.0, 3.0);
+    double worst = 0;
+    for (std::size_t r = 0; r < runs; r += 7) {
+      std::vector<double> times;
+      for (std::size_t k = 0; k < gpu.n_saves(); ++k) times.push_back(gpu.time(r, k));
+      const std::vector<double> exact = batchode::testing::forced_decay_exact(fit[0], fit[1], r, params[2 * r],
+                                                                              params[2 * r + 1], y0[r], 0.0, times);
+      for (std::size_t k = 0; k < gpu.n_saves(); ++k) worst = std::max(worst, std::fabs(gpu.state_at(r, k, 0) - exact[k]));
+    }
+    EXPECT_LT(worst, 1e-6);
+    std::printf("[ driven model ] %s GPU vs CPU within %.2g, vs the closed form %.2g\n", batchode::to_string(m).c_str(),
+                bound, worst);
   }
 }
 

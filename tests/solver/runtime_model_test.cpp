@@ -15,7 +15,9 @@
 
 #include "batchode/batchode.hpp"
 #include "batchode/models/model.hpp"
+#include "forced_decay_reference.hpp"
 #include "runtime_model_systems.hpp"
+#include "test_systems.hpp"
 
 namespace {
 
@@ -132,6 +134,46 @@ TEST_F(RuntimeModelTest, LorenzEqualsTheCompiledInSystemBitForBit) {
   expect_same_as_compiled_in<double>(model, Method::dopri5, options(), false);
   expect_same_as_compiled_in<double>(model, Method::rk4, options(), true);
   expect_same_as_compiled_in<float>(model, Method::tsit5, options(), false);
+}
+
+// Drivers (issue 11): ForcedDecay written as model text, its drivers declared under [drivers] (v's
+// samples in the file, u's given when solving, per run), equals the compiled-in ForcedDecay run by
+// run: bit for bit with dopri5 (the same arithmetic), to rounding with rodas4 (the model's symbolic J,
+// the compiled-in one's AD; f_t by AD through the drivers in both); observables too.
+TEST_F(RuntimeModelTest, ADrivenModelEqualsTheCompiledInSystem) {
+  const batchode::models::Model model = parse(batchode::testing::kForcedDecayToml);
+  RuntimeModel<double> runtime(model, options());
+  EXPECT_EQ(runtime.n_drivers(), 2u);
+  EXPECT_EQ(runtime.driver_names(), (std::vector<std::string>{"u", "v"}));
+  const std::size_t runs = 9;
+  std::vector<double> y0, params;
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.push_back(1.0 - 0.1 * double(r));
+    params.insert(params.end(), {0.5 + 0.2 * double(r), 1.0 - 0.05 * double(r)});
+  }
+  const batchode::DriverSpec u = batchode::testing::sampled_driver(
+      "u", 0.1, 31, runs, [](std::size_t r, double t) { return std::sin((1.0 + 0.1 * double(r)) * t); });
+  for (Method method : {Method::dopri5, Method::rodas4}) {
+    SCOPED_TRACE(batchode::to_string(method));
+    batchode::SolveOptions o = cpu_options<double>(method);
+    o.t_end = 3.0;
+    o.save_every = 0.25;
+    o.drivers = {u};
+    const batchode::SolveResult<double> a = batchode::solve_ivp(runtime, y0, params, o);
+    o.drivers.push_back(runtime.driver_specs().at(0));  // the file's v, for the compiled-in twin
+    const batchode::SolveResult<double> b = batchode::solve_ivp(batchode::testing::ForcedDecay{}, y0, params, o);
+    ASSERT_TRUE(a.all_succeeded());
+    ASSERT_EQ(a.observable_names(), (std::vector<std::string>{"u_seen", "y_plus_v"}));
+    const double bound = method == Method::dopri5 ? 0.0 : 1e-12;
+    for (std::size_t r = 0; r < runs; ++r) {
+      for (std::size_t k = 0; k < a.n_saves(); ++k) {
+        EXPECT_NEAR(a.state_at(r, k, 0), b.state_at(r, k, 0), bound) << "run " << r << " save " << k;
+        for (std::size_t o2 = 0; o2 < 2; ++o2) {
+          EXPECT_NEAR(a.observable_at(r, k, o2), b.observable_at(r, k, o2), bound) << "run " << r << " save " << k;
+        }
+      }
+    }
+  }
 }
 
 // Events from the model's [events] table (issue 12): the runtime model's records, counts, statuses

@@ -52,7 +52,14 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
                                      E > 0 ? events.data() : nullptr, E > 0 ? event_counts.data() : nullptr,
                                      saves * O > 0 ? observables.data() : nullptr,
                                      summary_values > 0 ? summaries.data() : nullptr};
-  RunSettings<T> plan = make_run_settings<T>(o, result.times().data(), result.summary_layout());
+  // Drivers as Solver fits them (the plan points to this table's pieces).
+  std::unique_ptr<const DriverTable<T>> drivers;
+  if (n_drivers_v<System> > 0) {
+    drivers = std::make_unique<const DriverTable<T>>(
+        fit_drivers(o.drivers, detail::driver_names_of(sys), n_drivers_v<System>, o.t0, o.t_end));
+    check_driver_sets(drivers->fitted(), runs);
+  }
+  RunSettings<T> plan = make_run_settings<T>(o, result.times().data(), result.summary_layout(), drivers.get());
   if (!own_times.empty()) plan.save_times = nullptr;  // as ChunkPipeline: the runs' own come with the inputs
   tableau::dispatch(o.method, [&](auto tag) {
     using Tab = typename decltype(tag)::type;

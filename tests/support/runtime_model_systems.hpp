@@ -28,6 +28,25 @@ sigma = 10.0
 beta = 2.6666666666666665
 )";
 
+/// ForcedDecay (test_systems.hpp) as model text: y' = -a y + b u + v, u given when solving, v's samples
+/// in the file (a clamped cubic spline over [0, 3]), observables u and y + v.
+inline constexpr const char* kForcedDecayToml = R"(name = "forced_decay"
+equations = """
+u_seen = u
+y_plus_v = y + v
+dy = -a * y + b * u + v
+"""
+observables = ["u_seen", "y_plus_v"]
+[states]
+y = 1.0
+[parameters]
+a = 0.5
+b = 1.0
+[drivers]
+u = {}
+v = { dt = 0.5, values = [0.0, 0.4, -0.2, 0.1, 0.3, 0.0, 0.5], order = 3, end = "clamped" }
+)";
+
 /// kLorenzToml written in C++ (host and device).
 struct LorenzModelCompiledIn {
   static constexpr std::size_t n_states = 3;

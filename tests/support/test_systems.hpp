@@ -48,6 +48,29 @@ struct DampedOscillator {
   }
 };
 
+/// Decay forced by two drivers, y' = -a y + b u(t) + v(t) (a = p[0], b = p[1]): linear, so its exact
+/// solution for any piecewise-polynomial input is a closed form (tests/solver/driven_test.cpp). The
+/// drivers are named out of the order a spec list may give them in; the observables are the drivers'
+/// values and their sum with the state, so a saved point shows exactly what the system read.
+struct ForcedDecay {
+  static constexpr std::size_t n_states = 1;
+  static constexpr std::size_t n_params = 2;
+  static constexpr std::size_t n_drivers = 2;
+  static constexpr const char* state_names[] = {"y"};
+  static constexpr const char* driver_names[] = {"u", "v"};
+  static constexpr std::size_t n_observables = 2;
+  static constexpr const char* observable_names[] = {"u_seen", "y_plus_v"};
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, const T* u, T* dydt) const {
+    dydt[0] = -p[0] * y[0] + p[1] * u[0] + u[1];
+  }
+  template <class T>
+  BATCHODE_HOST_DEVICE void observables(T, const T* y, const T*, const T* u, T* out) const {
+    out[0] = u[0];
+    out[1] = y[0] + u[1];
+  }
+};
+
 /// The oscillator from (1, 0) with two event functions: x (zero at (k + 1/2) pi / w, falling for even
 /// k) and v = -w sin(w t) (zero at k pi / w, k >= 1, rising for odd k).
 struct OscillatorEvents : Oscillator {

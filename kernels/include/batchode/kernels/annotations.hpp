@@ -45,6 +45,16 @@
 #define BATCHODE_UNROLL
 #endif
 
+// No unrolling: a loop over an array indexed by its counter keeps the array in (cached, per-thread)
+// memory instead of registers (the summary accumulators: kernels/summaries.hpp).
+#if BATCHODE_GPU_COMPILER || defined(__clang__)
+#define BATCHODE_NO_UNROLL _Pragma("unroll 1")
+#elif defined(__GNUC__)
+#define BATCHODE_NO_UNROLL _Pragma("GCC unroll 1")
+#else
+#define BATCHODE_NO_UNROLL
+#endif
+
 // Partial unrolling of a device hot loop with a run-time trip count (the fixed-step loop): the
 // counter's increment, compare and branch are paid once per 4 iterations. Host code: no hint.
 #if BATCHODE_GPU_COMPILER

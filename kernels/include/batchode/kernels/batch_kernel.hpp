@@ -7,6 +7,7 @@
 
 #include "batchode/kernels/annotations.hpp"
 #include "batchode/kernels/device_views.hpp"
+#include "batchode/kernels/driven_system.hpp"
 #include "batchode/kernels/jacobian.hpp"
 #include "batchode/kernels/observables.hpp"
 #include "batchode/kernels/portable.hpp"
@@ -126,7 +127,10 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
                                                                    const kernels::DeviceInputs<T>& in,
                                                                    const kernels::DeviceOutputs<T>& out,
                                                                    port::size_t r) {
-  if constexpr (!StepperFor<Tab, System, T>::available) {
+  if constexpr (n_drivers_v<System> > 0) {
+    // Run r's system reads its drivers (this chunk's runs start at plan.driver_run_offset).
+    integrate_chunk_run<Tab, SaveSeries>(drive(sys, plan, r), plan, in, out, r);
+  } else if constexpr (!StepperFor<Tab, System, T>::available) {
     (void)sys, (void)plan, (void)in, (void)out, (void)r;  // never launched (see StepperFor)
   } else {
     constexpr port::size_t N = System::n_states;
@@ -152,8 +156,10 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
       // The saved series: with observables, they are saved beside each state.
       auto saving = [&](auto sink) {
         if (plan.summary_windows != 0) {  // the summaries around it (the series may be none of the points)
+          // Their settings from the kernel's parameter, not the run's copy (summaries have no per-run
+          // save times, solver/summaries.cpp): a pointer to the copy kept it whole in 22 more registers.
           using Sink = SummarySink<decltype(sink), System, T, DeviceSummaryOut<T>>;
-          return integrate_into(Sink{sink, &sys, run_p, {out.summaries, stride, r, plan.summary_slots}, &run_plan},
+          return integrate_into(Sink{sink, &sys, run_p, {out.summaries, stride, r, plan.summary_slots}, &plan},
                                 stepper, sys, y, run_p, run_plan, out, r, counters);
         }
         return integrate_into(sink, stepper, sys, y, run_p, run_plan, out, r, counters);

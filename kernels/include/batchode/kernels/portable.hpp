@@ -29,6 +29,7 @@ using std::uint32_t;
 using std::uint64_t;
 
 using std::bool_constant;
+using std::conditional_t;
 using std::declval;
 using std::enable_if_t;
 using std::false_type;
@@ -99,6 +100,17 @@ struct enable_if<true, T> {
 };
 template <bool B, class T = void>
 using enable_if_t = typename enable_if<B, T>::type;
+
+template <bool B, class T, class F>
+struct conditional {
+  using type = T;
+};
+template <class T, class F>
+struct conditional<false, T, F> {
+  using type = F;
+};
+template <bool B, class T, class F>
+using conditional_t = typename conditional<B, T, F>::type;
 
 template <class...>
 using void_t = void;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/drivers.hpp"
 #include "batchode/kernels/portable.hpp"
 
 namespace batchode {
@@ -51,6 +52,13 @@ struct RunSettings {
   port::uint64_t summary_variables = 0; ///< bit v: state v (v < n_states), else observable v - n_states
   port::uint32_t summary_offset[summary_kind_count] = {};  ///< of SummaryKind K's first value in a window
   port::uint32_t summary_stride[summary_kind_count] = {};  ///< between the values of consecutive chosen variables
+  // Drivers (systems that read them: kernels/driven_system.hpp), fitted once per solve.
+  const DriverPieces<T>* drivers = nullptr;  ///< n_drivers pieces, in the memory the runs are integrated in
+  port::uint32_t n_drivers = 0;              ///< the system's
+  port::size_t driver_sets = 1;              ///< per-run sets (the batch's runs), or 1: shared
+  /// The batch index of the runs' index 0 where the integrator counts runs from elsewhere: a GPU
+  /// chunk's first run (the kernel's runs are the chunk's), 0 on the CPU path (whole-batch indices).
+  port::size_t driver_run_offset = 0;
   T rtol{}, atol{};
   T safety{}, min_factor{}, max_factor{}, ki{}, kp{}, dt_min{}, dt_max{};
   port::uint64_t max_steps = 0;

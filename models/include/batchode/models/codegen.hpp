@@ -22,18 +22,21 @@
 //     const;
 //     // a model with events: static constexpr batchode::port::size_t n_events = 2; and
 //     template <class T> BATCHODE_HOST_DEVICE void events(T t, const T* y, const T* p, T* g) const;
+//     // a model with drivers: n_drivers, driver_names, and every member takes their values at t, u,
+//     // before its output: operator()(T t, const T* y, const T* p, const T* u, T* dydt); no
+//     // time_derivative (f_t by AD in t through the drivers: kernels/driven_system.hpp)
 //   };
 //
-// Names get a prefix by kind (s_ state, p_ parameter, c_ constant, a_ auxiliary, da_<aux>_<j> an
-// auxiliary's derivative in state j or t), so no model name can clash with a C++ keyword or with t,
-// y, p. Only what a function uses is loaded or computed (no unused-variable warnings). Literals and
-// constants are T(<shortest decimal that reads back as the same double>). Functions are called as
-// mm::<name> (mm = batchode::model_math), ifelse as `(c ? a : b)` (only the chosen branch runs), and
-// the integer powers -2..4 of a literal exponent as mm::ipow<n> (products: exact, faster than pow).
-// The user's expressions keep their written order of operations (the same rounding as written); the
-// derivatives are simplified (derivative.hpp). jacobian() writes every entry: one assignment each up
-// to 16 states; beyond, a loop writes T(0) everywhere first and the structural nonzeros follow.
-// time_derivative() writes every f_t[i].
+// Names get a prefix by kind (s_ state, p_ parameter, c_ constant, i_ driver (input), a_ auxiliary,
+// da_<aux>_<j> an auxiliary's derivative in state j or t), so no model name can clash with a C++
+// keyword or with t, y, p, u. Only what a function uses is loaded or computed (no unused-variable warnings).
+// Literals and constants are T(<shortest decimal that reads back as the same double>). Functions are called
+// as mm::<name> (mm = batchode::model_math), ifelse as `(c ? a : b)` (only the chosen branch runs), and the
+// integer powers -2..4 of a literal exponent as mm::ipow<n> (products: exact, faster than pow). The user's
+// expressions keep their written order of operations (the same rounding as written); the derivatives are
+// simplified (derivative.hpp). jacobian() writes every entry: one assignment each up to 16 states; beyond, a
+// loop writes T(0) everywhere first and the structural nonzeros follow. time_derivative() writes every
+// f_t[i].
 #pragma once
 
 #include <string>

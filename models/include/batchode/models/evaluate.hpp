@@ -8,19 +8,23 @@
 
 namespace batchode::models {
 
-/// dydt = f(t, y, p). y holds n_states values, p n_params (may be null when n_params is 0).
-void evaluate_rhs(const Model& model, double t, const double* y, const double* p, double* dydt);
+/// dydt = f(t, y, p). y holds n_states values, p n_params (may be null when n_params is 0); u the
+/// drivers' values at t (a model with drivers; std::logic_error without them).
+void evaluate_rhs(const Model& model, double t, const double* y, const double* p, double* dydt,
+                  const double* u = nullptr);
 
 /// The symbolic Jacobian J = df/dy (n_states x n_states, row-major: J[i * n_states + j] = df_i/dy_j)
 /// and f_t = df/dt, as the generated jacobian() and time_derivative() compute them. Either output may
-/// be null to skip it.
+/// be null to skip it. A model with drivers has no symbolic f_t (std::logic_error when asked for).
 void evaluate_jacobian(const Model& model, double t, const double* y, const double* p, double* J,
-                       double* f_t);
+                       double* f_t, const double* u = nullptr);
 
 /// g = the event functions' values (Model::events order), as the generated events() computes them.
-void evaluate_events(const Model& model, double t, const double* y, const double* p, double* g);
+void evaluate_events(const Model& model, double t, const double* y, const double* p, double* g,
+                     const double* u = nullptr);
 
 /// The auxiliaries' values in order of definition (Model::auxiliary_names), for observables.
-void evaluate_auxiliaries(const Model& model, double t, const double* y, const double* p, double* values);
+void evaluate_auxiliaries(const Model& model, double t, const double* y, const double* p, double* values,
+                          const double* u = nullptr);
 
 }  // namespace batchode::models

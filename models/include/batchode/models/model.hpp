@@ -34,6 +34,8 @@ class Model {
   const std::vector<NamedValue>& states() const;
   const std::vector<NamedValue>& parameters() const;
   const std::vector<NamedValue>& constants() const;
+  /// The drivers (time-varying inputs), in declaration order (= u's index in generated code).
+  const std::vector<DriverDescription>& drivers() const;
   /// The auxiliaries' names in order of definition.
   std::vector<std::string> auxiliary_names() const;
   const std::vector<std::string>& observables() const;

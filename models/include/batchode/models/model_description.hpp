@@ -22,10 +22,16 @@
 //   [events]                  # optional: zero crossings of g(t, y, p), at most 8
 //   x_zero = { expr = "x", direction = "rising", action = "record", max = 4 }
 //   # or, without [events]: events = ["x", "z - 27"]  (named event0, event1, ...; both ways, recorded once)
+//   [drivers]                 # optional: time-varying inputs, read by name in the equations
+//   u = { dt = 0.5, values = [0.0, 1.0, 0.0], order = 1 }   # samples here (uniform from t0, or times = [...])
+//   w = {}                    # or given when solving (SolveOptions::drivers, Python drivers=)
+//   # a driver table's keys: values, dt or times, order (1 or 3), end ("natural", "clamped",
+//   # "periodic", "not-a-knot"), wrap (true: a periodic signal), land (false: steps may straddle samples)
 #pragma once
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +56,19 @@ struct EventDescription {
   long long max = 1;               ///< crossings stored per run, at least 1
 };
 
+/// A driver (a time-varying input) as written: its name, and its samples when the file gives them
+/// (else they are given when solving). The values are checked where they are fitted (solver/drivers.hpp).
+struct DriverDescription {
+  std::string name;
+  std::vector<double> values;  ///< empty: given when solving
+  std::vector<double> times;   ///< the samples' times, or empty with dt
+  std::optional<double> dt;    ///< uniform samples from the solve's t0
+  int order = 1;               ///< 1: linear, 3: cubic spline
+  std::string end = "natural";  ///< a cubic spline's ends
+  bool wrap = false;
+  bool land = true;  ///< adaptive steps end on the samples' times (SolveOptions' DriverSpec::land)
+};
+
 /// A model as written: from a TOML file, or filled in by C++ code.
 struct ModelDescription {
   std::string name;
@@ -59,13 +78,14 @@ struct ModelDescription {
   std::vector<NamedValue> constants;     ///< compiled into the code
   std::vector<std::string> observables;  ///< names of auxiliaries to save
   std::vector<EventDescription> events;  ///< in the file's order (= the event functions' order)
+  std::vector<DriverDescription> drivers;  ///< in the file's order (= the drivers' order)
   std::string source = "<string>";       ///< file name for messages
   std::size_t equations_line = 1, equations_column = 1;  ///< where equations' first character is in source
   /// Where declarations were written, for messages (read_model_toml fills it; C++ code may leave it
   /// empty, and messages then name `source` only). Keys: "name", "equations", "observables",
   /// "states.<name>", "parameters.<name>", "constants.<name>", "observables.<index>", and per event
   /// index i "events.<i>" (its name or list entry), "events.<i>.expr" (the expression's first
-  /// character), "events.<i>.direction", "events.<i>.action", "events.<i>.max".
+  /// character), "events.<i>.direction", "events.<i>.action", "events.<i>.max"; "drivers.<name>".
   std::map<std::string, SourceLocation> locations;
 };
 

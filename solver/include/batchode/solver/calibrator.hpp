@@ -103,7 +103,7 @@ class Calibrator {
     SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(o), o, nullptr, observable_names_of(ctx.system),
                            ctx.summaries);
     integrate_on_cpu(ctx.system, y.data(), p.empty() ? nullptr : p.data(), 0, n, o.method,
-                     make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout()),
+                     make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout(), ctx.drivers.get()),
                      o.cpu_threads, scratch.view(), quiet, ctx.workers);
     probed_runs_.clear();
     for (std::size_t i = 0; i < n; ++i) {
@@ -174,13 +174,13 @@ class Calibrator {
     const auto start = std::chrono::steady_clock::now();
     if (!backend.is_gpu()) {
       integrate_on_cpu(ctx.system, y.data(), params, 0, n, options.method,
-                       make_run_settings<T>(options, scratch.times().data(), scratch.summary_layout()),
+                       make_run_settings<T>(options, scratch.times().data(), scratch.summary_layout(), ctx.drivers.get()),
                        options.cpu_threads, scratch.view(), quiet, ctx.workers);
     } else {
       SolveOptions o = options;
       o.gpu.device = backend.device;
       gpu_runner->run(ctx.system, make_gpu_run_request(o),
-                      make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout()), y.data(),
+                      make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout(), ctx.drivers.get()), y.data(),
                       params, n, scratch.view(),
                       quiet, 0);
     }

@@ -186,7 +186,8 @@ class Executor {
     timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(count));
     timer.add_metadata(keys::num_chunks, std::int64_t{1});
     integrate_on_cpu(ctx_.system, y0, params, first, count, ctx_.options.method,
-                     make_run_settings<T>(ctx_.options, result.times().data(), result.summary_layout()),
+                     make_run_settings<T>(ctx_.options, result.times().data(), result.summary_layout(),
+                                             ctx_.drivers.get()),
                      ctx_.options.cpu_threads, result.view(), ctx_.logger, ctx_.workers, ctx_.options.stop);
     timer.stop();
     return ms_since(start);
@@ -247,7 +248,8 @@ class Executor {
           request.consumer = consumer;
         }
         auto& gpu = ctx_.gpus.get(device, ctx_.result_memory);
-        gpu.run(ctx_.system, request, make_run_settings<T>(ctx_.options, result.times().data(), result.summary_layout()), y0, params, part.runs,
+        gpu.run(ctx_.system, request, make_run_settings<T>(ctx_.options, result.times().data(), result.summary_layout(),
+                                             ctx_.drivers.get()), y0, params, part.runs,
                 result.view(), ctx_.logger,
                 part.first_run);
         out.wall_ms = ms_since(start);

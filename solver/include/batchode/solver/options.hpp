@@ -15,6 +15,7 @@
 #include "batchode/arrays/outputs.hpp"
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/kernels/method.hpp"
+#include "batchode/solver/drivers.hpp"
 #include "batchode/timing/verbosity.hpp"
 
 namespace batchode {
@@ -166,6 +167,10 @@ struct SolveOptions {
   /// Summary metrics per run and window (SummaryOptions). With a series too, save_every must be a
   /// whole number of samples (the series is saved at the samples that fall on it); not with save_at.
   SummaryOptions summaries;
+  /// The time-varying inputs of a system that reads drivers (kernels/driven_system.hpp), one per
+  /// driver, by name (the system's driver_names, when it has them; else in its order). Fitted once
+  /// per Solver over [t0, t_end] (solver/drivers.hpp). A system without drivers: none.
+  std::vector<DriverSpec> drivers;
   /// One spec per event function of the system, in its order. Empty for a system with events: a
   /// runtime model's own ([events]), a compiled-in system's each recorded once, in both directions
   /// (Solver fills them in). A system without events: none.

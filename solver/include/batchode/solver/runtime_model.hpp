@@ -62,6 +62,12 @@ class RuntimeModel {
   /// beside the state at every save.
   std::size_t n_observables() const noexcept;
   std::vector<std::string> observable_names() const;
+  /// The model's drivers ([drivers]; kernels/driven_system.hpp), in order.
+  std::size_t n_drivers() const noexcept;
+  std::vector<std::string> driver_names() const;
+  /// The drivers whose samples the model file gives, as SolveOptions::drivers entries (a solve that
+  /// names none takes them; one that names some takes the file's for the others).
+  std::vector<DriverSpec> driver_specs() const;
   const models::Model& model() const noexcept;
   std::vector<std::string> state_names() const;
   std::vector<std::string> parameter_names() const;

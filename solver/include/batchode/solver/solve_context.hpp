@@ -9,6 +9,7 @@
 
 #include "batchode/arrays/host_workers.hpp"
 #include "batchode/arrays/result_memory.hpp"
+#include "batchode/solver/drivers.hpp"
 #include "batchode/solver/gpu_runners.hpp"
 #include "batchode/solver/options.hpp"
 #include "batchode/solver/summaries.hpp"
@@ -26,6 +27,8 @@ struct SolveContext {
   GpuRunners<System, T>& gpus;
   /// The solve's summaries, laid out (null: none): what each run keeps besides its series.
   std::shared_ptr<const SummaryLayout> summaries = nullptr;
+  /// The solve's drivers, fitted (null: the system reads none).
+  std::shared_ptr<const DriverTable<T>> drivers = nullptr;
 
   /// Summary values a run keeps (windows x values per window).
   std::size_t summary_values_per_run() const noexcept { return summaries ? summaries->values_per_run() : 0; }

@@ -113,6 +113,12 @@ class Solver {
       summaries_ = std::make_shared<const SummaryLayout>(
           plan_summaries(options_, detail::state_names_of(system_), detail::observable_names_of(system_)));
     }
+    const std::size_t n_drivers = detail::n_drivers_of(system_);
+    options_.drivers = detail::drivers_for_solve(system_, std::move(options_.drivers));
+    if (n_drivers > 0 || !options_.drivers.empty()) {
+      drivers_ = std::make_shared<const DriverTable<T>>(fit_drivers(
+          options_.drivers, detail::driver_names_of(system_), n_drivers, options_.t0, options_.t_end));
+    }
     detail::register_events_for_solve(*logger_);
   }
 
@@ -121,6 +127,8 @@ class Solver {
   std::vector<std::string> observable_names() const { return detail::observable_names_of(system_); }
   /// The solve's summaries, laid out (SolveOptions::summaries): null when none are asked for.
   const SummaryLayout* summary_layout() const noexcept { return summaries_.get(); }
+  /// The drivers the system reads, fitted over [t0, t_end] (SolveOptions::drivers): null when none.
+  const DriverTable<T>* drivers() const noexcept { return drivers_.get(); }
 
   /// Where this Solver's solves ran: one event per part, per-backend statistics, summary.
   const ExecutionTelemetry& telemetry() const noexcept { return telemetry_; }
@@ -138,9 +146,10 @@ class Solver {
   double predict_ms(const T* y0, const T* params, std::size_t runs) {
     detail::check_batch_pointers(y0, params, runs, n_states(), n_params());
     check_options_for_batch(options_, runs);
+    if (drivers_) check_driver_sets(drivers_->fitted(), runs);
     detail::VerbosityScope verbosity(*logger_, options_.verbosity);
     const detail::SolveContext<System, T> ctx{system_,         options_, *logger_, *cpu_workers_,
-                                              *result_memory_, gpus_,    summaries_};
+                                              *result_memory_, gpus_,    summaries_, drivers_};
     calibrator_.begin_solve();
     return detail::predict_solve_ms(ctx, calibrator_, y0, params, runs, count_saves(options_));
   }
@@ -160,6 +169,7 @@ class Solver {
   SolveResult<T> solve(const T* y0, const T* params, std::size_t runs) {
     detail::check_batch_pointers(y0, params, runs, n_states(), n_params());
     check_options_for_batch(options_, runs);
+    if (drivers_) check_driver_sets(drivers_->fitted(), runs);
     detail::VerbosityScope verbosity(*logger_, options_.verbosity);
     ScopedTimer timer(*logger_, events::solver_solve_execution);
     timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(runs));
@@ -173,7 +183,7 @@ class Solver {
                                     summaries_ ? summaries_->values_per_run() : 0)
                   .result_bytes_per_run);
     const detail::SolveContext<System, T> ctx{system_,         options_, *logger_, *cpu_workers_,
-                                              *result_memory_, gpus_,    summaries_};
+                                              *result_memory_, gpus_,    summaries_, drivers_};
     telemetry_.begin_solve();
     calibrator_.begin_solve();
     const sched::Selection selection = [&] {
@@ -210,6 +220,7 @@ class Solver {
   System system_;
   SolveOptions options_;
   std::shared_ptr<const SummaryLayout> summaries_;  // null: none asked for
+  std::shared_ptr<const DriverTable<T>> drivers_;   // null: the system reads none
   TimeLogger* logger_;
   ExecutionTelemetry telemetry_;
   detail::Calibrator<System, T> calibrator_;

@@ -4,6 +4,7 @@
 // needed). The stages ask through these functions only, so neither kind needs an #if or a branch.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <string>
@@ -113,6 +114,51 @@ std::vector<std::string> observable_names_of(const System& system) {
     }
     return names;
   }
+}
+
+template <class S, class = void>
+struct names_drivers : std::false_type {};
+template <class S>
+struct names_drivers<S, std::void_t<decltype(S::driver_names[0])>> : std::true_type {};
+
+/// The names of the drivers the system reads (kernels/driven_system.hpp), which SolveOptions::drivers
+/// are matched by: a compiled-in system's static `driver_names` (n_drivers strings) when it has one,
+/// else empty (the specs are taken in the system's order); a runtime model's [drivers].
+template <class System>
+std::vector<std::string> driver_names_of(const System& system) {
+  (void)system;
+  std::vector<std::string> names;
+  if constexpr (is_runtime_model_v<System>) {
+    names = system.driver_names();
+  } else if constexpr (names_drivers<System>::value) {
+    for (std::size_t d = 0; d < n_drivers_v<System>; ++d) names.emplace_back(System::driver_names[d]);
+  }
+  return names;
+}
+
+/// The number of drivers the system reads.
+template <class System>
+std::size_t n_drivers_of(const System& system) {
+  (void)system;
+  if constexpr (is_runtime_model_v<System>) {
+    return system.n_drivers();
+  } else {
+    return n_drivers_v<System>;
+  }
+}
+
+/// A solve's drivers: `given`, and for a runtime model the drivers its file gives samples for that
+/// `given` does not name.
+template <class System>
+std::vector<DriverSpec> drivers_for_solve(const System& system, std::vector<DriverSpec> given) {
+  (void)system;
+  if constexpr (is_runtime_model_v<System>) {
+    for (DriverSpec& spec : system.driver_specs()) {
+      const bool named = std::any_of(given.begin(), given.end(), [&](const DriverSpec& g) { return g.name == spec.name; });
+      if (!named) given.push_back(std::move(spec));
+    }
+  }
+  return given;
 }
 
 /// A solve's events when its options name none: a runtime model's own specs ([events]); a compiled-in

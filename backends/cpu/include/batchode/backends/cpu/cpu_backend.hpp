@@ -38,7 +38,7 @@ std::string gpu_unavailable_for_method(Method method) {
   if (cpu_only(method)) {
     return "method " + to_string(method) + " has no GPU kernel (it is Boost.Odeint's stepper, CPU only)";
   }
-  if (is_stiff(method) && !kernels::can_linearize_v<System, T>) {
+  if (is_stiff(method) && !kernels::can_linearize_v<integrated_system_t<System, T>, T>) {
     return "method " + to_string(method) + " needs a call operator templated on the number type (for the Jacobian)";
   }
   return "";

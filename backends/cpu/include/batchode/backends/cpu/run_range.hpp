@@ -16,6 +16,7 @@
 #include "batchode/backends/cpu/odeint_steppers.hpp"
 #include "batchode/backends/cpu/rosenbrock4_stepper.hpp"
 #include "batchode/kernels/dense_form.hpp"
+#include "batchode/kernels/driven_system.hpp"
 #include "batchode/kernels/jacobian.hpp"
 #include "batchode/kernels/observables.hpp"
 #include "batchode/kernels/rk_stepper.hpp"
@@ -87,80 +88,98 @@ inline constexpr bool cpu_uses_register_stepper_v = tableau::dense_form_v<Tab> =
 /// The CPU stepper of method Tab: odeint's for explicit tables (the register stepper for those of
 /// cpu_uses_register_stepper_v), kernels/rosenbrock_stepper.hpp for Rosenbrock tables, odeint's
 /// rosenbrock4 for the CPU-only tag. `available` is false for a stiff method whose system cannot be
-/// linearised (integrate_batch then throws InvalidInput).
+/// linearised (integrate_batch then throws InvalidInput). System is the one integrated
+/// (integrated_system_t: a system that reads drivers is run wrapped); CpuStepperFor takes the user's.
 template <class Tab, class System, class T, bool Rosenbrock = tableau::is_rosenbrock_v<Tab>,
           bool Gpu = tableau::runs_on_gpu_v<Tab>>
-struct CpuStepperFor {
+struct IntegratedStepperFor {
   using type = std::conditional_t<cpu_uses_register_stepper_v<Tab>, RkStepper<Tab, T, System::n_states>,
                                   OdeintStepper<Tab, System, T>>;
   static constexpr bool available = true;
 };
 template <class Tab, class System, class T>
-struct CpuStepperFor<Tab, System, T, true, true> {
+struct IntegratedStepperFor<Tab, System, T, true, true> {
   using type = RosenbrockStepper<Tab, T, System::n_states>;
   static constexpr bool available = kernels::can_linearize_v<System, T>;
 };
 template <class Tab, class System, class T>
-struct CpuStepperFor<Tab, System, T, false, false> {
+struct IntegratedStepperFor<Tab, System, T, false, false> {
   using type = OdeintRosenbrock4Stepper<System, T>;
   static constexpr bool available = kernels::can_linearize_v<System, T>;
 };
 
+/// The CPU stepper of method Tab for the user's System (see IntegratedStepperFor).
+template <class Tab, class System, class T>
+using CpuStepperFor = IntegratedStepperFor<Tab, integrated_system_t<System, T>, T>;
+
+/// Integrates run r of a validated batch (y0, params: the whole batch, run-major) with `sys` (the
+/// integrated system: the user's, or run r's Driven) into row r of `result`.
+template <class Tab, class System, class T, class Stepper>
+void integrate_one_run(const System& sys, const T* y0, const T* params, std::size_t r, const RunSettings<T>& plan,
+                       const ResultView<T>& result, Stepper& stepper) {
+  constexpr std::size_t N = System::n_states;
+  constexpr std::size_t P = System::n_params;
+  typename Stepper::state_type y{};
+  for (std::size_t s = 0; s < N; ++s) y[s] = y0[r * N + s];
+  const T* p = P > 0 ? params + r * P : nullptr;
+  RunCounters counters{};
+  // Per-run save times: this run's row of the batch's.
+  const RunSettings<T> run_plan =
+      plan.save_times_per_run != 0 ? for_run(plan, plan.save_times + r * std::size_t{plan.n_saves}, 1) : plan;
+  // With events, the series sink (or none) wrapped in this run's event rows.
+  auto run = [&](auto series) {
+    constexpr std::size_t E = n_events_v<System>;
+    if constexpr (E > 0) {
+      const std::size_t width = E * std::size_t{plan.event_slots} * (N + 1);
+      EventSink<decltype(series), T, N, E> sink{series, result.events + r * width, result.event_counts + r * E,
+                                                plan.event_slots};
+      return integrate_run(stepper, sys, y, p, run_plan, sink, counters);
+    } else {
+      return integrate_run(stepper, sys, y, p, run_plan, series, counters);
+    }
+  };
+  // With summaries, they are kept around the series sink (whose saves may be none of the points).
+  auto summarising = [&](auto series) {
+    if (plan.summary_windows != 0) {
+      const std::size_t width = std::size_t{plan.summary_windows} * plan.summary_slots;
+      using Sink = SummarySink<decltype(series), System, T, SummaryRow<T>>;
+      return run(Sink{series, &sys, p, {result.summaries + r * width, plan.summary_slots}, &run_plan});
+    }
+    return run(series);
+  };
+  // With observables, the series sink also saves them into this run's rows.
+  auto saving = [&] {
+    const std::size_t saves = result.n_saves;
+    const SeriesSink<T> series{result.series + r * saves * N, N};
+    constexpr std::size_t O = n_observables_v<System>;
+    if constexpr (O > 0) {
+      using Sink = ObservableSink<SeriesSink<T>, System, T, ObservableRow<T, O>>;
+      return summarising(Sink{series, &sys, p, {result.observables + r * saves * O}});
+    } else {
+      return summarising(series);
+    }
+  };
+  const Status status = plan.n_saves > 0 ? saving() : run(NoSeries{});
+  for (std::size_t s = 0; s < N; ++s) result.final_state[r * N + s] = y[s];
+  if (Status* out = result.status) out[r] = status;
+  if (RunCounters* out = result.counters) out[r] = counters;
+}
+
 /// Integrates runs [begin, end) of a validated batch (y0, params: the whole batch, run-major) into the
 /// same rows of `result` with `stepper` (a worker's own, reused across its ranges). `plan` is taken by
 /// value on purpose: through a reference the compiler must assume every store to a state may change
-/// the settings and reloads them after it.
+/// the settings and reloads them after it. A system that reads drivers runs as each run's Driven
+/// (kernels/driven_system.hpp: run r reads set r of per-run drivers).
 template <class Tab, class System, class T>
 void integrate_run_range(const System& sys, const T* y0, const T* params, std::size_t begin, std::size_t end,
                          const RunSettings<T> plan, const ResultView<T>& result,
                          typename CpuStepperFor<Tab, System, T>::type& stepper) {
-  constexpr std::size_t N = System::n_states;
-  constexpr std::size_t P = System::n_params;
   for (std::size_t r = begin; r < end; ++r) {
-    typename CpuStepperFor<Tab, System, T>::type::state_type y{};
-    for (std::size_t s = 0; s < N; ++s) y[s] = y0[r * N + s];
-    const T* p = P > 0 ? params + r * P : nullptr;
-    RunCounters counters{};
-    // Per-run save times: this run's row of the batch's.
-    const RunSettings<T> run_plan =
-        plan.save_times_per_run != 0 ? for_run(plan, plan.save_times + r * std::size_t{plan.n_saves}, 1) : plan;
-    // With events, the series sink (or none) wrapped in this run's event rows.
-    auto run = [&](auto series) {
-      constexpr std::size_t E = n_events_v<System>;
-      if constexpr (E > 0) {
-        const std::size_t width = E * std::size_t{plan.event_slots} * (N + 1);
-        EventSink<decltype(series), T, N, E> sink{series, result.events + r * width, result.event_counts + r * E,
-                                                  plan.event_slots};
-        return integrate_run(stepper, sys, y, p, run_plan, sink, counters);
-      } else {
-        return integrate_run(stepper, sys, y, p, run_plan, series, counters);
-      }
-    };
-    // With summaries, they are kept around the series sink (whose saves may be none of the points).
-    auto summarising = [&](auto series) {
-      if (plan.summary_windows != 0) {
-        const std::size_t width = std::size_t{plan.summary_windows} * plan.summary_slots;
-        using Sink = SummarySink<decltype(series), System, T, SummaryRow<T>>;
-        return run(Sink{series, &sys, p, {result.summaries + r * width, plan.summary_slots}, &run_plan});
-      }
-      return run(series);
-    };
-    // With observables, the series sink also saves them into this run's rows.
-    auto saving = [&] {
-      const std::size_t saves = result.n_saves;
-      const SeriesSink<T> series{result.series + r * saves * N, N};
-      constexpr std::size_t O = n_observables_v<System>;
-      if constexpr (O > 0) {
-        using Sink = ObservableSink<SeriesSink<T>, System, T, ObservableRow<T, O>>;
-        return summarising(Sink{series, &sys, p, {result.observables + r * saves * O}});
-      } else {
-        return summarising(series);
-      }
-    };
-    const Status status = plan.n_saves > 0 ? saving() : run(NoSeries{});
-    for (std::size_t s = 0; s < N; ++s) result.final_state[r * N + s] = y[s];
-    if (Status* out = result.status) out[r] = status;
-    if (RunCounters* out = result.counters) out[r] = counters;
+    if constexpr (n_drivers_v<System> > 0) {
+      integrate_one_run<Tab>(drive(sys, plan, r), y0, params, r, plan, result, stepper);
+    } else {
+      integrate_one_run<Tab>(sys, y0, params, r, plan, result, stepper);
+    }
   }
 }
 

@@ -58,6 +58,11 @@ extern "C" __attribute__((visibility("default"))) int batchode_integrate_range(
       report(call, "the result has no room for the summaries");
       return 1;
     }
+    // A model that reads drivers reads the plan's, one per driver.
+    if (plan.n_drivers != batchode::n_drivers_v<System> || (plan.n_drivers > 0 && plan.drivers == nullptr)) {
+      report(call, "the solve's drivers are not the model's");
+      return 1;
+    }
     typename Select::type stepper;
     batchode::cpu::integrate_run_range<Tab>(System{}, call->y0, call->params, call->begin, call->end, plan,
                                             result, stepper);

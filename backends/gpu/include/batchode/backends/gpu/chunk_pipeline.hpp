@@ -105,11 +105,20 @@ class ChunkPipeline {
       std::size_t free_bytes = 0, total_bytes = 0;
       gpu::memory_info(request.device, free_bytes, total_bytes);
       // Buffers this pipeline already holds are reused, so they count as free for the new plan.
-      free_bytes += inputs_.device_bytes() + outputs_.device_bytes() + save_times_.bytes();
+      free_bytes += inputs_.device_bytes() + outputs_.device_bytes() + save_times_.bytes() + driver_values_.bytes() +
+                    driver_pieces_.bytes();
       // The shared save times' copy (save_at) comes out of the same memory, before any chunk.
       const std::size_t times_bytes =
           run_plan.save_times != nullptr && !per_run_times ? std::size_t{run_plan.n_saves} * sizeof(T) : 0;
       free_bytes -= std::min(free_bytes, times_bytes);
+      // So do the drivers' pieces (every run's sets, for per-run drivers), once per run.
+      const std::size_t driver_bytes = driver_device_bytes(run_plan);
+      if (driver_bytes > free_bytes) {
+        throw InvalidInput(fmt::format("the drivers' pieces need {:.1f} MB on GPU {}, more than the {:.1f} MB free "
+                                       "(per-run drivers of {} runs: use fewer samples or runs per solve)",
+                                       driver_bytes / 1e6, request.device, free_bytes / 1e6, run_plan.driver_sets));
+      }
+      free_bytes -= driver_bytes;
       // Each chunk's runs' own save times (per_run_times) are staged and uploaded with its inputs.
       arrays::RunFootprint footprint =
           arrays::run_footprint(n_states, n_params, saves, sizeof(T), request.outputs, request.events, per_run_times,
@@ -155,6 +164,7 @@ class ChunkPipeline {
     } else if (plan.save_times != nullptr) {
       plan.save_times = upload_save_times(run_plan, log);
     }
+    if (plan.n_drivers > 0) plan.drivers = upload_drivers(run_plan, log);
     const double phase_sum_ms = run_chunks(save_series, n_states, n_params, request, plan, y0, params,
                                            per_run_times ? run_plan.save_times : nullptr, result,
                                            log, first_run, launch, launch_order);
@@ -185,6 +195,46 @@ class ChunkPipeline {
     streams_[0].synchronize();
     t.add_metadata(keys::nbytes, static_cast<std::int64_t>(bytes));
     return save_times_.data();
+  }
+
+  /// Device bytes of the plan's drivers: each one's coefficients (every set) and knots, and the pieces.
+  static std::size_t driver_device_bytes(const RunSettings<T>& run_plan) {
+    std::size_t values = 0;
+    for (std::uint32_t d = 0; d < run_plan.n_drivers; ++d) values += driver_values(run_plan.drivers[d]);
+    return values * sizeof(T) + std::size_t{run_plan.n_drivers} * sizeof(DriverPieces<T>);
+  }
+  static std::size_t driver_values(const DriverPieces<T>& d) {
+    return d.n_sets * d.n_pieces * (d.order + 1) + (d.knots != nullptr ? d.n_pieces + 1 : 0);
+  }
+
+  /// Copies the plan's drivers (host pieces over host coefficients and knots) to the device once per
+  /// run, timed as h2d_transfer_driver_coefficients; returns the device's pieces, which point into the
+  /// device's copies of the values.
+  const DriverPieces<T>* upload_drivers(const RunSettings<T>& run_plan, TimeLogger& log) {
+    ScopedTimer t(log, events::h2d_transfer_driver_coefficients);
+    const std::size_t n = run_plan.n_drivers;
+    std::size_t values = 0;
+    for (std::size_t d = 0; d < n; ++d) values += driver_values(run_plan.drivers[d]);
+    driver_values_.ensure(values);
+    driver_pieces_.ensure(n);
+    std::vector<DriverPieces<T>> pieces(run_plan.drivers, run_plan.drivers + n);
+    const gpu::stream_t stream = streams_[0].get();
+    T* at = driver_values_.data();
+    for (DriverPieces<T>& d : pieces) {
+      const std::size_t coefficients = d.n_sets * d.n_pieces * (d.order + 1);
+      gpu::copy_to_device_async(at, d.coefficients, coefficients * sizeof(T), stream);
+      d.coefficients = at;
+      at += coefficients;
+      if (d.knots != nullptr) {
+        gpu::copy_to_device_async(at, d.knots, (d.n_pieces + 1) * sizeof(T), stream);
+        d.knots = at;
+        at += d.n_pieces + 1;
+      }
+    }
+    gpu::copy_to_device_async(driver_pieces_.data(), pieces.data(), n * sizeof(DriverPieces<T>), stream);
+    streams_[0].synchronize();  // `pieces` is this frame's
+    t.add_metadata(keys::nbytes, static_cast<std::int64_t>(values * sizeof(T) + n * sizeof(DriverPieces<T>)));
+    return driver_pieces_.data();
   }
 
   template <class Launch, class LaunchOrder>
@@ -304,7 +354,9 @@ class ChunkPipeline {
           log.start_event(events::kernel_launch);
           kt.start(stream);
         }
-        launch(save_series, grid, block, stream, run_plan, inputs_.device_view(slot),
+        RunSettings<T> chunk_plan = run_plan;
+        chunk_plan.driver_run_offset = first;  // the kernel's run r is the batch's first + r
+        launch(save_series, grid, block, stream, chunk_plan, inputs_.device_view(slot),
                outputs_.device_view(slot, count));
         if (timed) {
           kt.stop(stream);
@@ -424,6 +476,8 @@ class ChunkPipeline {
   arrays::OutputArrayManager<T> outputs_;
   std::vector<gpu::Stream> streams_;
   gpu::DeviceBuffer<T> save_times_;  ///< the device's copy of RunSettings::save_times
+  gpu::DeviceBuffer<T> driver_values_;  ///< the device's copies of the drivers' coefficients and knots
+  gpu::DeviceBuffer<DriverPieces<T>> driver_pieces_;  ///< RunSettings::drivers on the device
 };
 
 }  // namespace batchode

@@ -88,7 +88,8 @@ inline RuntimeKernelProgram runtime_kernel_program(const std::string& system_sou
       system_name + "), \"" + system_name +
       " must be an empty struct: runtime-compiled kernels are launched with a 1-byte placeholder for it\");\n"
       "static_assert(batchode::kernels::StepperFor<" +
-      tableau + ", " + system_name + ", " + precision + ">::available, \"" + system_name +
+      tableau + ", batchode::integrated_system_t<" + system_name + ", " + precision + ">, " + precision +
+      ">::available, \"" + system_name +
       " cannot be integrated by this method on a GPU\");\n";
   for (const bool save_series : {false, true}) {
     const std::string expression = integrate_chunk_expression(method, save_series, system_name, precision);
