@@ -306,6 +306,14 @@ class Reader {
                            what + ": unknown key '" + field + "' (a driver has values, dt, times, order, end, wrap and land)");
         }
       }
+      // Settings without samples would be dropped for the solve's (which bring their own): refused.
+      const bool settings = driver.dt || !driver.times.empty() || driver.order != 1 || driver.end != "natural" ||
+                            driver.wrap || !driver.land;
+      if (driver.values.empty() && settings) {
+        throw ModelError(location(source_, value_ptr->source()),
+                         what + " has settings but no values: give its samples here (values = [...]), or write " +
+                             driver.name + " = {} and give samples and settings when solving");
+      }
       d.drivers.push_back(std::move(driver));
     }
   }

@@ -342,6 +342,8 @@ def _drivers(drivers):
     if not isinstance(drivers, dict):
         raise TypeError(f"drivers must be a dict like {{'u': samples, 'dt': 0.1}}, not {type(drivers).__name__}")
     dt = _optional_float(drivers.get("dt"), "drivers['dt']")
+    if "time" in drivers and "times" in drivers:
+        raise ValueError("drivers: give the samples' times once, as 'time' (or 'times'), not both")
     times = drivers.get("time", drivers.get("times"))
     if dt is not None and times is not None:
         raise ValueError("drivers: give the samples' 'dt' (uniform from t0) or their 'time', not both")

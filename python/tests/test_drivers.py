@@ -99,6 +99,8 @@ def test_bad_drivers_are_named(forced):
         solve(forced, {"u": numpy.vstack([sine(0.1)] * 2), "dt": 0.1}, parameters={"a": [0.1, 0.2, 0.3]})
     with pytest.raises(ValueError, match=r"drivers\['w'\]: the system reads no driver of that name"):
         solve(forced, {"w": sine(0.1), "dt": 0.1})
+    with pytest.raises(ValueError, match="'time' \\(or 'times'\\), not both"):
+        solve(forced, {"u": sine(0.1), "time": numpy.arange(0.0, 5.05, 0.1), "times": [0.0, 5.0]})
     with pytest.raises(TypeError, match="order"):
         solve(forced, {"u": sine(0.1), "dt": 0.1, "order": "cubic"})
 

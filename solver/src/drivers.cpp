@@ -190,6 +190,9 @@ FittedDriver fit_driver(const DriverSpec& spec, double t0, double t_end) {
       throw InvalidInput(fmt::format("{}: dt must be positive and finite, got {}", what, *spec.dt));
     }
     fit.t_first = spec.t_first.value_or(t0);
+    if (!std::isfinite(fit.t_first)) {
+      throw InvalidInput(fmt::format("{}: t_first must be finite, got {}", what, fit.t_first));
+    }
     fit.dt = *spec.dt;
     for (std::size_t k = 0; k < samples; ++k) x[k] = std::fma(static_cast<double>(k), fit.dt, fit.t_first);
   } else {
@@ -211,6 +214,9 @@ FittedDriver fit_driver(const DriverSpec& spec, double t0, double t_end) {
     fit.knots = x;
   }
   fit.span = x.back() - x.front();
+  if (!std::isfinite(fit.span) || !(fit.span > 0)) {
+    throw InvalidInput(fmt::format("{}: the samples span [{}, {}], not a finite interval", what, x.front(), x.back()));
+  }
   if (!spec.wrap) {
     const double slack = 1e-12 * std::max({1.0, std::fabs(t0), std::fabs(t_end)});
     if (x.front() > t0 + slack || x.back() < t_end - slack) {

@@ -77,6 +77,9 @@ TEST(ModelDrivers, MistakesAreNamedWhereTheyAre) {
   e = error_of(head + "[parameters]\nu = 1.0\n[drivers]\nu = {}\n");
   EXPECT_NE(e.message().find("'u' is declared twice: as a parameter and as a driver"), std::string::npos)
       << e.what();
+  e = error_of(head + "[drivers]\nu = { dt = 0.1, order = 3 }\n");  // settings the solve's samples would drop
+  EXPECT_EQ(e.where().line, 6u);
+  EXPECT_NE(e.message().find("driver 'u' has settings but no values"), std::string::npos) << e.what();
   e = error_of(head + "[drivers]\nexp = {}\n");
   EXPECT_NE(e.message().find("reserved word"), std::string::npos) << e.what();
   // Without the table, u is unknown, and the message lists the drivers among the names.

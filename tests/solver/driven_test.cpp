@@ -237,6 +237,29 @@ TEST(Driven, FloatRunsHoldFloatsAccuracy) {
   EXPECT_LT(worst_from_exact(r, forced_batch(runs), fitted(o)), 2e-5);
 }
 
+/// ForcedDecay with a call operator for double only: no dual numbers, so no Rosenbrock method.
+struct ForcedDecayDoubleOnly {
+  static constexpr std::size_t n_states = 1, n_params = 2, n_drivers = 2;
+  void operator()(double, const double* y, const double* p, const double* u, double* dydt) const {
+    dydt[0] = -p[0] * y[0] + p[1] * u[0] + u[1];
+  }
+};
+static_assert(is_ode_system_v<ForcedDecayDoubleOnly, double>);
+static_assert(!kernels::can_linearize_v<Driven<ForcedDecayDoubleOnly, double>, double>);
+static_assert(kernels::can_linearize_v<Driven<ForcedDecay, double>, double>);
+
+TEST(Driven, ADrivenSystemWithoutDualNumbersSolvesExplicitlyAndRefusesStiffMethodsByName) {
+  const Batch<double> batch = forced_batch(2);
+  SolveOptions o = forced_options(Method::dopri5, 1e-9);
+  o.drivers = {sine_driver(3, 0.1, false, 2), cosine_driver(3)};
+  const SolveResult<double> plain = solve_ivp(ForcedDecayDoubleOnly{}, batch, o);
+  const SolveResult<double> templated = solve_ivp(ForcedDecay{}, batch, o);
+  EXPECT_EQ(plain.state_at(1, 10, 0), templated.state_at(1, 10, 0));
+  o.method = Method::rodas4;
+  EXPECT_THAT(invalid_input_message([&] { solve_ivp(ForcedDecayDoubleOnly{}, batch, o); }),
+              HasSubstr("needs the Jacobian"));
+}
+
 TEST(Driven, BadDriversAreRefusedByName) {
   const Batch<double> batch = forced_batch(3);
   SolveOptions o = forced_options(Method::dopri5, 1e-6);

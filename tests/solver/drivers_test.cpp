@@ -222,6 +222,28 @@ TEST(Drivers, TheNextKnotIsTheNextSampleTimeUnlessTheDriverDoesNotLand) {
   EXPECT_EQ(next(fit_driver(given, 0.0, 1.0), 0.5), inf);
 }
 
+TEST(Drivers, ANonFiniteStartOrSpanIsRefused) {
+  DriverSpec u;
+  u.name = "u";
+  u.dt = 0.5;
+  u.values = {0, 1, 0};
+  u.t_first = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(
+      {
+        try {
+          fit_driver(u, 0.0, 1.0);
+        } catch (const InvalidInput& e) {
+          EXPECT_THAT(e.what(), HasSubstr("drivers['u']: t_first must be finite"));
+          throw;
+        }
+      },
+      InvalidInput);
+  u.t_first.reset();
+  u.dt = 1e308;  // a span of 2e308: not finite
+  u.wrap = true;
+  EXPECT_THROW(fit_driver(u, 0.0, 1.0), InvalidInput);
+}
+
 TEST(Drivers, BadInputIsRefusedByName) {
   expect_refused([](DriverSpec& s) { s.values[2] = NAN; }, "drivers['u'][2] = nan is not finite");
   expect_refused(

@@ -47,8 +47,11 @@ struct Driven {
     BATCHODE_UNROLL
     for (port::size_t d = 0; d < D; ++d) u[d] = driver_value(pieces[d], set, t);
   }
-  template <class X>
-  BATCHODE_HOST_DEVICE void operator()(X t, const X* y, const X* p, X* dydt) const {
+  /// Callable with X exactly where System is (so a call operator that is not a template over the
+  /// number type leaves the Rosenbrock methods unavailable, as without drivers).
+  template <class X, class S = System>
+  BATCHODE_HOST_DEVICE auto operator()(X t, const X* y, const X* p, X* dydt) const
+      -> decltype(port::declval<const S&>()(t, y, p, static_cast<const X*>(nullptr), dydt), void()) {
     X u[D];
     inputs(t, u);
     driven(t, y, p, u, dydt);

@@ -114,7 +114,10 @@ BATCHODE_HOST_DEVICE T driver_next_knot(const DriverPieces<T>& d, T t) {
   if (d.knots == nullptr) {
     T s = detail::floor_of((t - d.t_first) / d.dt) + T(1);
     knot = port::fma(s, d.dt, d.t_first);
-    if (!(knot > t)) knot = port::fma(s + T(1), d.dt, d.t_first);  // t on a knot, rounded below it
+    if (!(knot > t)) {  // t on a knot, the quotient rounded below it
+      s = s + T(1);
+      knot = port::fma(s, d.dt, d.t_first);
+    }
     if (s > T(d.n_pieces)) knot = never;
   } else {
     port::uint32_t lo = 0, hi = d.n_pieces + 1;  // the first knot > t among knots[0 .. n_pieces]

@@ -158,9 +158,10 @@ struct has_breaks<S, T, port::void_t<decltype(port::declval<const S&>().next_bre
 template <class System, class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T stop_at_break(const System& sys, T t, T t_stop, bool& is_save) {
   if constexpr (has_breaks<System, T>::value) {
-    const T margin = T(16) * port::numeric_limits<T>::epsilon() * max_of(T(1), port::fabs(t_stop));
+    const T scale = max_of(T(1), max_of(port::fabs(t), port::fabs(t_stop)));
+    const T margin = T(16) * port::numeric_limits<T>::epsilon() * scale;
     const T next = sys.next_break(t + margin);
-    if (next < t_stop - margin) {
+    if (next > t && next < t_stop - margin) {
       is_save = false;
       return next;
     }

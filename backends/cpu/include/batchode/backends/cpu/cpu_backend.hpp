@@ -125,6 +125,10 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
   if (!holds_summaries(result, plan.summary_windows, plan.summary_slots)) {
     throw std::logic_error("integrate_batch: the solve keeps summaries but the result has no room for them");
   }
+  if (plan.n_drivers != n_drivers_v<System> || (n_drivers_v<System> > 0 && plan.drivers == nullptr)) {
+    throw std::logic_error("integrate_batch: the plan does not carry the system's drivers (make_run_settings' "
+                           "DriverTable)");
+  }
   tableau::dispatch(method, [&](auto tag) {
     using Tab = typename decltype(tag)::type;
     using Select = CpuStepperFor<Tab, System, T>;

@@ -16,6 +16,7 @@
 #include "batchode/backends/gpu/chunk_pipeline.hpp"
 #include "batchode/backends/gpu/gpu_run_request.hpp"
 #include "batchode/backends/gpu/launch.hpp"
+#include "batchode/kernels/system.hpp"
 #include "batchode/gpu/runtime.hpp"
 #include "batchode/kernels/batch_kernel.hpp"
 #include "batchode/kernels/device_views.hpp"
@@ -54,6 +55,10 @@ class GpuRunner {
     if (n_events_v<System> > 0 && (request.events.n_events != n_events_v<System> || result.events == nullptr)) {
       throw std::logic_error("GpuRunner::run: the system has event functions but the request or the result "
                              "holds no event records");
+    }
+    if (run_plan.n_drivers != n_drivers_v<System> || (n_drivers_v<System> > 0 && run_plan.drivers == nullptr)) {
+      throw std::logic_error("GpuRunner::run: the plan does not carry the system's drivers (make_run_settings' "
+                             "DriverTable)");
     }
     if (!holds_observables(result, n_observables_v<System>)) {
       throw std::logic_error("GpuRunner::run: the system has observables but the result holds no room for them");
