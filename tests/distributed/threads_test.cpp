@@ -226,6 +226,21 @@ TEST(DistributedOnThreads, ObservablesAreGatheredRunByRun) {
   }
 }
 
+/// What solve_distributed says on process `c` of a batch of `system` with options `o`: the message
+/// of the InvalidInput it throws, or "solved".
+template <class System>
+std::string distributed_refusal(distributed::Collective& c, const System& system, const SolveOptions& o,
+                                const std::vector<double>& y0, const std::vector<double>& params) {
+  try {
+    Solver<System, double> solver(system, o);
+    (void)distributed::solve_distributed<double>(c, distributed::local_solver(solver),
+                                                 {y0.data(), y0.size(), params.data(), params.size()}, o);
+  } catch (const InvalidInput& e) {
+    return std::string(e.what());
+  }
+  return std::string("solved");
+}
+
 // Per-run save times are refused by name on every process, before any solve (not yet distributed).
 TEST(DistributedOnThreads, PerRunSaveTimesAreRefusedByName) {
   const std::vector<std::string> errors = on_threads<std::string>([](distributed::Collective& c) {
@@ -233,14 +248,7 @@ TEST(DistributedOnThreads, PerRunSaveTimesAreRefusedByName) {
     SolveOptions o = options();
     o.save_every.reset();
     o.save_at_per_run = PerRunSaveTimes(1, std::vector<double>(n_runs, 0.5));
-    try {
-      Solver<Lorenz, double> solver(Lorenz{}, o);
-      (void)distributed::solve_distributed<double>(c, distributed::local_solver(solver),
-                                                   {b.y0.data(), b.y0.size(), b.params.data(), b.params.size()}, o);
-    } catch (const InvalidInput& e) {
-      return std::string(e.what());
-    }
-    return std::string("solved");
+    return distributed_refusal(c, Lorenz{}, o, b.y0, b.params);
   });
   for (const std::string& e : errors) EXPECT_NE(e.find("does not take per-run save times"), std::string::npos) << e;
 }
@@ -252,14 +260,7 @@ TEST(DistributedOnThreads, SummariesAreRefusedByName) {
     SolveOptions o = options();
     o.save_every.reset();
     o.summaries.metrics = {"mean"};
-    try {
-      Solver<Lorenz, double> solver(Lorenz{}, o);
-      (void)distributed::solve_distributed<double>(c, distributed::local_solver(solver),
-                                                   {b.y0.data(), b.y0.size(), b.params.data(), b.params.size()}, o);
-    } catch (const InvalidInput& e) {
-      return std::string(e.what());
-    }
-    return std::string("solved");
+    return distributed_refusal(c, Lorenz{}, o, b.y0, b.params);
   });
   for (const std::string& e : errors) EXPECT_NE(e.find("does not keep summaries"), std::string::npos) << e;
 }
@@ -282,14 +283,7 @@ TEST(DistributedOnThreads, PerRunDriversAreRefusedByName) {
     u.n_samples = 2;
     for (std::size_t r = 0; r < runs; ++r) u.values.insert(u.values.end(), {double(r), 0.0});
     o.drivers = {u, v};
-    try {
-      Solver<batchode::testing::ForcedDecay, double> solver(batchode::testing::ForcedDecay{}, o);
-      (void)distributed::solve_distributed<double>(c, distributed::local_solver(solver),
-                                                   {y0.data(), y0.size(), params.data(), params.size()}, o);
-    } catch (const InvalidInput& e) {
-      return std::string(e.what());
-    }
-    return std::string("solved");
+    return distributed_refusal(c, batchode::testing::ForcedDecay{}, o, y0, params);
   });
   for (const std::string& e : errors) EXPECT_NE(e.find("does not take per-run drivers (drivers['u']"), std::string::npos) << e;
 }
