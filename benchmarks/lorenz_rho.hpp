@@ -5,6 +5,7 @@
 #pragma once
 
 #include <batchode/kernels/annotations.hpp>
+#include <batchode/kernels/summaries.hpp>
 #include <cstddef>
 
 namespace batchode_bench {
@@ -39,6 +40,14 @@ struct LorenzRhoObserved : LorenzRho {
     out[0] = y[0] * y[1];
     out[1] = y[0] * y[0] + y[1] * y[1] + y[2] * y[2];
   }
+};
+
+/// The same with its summary kernel built for mean, max and peaks only (kernels/summaries.hpp: the
+/// accumulators in registers), as a runtime-compiled model's kernel is for the kinds a solve keeps.
+struct LorenzRhoSummarised : LorenzRho {
+  static constexpr batchode::port::uint32_t summary_kinds =
+      batchode::summary_bit(batchode::SummaryKind::mean) | batchode::summary_bit(batchode::SummaryKind::max) |
+      batchode::summary_bit(batchode::SummaryKind::peaks);
 };
 
 }  // namespace batchode_bench

@@ -59,7 +59,9 @@ struct RuntimeModelState {
   std::mutex mutex;           // guards `loaded`: concurrent solves compile a method once
   std::map<std::pair<int, int>, std::shared_ptr<const jit::SharedObject>> loaded;  // (method, sizeof(T))
   std::mutex gpu_mutex;  // guards `gpu_loaded` (its own: a CPU and a GPU part compile side by side)
-  std::map<std::tuple<int, int, int>, RuntimeKernels> gpu_loaded;  // (method, sizeof(T), device)
+  // (method, sizeof(T), device, summary kinds): a solve keeping summaries loads a module whose summary
+  // kernel is built for exactly its kinds.
+  std::map<std::tuple<int, int, int, std::uint32_t>, RuntimeKernels> gpu_loaded;
 };
 
 namespace {
@@ -393,13 +395,15 @@ std::optional<gpu::CompiledKernels> unpack_gpu_entry(const std::vector<char>& by
   return compiled;
 }
 
-/// `method`'s two batch kernels and the run-order kernel in `value` for `device`'s architecture: from
-/// the cache when a verified entry exists, else compiled by the runtime compiler (and stored).
+/// `method`'s batch kernels (with the summary kernel of `summary_kinds` when not 0) and the run-order
+/// kernel in `value` for `device`'s architecture: from the cache when a verified entry exists, else
+/// compiled by the runtime compiler (and stored).
 gpu::CompiledKernels compile_gpu_kernels(const RuntimeModelState& state, Method method, const char* value,
-                                         int device, TimeLogger& logger) {
+                                         int device, std::uint32_t summary_kinds, TimeLogger& logger) {
   const gpu::RuntimeCompiler& compiler = *runtime_compiler().compiler;
   const Headers& tools = headers();
-  const RuntimeKernelProgram program = runtime_kernel_program(state.system_source, kTypeName, method, value);
+  const RuntimeKernelProgram program =
+      runtime_kernel_program(state.system_source, kTypeName, method, value, summary_kinds);
   const std::string architecture = gpu::RuntimeCompiler::architecture_option(device);
   std::vector<std::string> options = compiler.kernel_options(tools.includes);
   options.push_back(architecture);
@@ -595,21 +599,24 @@ cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logge
           detail::compile_and_load(state, detail::translation_unit(state, method, value), logger);
       cpu::RuntimeAbi abi{};
       loaded->function<cpu::RuntimeAbiFunction>(cpu::runtime_abi_symbol)(&abi);
-      const cpu::RuntimeAbi want = cpu::expected_runtime_abi<T>(static_cast<std::uint32_t>(method),
-                                                                static_cast<std::uint32_t>(n_states_),
-                                                                static_cast<std::uint32_t>(n_params_),
-                                                                static_cast<std::uint32_t>(n_events_),
-                                                                static_cast<std::uint32_t>(n_observables()));
+      const cpu::RuntimeAbi want = cpu::expected_runtime_abi<T>(
+          static_cast<std::uint32_t>(method), static_cast<std::uint32_t>(n_states_),
+          static_cast<std::uint32_t>(n_params_), static_cast<std::uint32_t>(n_events_),
+          static_cast<std::uint32_t>(n_observables()));
       if (std::memcmp(&abi, &want, sizeof abi) != 0) {
         // Name the first field that differs: a version, a precision or a size of what crosses.
         const std::pair<const char*, std::pair<std::uint32_t, std::uint32_t>> fields[] = {
-            {"ABI version", {abi.version, want.version}},     {"value bytes", {abi.value_bytes, want.value_bytes}},
-            {"method", {abi.method, want.method}},            {"states", {abi.n_states, want.n_states}},
-            {"parameters", {abi.n_params, want.n_params}},    {"events", {abi.n_events, want.n_events}},
+            {"ABI version", {abi.version, want.version}},
+            {"value bytes", {abi.value_bytes, want.value_bytes}},
+            {"method", {abi.method, want.method}},
+            {"states", {abi.n_states, want.n_states}},
+            {"parameters", {abi.n_params, want.n_params}},
+            {"events", {abi.n_events, want.n_events}},
             {"observables", {abi.n_observables, want.n_observables}},
             {"settings bytes", {abi.settings_bytes, want.settings_bytes}},
             {"result view bytes", {abi.view_bytes, want.view_bytes}},
-            {"call bytes", {abi.call_bytes, want.call_bytes}}, {"status bytes", {abi.status_bytes, want.status_bytes}},
+            {"call bytes", {abi.call_bytes, want.call_bytes}},
+            {"status bytes", {abi.status_bytes, want.status_bytes}},
             {"counters bytes", {abi.counters_bytes, want.counters_bytes}}};
         std::string differs = "a field";
         for (const auto& [name, values] : fields) {
@@ -619,8 +626,9 @@ cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logge
             break;
           }
         }
-        throw jit::JitError("model '" + state.model.name() + "': the compiled object does not match this library (" +
-                            differs + "); delete the cache folder's cpu/ entries and retry");
+        throw jit::JitError("model '" + state.model.name() +
+                            "': the compiled object does not match this library (" + differs +
+                            "); delete the cache folder's cpu/ entries and retry");
       }
       slot = std::move(loaded);
     }
@@ -649,23 +657,27 @@ std::string RuntimeModel<T>::gpu_unavailable(Method method) const {
 }
 
 template <class T>
-RuntimeKernels RuntimeModel<T>::gpu_kernels(Method method, int device, TimeLogger& logger) const {
+RuntimeKernels RuntimeModel<T>::gpu_kernels(Method method, int device, TimeLogger& logger,
+                                            std::uint32_t summary_kinds) const {
   if (const std::string why = gpu_unavailable(method); !why.empty()) {
     throw GpuUnavailable("model '" + state_->model.name() + "' cannot run on a GPU: " + why);
   }
   register_solver_events_quietly(logger);
   detail::RuntimeModelState& state = *state_;
   std::lock_guard<std::mutex> lock(state.gpu_mutex);
-  RuntimeKernels& slot = state.gpu_loaded[{static_cast<int>(method), static_cast<int>(sizeof(T)), device}];
+  RuntimeKernels& slot =
+      state.gpu_loaded[{static_cast<int>(method), static_cast<int>(sizeof(T)), device, summary_kinds}];
   if (!slot.module) {
     const char* value = sizeof(T) == 4 ? "float" : "double";
     gpu::set_device(device);  // the module loads on the calling thread's current device
-    const gpu::CompiledKernels compiled = detail::compile_gpu_kernels(state, method, value, device, logger);
+    const gpu::CompiledKernels compiled =
+        detail::compile_gpu_kernels(state, method, value, device, summary_kinds, logger);
     ScopedTimer timer(logger, events::model_load);
     timer.add_metadata("target", "gpu");
     timer.add_metadata("device", static_cast<std::int64_t>(device));
     slot = load_runtime_kernels<T>(
-        method, compiled, "model '" + state.model.name() + "' (" + to_string(method) + ", " + value + ")");
+        method, compiled, "model '" + state.model.name() + "' (" + to_string(method) + ", " + value + ")",
+        summary_kinds);
   }
   return slot;
 }

@@ -79,8 +79,12 @@ TEST(RuntimeCompiler, LoadsTheBuildsCompilerOrSaysWhyNot) {
 
 TEST(RuntimeCompiler, CompilesLorenzAndTheBatchKernelIntoAnImage) {
   BATCHODE_REQUIRE_RUNTIME_COMPILER(compiler);
-  const RuntimeKernelProgram program = runtime_kernel_program(kLorenzSource, "Lorenz", Method::rk4, "float");
-  ASSERT_EQ(program.name_expressions.size(), 3u);
+  // With the summary kernel of a few kinds (kernels/summaries.hpp: its accumulators in registers).
+  const std::uint32_t kinds =
+      summary_bit(SummaryKind::mean) | summary_bit(SummaryKind::max) | summary_bit(SummaryKind::peaks);
+  const RuntimeKernelProgram program =
+      runtime_kernel_program(kLorenzSource, "Lorenz", Method::rk4, "float", kinds);
+  ASSERT_EQ(program.name_expressions.size(), 4u);
   const auto start = std::chrono::steady_clock::now();
   const gpu::CompiledKernels compiled = compiler->compile(program.source, program.name_expressions,
                                                           test_options(*compiler), "lorenz_rk4_float");
@@ -91,17 +95,18 @@ TEST(RuntimeCompiler, CompilesLorenzAndTheBatchKernelIntoAnImage) {
   EXPECT_EQ(std::string(compiled.image.data(), 4),
             "\x7f"
             "ELF");
-  ASSERT_EQ(compiled.lowered_names.size(), 3u);
+  ASSERT_EQ(compiled.lowered_names.size(), 4u);
   const std::string image(compiled.image.begin(), compiled.image.end());
-  for (std::size_t i = 0; i < 3; ++i) {
+  for (std::size_t i = 0; i < 4; ++i) {
     const std::string& lowered = compiled.lowered_names[i];
     EXPECT_EQ(lowered.rfind("_Z", 0), 0u) << program.name_expressions[i] << " lowered to " << lowered;
-    EXPECT_NE(lowered.find(i < 2 ? "integrate_chunk" : "run_order_"), std::string::npos) << lowered;
+    EXPECT_NE(lowered.find(i != 2 ? "integrate_chunk" : "run_order_"), std::string::npos) << lowered;
     // The symbol table holds each kernel's lowered name.
     EXPECT_NE(image.find(lowered), std::string::npos) << lowered << " is not in the image";
   }
   EXPECT_NE(compiled.lowered_names[0], compiled.lowered_names[1]);
-  std::cout << "  " << compiler->name_and_version() << ": rk4 float, 3 kernels, " << compiled.image.size()
+  EXPECT_NE(compiled.lowered_names[1], compiled.lowered_names[3]);
+  std::cout << "  " << compiler->name_and_version() << ": rk4 float, 4 kernels, " << compiled.image.size()
             << " bytes for " << test_architecture(*compiler) << " in " << seconds << " s\n";
 }
 
@@ -147,15 +152,25 @@ TEST(RuntimeKernelProgram, NamesBothKernelsAndRefusesCpuOnlyMethods) {
   ASSERT_EQ(p.name_expressions.size(), 3u);
   EXPECT_EQ(p.name_expressions[2], "batchode::kernels::run_order_segments<double>");
   EXPECT_EQ(p.name_expressions[0],
-            "batchode::kernels::integrate_chunk<batchode::tableau::Dopri5, false, Lorenz, double>");
+            "batchode::kernels::integrate_chunk<batchode::tableau::Dopri5, false, Lorenz, double, 0u>");
   EXPECT_EQ(p.name_expressions[1],
-            "batchode::kernels::integrate_chunk<batchode::tableau::Dopri5, true, Lorenz, double>");
+            "batchode::kernels::integrate_chunk<batchode::tableau::Dopri5, true, Lorenz, double, 0u>");
   EXPECT_NE(p.source.find(kLorenzSource), std::string::npos);
   EXPECT_EQ(tableau_type_name(Method::rodas4), "batchode::tableau::Rodas4");
   EXPECT_STREQ(precision_type_name<float>(), "float");
   EXPECT_THROW(runtime_kernel_program(kLorenzSource, "Lorenz", Method::rosenbrock4, "double"),
                std::invalid_argument);
   EXPECT_THROW(runtime_kernel_program(kLorenzSource, "Lorenz", Method::rk4, "half"), std::invalid_argument);
+  // A solve keeping summaries: a fourth kernel, built for exactly its kinds.
+  const std::uint32_t kinds = summary_bit(SummaryKind::mean) | summary_bit(SummaryKind::peaks);
+  const RuntimeKernelProgram s = runtime_kernel_program(kLorenzSource, "Lorenz", Method::rk4, "float", kinds);
+  ASSERT_EQ(s.name_expressions.size(), 4u);
+  EXPECT_EQ(s.name_expressions[3],
+            "batchode::kernels::integrate_chunk<batchode::tableau::Rk4, true, Lorenz, float, " +
+                std::to_string(kinds) + "u>");
+  EXPECT_NE(s.source.find("template __global__ void " + s.name_expressions[3] + "("), std::string::npos);
+  EXPECT_THROW(runtime_kernel_program(kLorenzSource, "Lorenz", Method::rk4, "float", 1u << 20),
+               std::invalid_argument);
 }
 
 TEST(RuntimeGpuRunner, RefusesKernelsThatDoNotFitTheRequest) {
@@ -176,9 +191,10 @@ TEST(RuntimeGpuRunner, RefusesKernelsThatDoNotFitTheRequest) {
                std::invalid_argument);
   // Claimed once over all copies.
   RuntimeKernels copy = none;
-  EXPECT_TRUE(copy.claim_first_load(true));
-  EXPECT_FALSE(none.claim_first_load(true));
-  EXPECT_TRUE(none.claim_first_load(false));
+  EXPECT_TRUE(copy.claim_first_load(kernels::ChunkKernel::series));
+  EXPECT_FALSE(none.claim_first_load(kernels::ChunkKernel::series));
+  EXPECT_TRUE(none.claim_first_load(kernels::ChunkKernel::final_state));
+  EXPECT_TRUE(none.claim_first_load(kernels::ChunkKernel::summaries));
 }
 
 TEST(Module, BytesThatAreNoCodeImageGiveGpuError) {

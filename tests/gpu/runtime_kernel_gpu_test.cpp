@@ -177,7 +177,7 @@ TYPED_TEST(RuntimeKernelGpu, TimesTheSamePhasesAsTheCompiledInRunner) {
 
   // A fresh copy of the kernels, not yet loaded in this test's sense: its first run times the load.
   RuntimeKernels kernels = runtime_kernels<T>(o.method);
-  kernels.first_load_claimed = std::make_shared<std::array<std::atomic<bool>, 2>>();
+  kernels.first_load_claimed = std::make_shared<RuntimeKernels::FirstLoads>();
   RuntimeGpuRunner<T> runtime_runner;
   GpuRunner<LorenzCompiledIn, T> compiled_runner;
   TimeLogger runtime_log(nullptr, Verbosity::normal), compiled_log(nullptr, Verbosity::normal);

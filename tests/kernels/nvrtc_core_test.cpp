@@ -60,9 +60,12 @@ struct KernelCase {
   const char* save_series;
   const char* system;
   const char* precision;
+  // The summary kinds' mask (kernels/summaries.hpp), spelled even when 0: hipRTC finds a kernel by
+  // its demangled name, which spells the defaulted argument.
+  const char* summaries = "0u";
   std::string name() const {
     return std::string("batchode::kernels::integrate_chunk<batchode::tableau::") + tableau + ", " + save_series +
-           ", " + system + ", " + precision + ">";
+           ", " + system + ", " + precision + ", " + summaries + ">";
   }
   std::string explicit_instantiation() const {
     const std::string t = precision;
@@ -72,10 +75,16 @@ struct KernelCase {
 };
 
 const std::vector<KernelCase> kKernels = {
-    {"Dopri5", "true", "Lorenz", "float"},   {"Dopri5", "false", "Lorenz", "double"},
-    {"Rk4", "true", "Lorenz", "float"},      {"Rk4", "false", "Lorenz", "double"},
-    {"Rodas4", "true", "Lorenz", "float"},   {"Rodas4", "false", "Lorenz", "double"},
+    {"Dopri5", "true", "Lorenz", "float"},
+    {"Dopri5", "false", "Lorenz", "double"},
+    {"Rk4", "true", "Lorenz", "float"},
+    {"Rk4", "false", "Lorenz", "double"},
+    {"Rodas4", "true", "Lorenz", "float"},
+    {"Rodas4", "false", "Lorenz", "double"},
     {"Rodas4", "true", "DampedPendulum", "double"},
+    // Summary kernels: mean, max and peaks (accumulators in registers); every kind in double (memory).
+    {"Rk4", "true", "Lorenz", "float", "265u"},
+    {"Dopri5", "true", "Lorenz", "double", "16383u"},
 };
 
 std::string core_includes() {
@@ -93,7 +102,8 @@ std::string core_program() {
 // Fails to compile in the program's own line, after the whole core has been read.
 constexpr const char* kNegativeMarker = "batchode_runtime_compiler_negative_check";
 std::string broken_program() {
-  return core_includes() + "struct NotASystem {};\nstatic_assert(batchode::is_ode_system_v<NotASystem, float>, \"" +
+  return core_includes() +
+         "struct NotASystem {};\nstatic_assert(batchode::is_ode_system_v<NotASystem, float>, \"" +
          kNegativeMarker + "\");\n";
 }
 
@@ -113,10 +123,10 @@ struct Compiled {
 };
 
 #if BATCHODE_HAVE_NVRTC
-#define BATCHODE_NVRTC_CHECK(call)                                                          \
-  do {                                                                                      \
-    const nvrtcResult result_ = (call);                                                     \
-    ASSERT_EQ(result_, NVRTC_SUCCESS) << #call << ": " << nvrtcGetErrorString(result_);    \
+#define BATCHODE_NVRTC_CHECK(call)                                                      \
+  do {                                                                                  \
+    const nvrtcResult result_ = (call);                                                 \
+    ASSERT_EQ(result_, NVRTC_SUCCESS) << #call << ": " << nvrtcGetErrorString(result_); \
   } while (0)
 
 // -default-device: the core's unannotated helpers (the generic lambdas of rosenbrock_stepper.hpp's
@@ -150,16 +160,17 @@ void compile_with_nvrtc(const std::string& source, const std::vector<std::string
 #endif
 
 #if BATCHODE_HAVE_HIPRTC
-#define BATCHODE_HIPRTC_CHECK(call)                                                         \
-  do {                                                                                      \
-    const hiprtcResult result_ = (call);                                                    \
-    ASSERT_EQ(result_, HIPRTC_SUCCESS) << #call << ": " << hiprtcGetErrorString(result_);  \
+#define BATCHODE_HIPRTC_CHECK(call)                                                       \
+  do {                                                                                    \
+    const hiprtcResult result_ = (call);                                                  \
+    ASSERT_EQ(result_, HIPRTC_SUCCESS) << #call << ": " << hiprtcGetErrorString(result_); \
   } while (0)
 
 // gfx90a (MI200): any AMD target would do; hipRTC compiles without a device present.
 void compile_with_hiprtc(const std::string& source, const std::vector<std::string>& names, Compiled& out) {
   hiprtcProgram program{};
-  BATCHODE_HIPRTC_CHECK(hiprtcCreateProgram(&program, source.c_str(), "batchode_core.hip", 0, nullptr, nullptr));
+  BATCHODE_HIPRTC_CHECK(
+      hiprtcCreateProgram(&program, source.c_str(), "batchode_core.hip", 0, nullptr, nullptr));
   for (const std::string& name : names) BATCHODE_HIPRTC_CHECK(hiprtcAddNameExpression(program, name.c_str()));
   const std::string include = std::string("-I") + BATCHODE_CORE_INCLUDE_DIR;
   const char* options[] = {"-std=c++17", "--offload-arch=gfx90a", include.c_str()};
@@ -187,8 +198,9 @@ void compile_with_hiprtc(const std::string& source, const std::vector<std::strin
 TEST(RuntimeCompiler, CoreHeadersAreListed) {
   // The glob in tests/kernels/CMakeLists.txt found the core: the headers the kernel needs are there.
   std::vector<std::string> headers(std::begin(kCoreHeaders), std::end(kCoreHeaders));
-  for (const char* expected : {"batchode/kernels/annotations.hpp", "batchode/kernels/portable.hpp",
-                               "batchode/kernels/batch_kernel.hpp", "batchode/kernels/rosenbrock_stepper.hpp"}) {
+  for (const char* expected :
+       {"batchode/kernels/annotations.hpp", "batchode/kernels/portable.hpp",
+        "batchode/kernels/batch_kernel.hpp", "batchode/kernels/rosenbrock_stepper.hpp"}) {
     EXPECT_NE(std::find(headers.begin(), headers.end(), expected), headers.end()) << expected;
   }
 }

@@ -60,6 +60,50 @@ TEST(SaveAt, InterpolatedSavesLeaveTheStepsAsTheyAre) {
   }
 }
 
+// Fixed steps saved every few steps (save_every a whole number of dt): the steps of the solve
+// without saves, t0 + j dt (kernels/run_integrator.hpp: integrate_fixed_saving_every), so the final
+// state and the counters are those of the solve without saves, bit for bit, on the CPU path and the
+// kernel's body, in float and double; each save is the state at its time, to rk4's error; a span
+// that is no whole number of saves ends on t_end as before, and a save at t_end is the landing step's.
+TEST(SaveEvery, FixedStepsSavedEveryFewStepsAreTheStepsOfTheSolveWithoutSaves) {
+  const Batch<double> batch = oscillators(8, 0.5, 3.0);
+  const Batch<float> batch32 = batchode::testing::in_precision<float>(batch);
+  for (const double t_end : {3.0, 3.055}) {
+    SolveOptions plain = options(Method::rk4, t_end);
+    plain.dt = 0.01;
+    SolveOptions saving = plain;
+    saving.save_every = 0.1;  // 10 steps
+    const auto a = solve_ivp(Oscillator{}, batch, plain);
+    const auto b = solve_ivp(Oscillator{}, batch, saving);
+    // The kernel's body (the register stepper): against its own solve without saves.
+    const auto c0 = run_kernel_body_on_host(Oscillator{}, batch, plain);
+    const auto c = run_kernel_body_on_host(Oscillator{}, batch, saving);
+    const auto c0_32 = run_kernel_body_on_host(Oscillator{}, batch32, plain);
+    const auto c32 = run_kernel_body_on_host(Oscillator{}, batch32, saving);
+    ASSERT_EQ(b.n_saves(), 31u);  // 0, 0.1, ..., 3.0
+    for (std::size_t r = 0; r < batch.n_runs; ++r) {
+      for (std::size_t s = 0; s < 2; ++s) {
+        EXPECT_EQ(b.final_state(r, s), a.final_state(r, s)) << "t_end " << t_end << " run " << r;
+        EXPECT_EQ(c.final_state(r, s), c0.final_state(r, s)) << "t_end " << t_end << " run " << r;
+        EXPECT_EQ(c32.final_state(r, s), c0_32.final_state(r, s)) << "t_end " << t_end << " run " << r;
+      }
+      EXPECT_EQ(b.counters(r).accepted_steps, a.counters(r).accepted_steps);
+      EXPECT_EQ(c.counters(r).accepted_steps, c0.counters(r).accepted_steps);
+      const double w = batch.params[r];
+      for (std::size_t k = 0; k < b.n_saves(); ++k) {
+        // rk4 at dt = 0.01, w <= 3: about 1e-8 over the span.
+        EXPECT_NEAR(b.state_at(r, k, 0), exact_x(w, b.time(r, k)), 1e-7) << "run " << r << " save " << k;
+        EXPECT_NEAR(c.state_at(r, k, 0), exact_x(w, c.time(r, k)), 1e-7) << "run " << r << " save " << k;
+      }
+      // A whole number of saves: the last one lands on t_end, the landing step's.
+      if (t_end == 3.0) {
+        EXPECT_EQ(b.state_at(r, 30, 0), b.final_state(r, 0));
+        EXPECT_EQ(c.state_at(r, 30, 0), c.final_state(r, 0));
+      }
+    }
+  }
+}
+
 // The interpolant's error is bounded by h^4 max|y''''| / 384 per step: with steps of at most 0.01
 // and w <= 3 that is below 3e-10, under the error a 1e-10 tolerance leaves. Both methods with their
 // own slopes (dopri5) and with slopes evaluated for the dense output (rodas4).

@@ -18,9 +18,9 @@
 
 #include "batchode/batchode.hpp"
 #include "batchode/models/model.hpp"
+#include "forced_decay_reference.hpp"
 #include "gpu_compare.hpp"
 #include "require_gpu.hpp"
-#include "forced_decay_reference.hpp"
 #include "runtime_model_systems.hpp"
 #include "summary_reference.hpp"
 
@@ -331,13 +331,14 @@ TEST_F(RuntimeModelGpuTest, ADrivenModelsKernelEqualsTheCpuAndTheClosedForm) {
     for (std::size_t r = 0; r < runs; r += 7) {
       std::vector<double> times;
       for (std::size_t k = 0; k < gpu.n_saves(); ++k) times.push_back(gpu.time(r, k));
-      const std::vector<double> exact = batchode::testing::forced_decay_exact(fit[0], fit[1], r, params[2 * r],
-                                                                              params[2 * r + 1], y0[r], 0.0, times);
-      for (std::size_t k = 0; k < gpu.n_saves(); ++k) worst = std::max(worst, std::fabs(gpu.state_at(r, k, 0) - exact[k]));
+      const std::vector<double> exact = batchode::testing::forced_decay_exact(
+          fit[0], fit[1], r, params[2 * r], params[2 * r + 1], y0[r], 0.0, times);
+      for (std::size_t k = 0; k < gpu.n_saves(); ++k)
+        worst = std::max(worst, std::fabs(gpu.state_at(r, k, 0) - exact[k]));
     }
     EXPECT_LT(worst, 1e-6);
-    std::printf("[ driven model ] %s GPU vs CPU within %.2g, vs the closed form %.2g\n", batchode::to_string(m).c_str(),
-                bound, worst);
+    std::printf("[ driven model ] %s GPU vs CPU within %.2g, vs the closed form %.2g\n",
+                batchode::to_string(m).c_str(), bound, worst);
   }
 }
 
@@ -371,6 +372,17 @@ TEST_F(RuntimeModelGpuTest, SummariesFromTheRuntimeKernelAreThoseOfTheSamples) {
     }
   }
   EXPECT_LT(worst, 4 * batchode::testing::agreement_bound<double>(Method::dopri5, o.rtol, 1000));
+  // A solve keeping a few kinds loads a kernel built for exactly them (its accumulators in registers,
+  // kernels/summaries.hpp): the metrics of its samples, and the every-kind kernel's means.
+  o.backend = Backend::gpu;
+  o.summaries.metrics = {"mean", "max", "peaks[3]"};
+  const SolveResult<double> few = batchode::solve_ivp(runtime, y0, params, o);
+  ASSERT_TRUE(few.execution().at(0).backend.is_gpu());
+  batchode::testing::expect_metrics_of_the_series(few, "runtime gpu, a kernel for 3 kinds");
+  const std::vector<double> a = gpu.summary("mean"), b = few.summary("mean");
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t k = 0; k < a.size(); ++k)
+    EXPECT_NEAR(b[k], a[k], 1e-13 * std::max(1.0, std::fabs(a[k]))) << k;
 }
 
 // A 64-state model (Lorenz-96) compiles for the GPU in seconds and solves as the CPU path does.

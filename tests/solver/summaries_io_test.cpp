@@ -68,6 +68,8 @@ bool same_values(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
+/// An empty folder of its own. Typed tests name theirs per precision: CTest runs the float and the
+/// double case side by side, and one would empty the other's folder under it.
 std::string fresh_dir(const std::string& name) {
   const std::string dir = ::testing::TempDir() + name;
   fs::remove_all(dir);
@@ -113,7 +115,7 @@ TYPED_TEST(SummariesIo, H5HoldsEachSummaryWithItsShapeNamesAndWindows) {
   const SolveResult<T> r = solve_summarised<T>(o);
   ASSERT_EQ(r.n_summary_windows(), kWindows);
   ASSERT_EQ(r.summary_variables(), (std::vector<std::string>{"x", "energy"}));
-  const std::string path = fresh_dir("summaries_io_h5") + "/out.h5";
+  const std::string path = fresh_dir("summaries_io_h5_" + std::to_string(sizeof(T))) + "/out.h5";
   write_h5(r, path, o);
 
   const H5Reader f(path);
@@ -146,7 +148,7 @@ TYPED_TEST(SummariesIo, H5HoldsEachSummaryWithItsShapeNamesAndWindows) {
 TYPED_TEST(SummariesIo, NpyHoldsEachSummaryWithItsShape) {
   using T = TypeParam;
   const SolveResult<T> r = solve_summarised<T>(summarised());
-  const std::string prefix = fresh_dir("summaries_io_npy") + "/out";
+  const std::string prefix = fresh_dir("summaries_io_npy_" + std::to_string(sizeof(T))) + "/out";
   write_npy(r, prefix);
   const std::string descr = std::is_same_v<T, float> ? "'descr': '<f4'" : "'descr': '<f8'";
   for (const auto& [name, shape] : {std::pair<std::string, std::string>{"mean", "(3,4,2)"},
@@ -184,7 +186,7 @@ TYPED_TEST(SummariesIo, CsvHasARowPerRunWindowAndVariable) {
   o.t0 = 1.0;  // window_end counts from t0
   o.t_end = 9.0;
   const SolveResult<T> r = solve_summarised<T>(o);
-  const std::string path = fresh_dir("summaries_io_csv") + "/out_summaries.csv";
+  const std::string path = fresh_dir("summaries_io_csv_" + std::to_string(sizeof(T))) + "/out_summaries.csv";
   write_summaries_csv(r, path, o.t0);
   std::ifstream in(path);
   std::vector<std::string> lines;

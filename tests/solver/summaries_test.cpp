@@ -181,6 +181,38 @@ TEST(Summaries, TheSeriesSavedWithThemIsTheSeriesSavedAlone) {
   EXPECT_TRUE(same(peaks[((3 * 6 + 5) * 3 + 2) * 2 + 0], b.summary_at(3, 5, "peaks", 2, 0)));
 }
 
+/// Damped with its summary kernel built for mean, max and both peaks only (kernels/summaries.hpp):
+/// the accumulators in registers (unrolled loops), the other kinds' code gone.
+struct DampedLean : Damped {
+  static constexpr std::uint32_t summary_kinds =
+      summary_bit(SummaryKind::mean) | summary_bit(SummaryKind::max) | summary_bit(SummaryKind::peaks) |
+      summary_bit(SummaryKind::negative_peaks);
+};
+static_assert(summary_kinds_v<Damped> == all_summary_kinds && summary_kinds_v<DampedLean> == 265u + 512u);
+// Every kind: the local-memory path; the lean one: registers.
+static_assert(!summaries_in_registers(all_summary_kinds) && summaries_in_registers(summary_kinds_v<DampedLean>));
+
+TEST(Summaries, AKernelBuiltForAFewKindsKeepsTheSameValues) {
+  const Batch<double> batch = damped_batch(5);
+  SolveOptions o = summarised(Method::rk4);
+  o.summaries.metrics = {"mean", "max", "peaks[3]", "negative_peaks[2]"};
+  o.summaries.variables = {"energy", "x"};  // not in the system's order, and skipping v
+  // The same arithmetic in registers as in memory: the same values, bit for bit, in both precisions,
+  // and the metrics of the samples.
+  const SolveResult<double> lean = run_kernel_body_on_host(DampedLean{}, batch, o);
+  const SolveResult<double> full = run_kernel_body_on_host(Damped{}, batch, o);
+  ASSERT_EQ(lean.summaries().size(), 5u * 5u * 2u * (1 + 1 + 3 + 2));
+  EXPECT_TRUE(same_values(lean.summaries(), full.summaries()));
+  expect_metrics_of_the_series(lean, "rk4 lean kernel body");
+  const Batch<float> batch32 = batchode::testing::in_precision<float>(batch);
+  EXPECT_TRUE(same_values(run_kernel_body_on_host(DampedLean{}, batch32, o).summaries(),
+                          run_kernel_body_on_host(Damped{}, batch32, o).summaries()));
+  // Other kinds than those it declares: the kernel built for every kind, the same values.
+  o.summaries.metrics = {"mean", "std"};
+  EXPECT_TRUE(same_values(run_kernel_body_on_host(DampedLean{}, batch, o).summaries(),
+                          run_kernel_body_on_host(Damped{}, batch, o).summaries()));
+}
+
 /// Damped with an event at t = 2.5 (t - 2.5 rising), which the test makes terminal.
 struct DampedStopping : Damped {
   static constexpr std::size_t n_events = 1;

@@ -31,7 +31,7 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
   const EventShape shape = event_shape(o);
   std::vector<T> events(shape.values_per_run(N) * runs);
   std::vector<std::uint32_t> event_counts(E * runs);
-  // Summaries as Solver lays them out: the kernel that saves keeps them (around no series, or one).
+  // Summaries as Solver lays them out: the summary kernel keeps them (around no series, or one).
   std::shared_ptr<const SummaryLayout> layout;
   if (!o.summaries.empty()) {
     layout = std::make_shared<const SummaryLayout>(
@@ -64,7 +64,14 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
   tableau::dispatch(o.method, [&](auto tag) {
     using Tab = typename decltype(tag)::type;
     for (std::size_t r = 0; r < runs; ++r) {
-      if (saves || summary_values > 0) {
+      // The summary kernel GpuRunner picks: built for the kinds the system declares when the solve
+      // keeps exactly those, else for every kind.
+      constexpr std::uint32_t declared = summary_kinds_v<System>;
+      if (summary_values > 0 && declared != all_summary_kinds && plan.summary_metrics == declared) {
+        kernels::integrate_chunk_run<Tab, true, System, T, declared>(sys, plan, in, out, r);
+      } else if (summary_values > 0) {
+        kernels::integrate_chunk_run<Tab, true, System, T, all_summary_kinds>(sys, plan, in, out, r);
+      } else if (saves) {
         kernels::integrate_chunk_run<Tab, true>(sys, plan, in, out, r);
       } else {
         kernels::integrate_chunk_run<Tab, false>(sys, plan, in, out, r);

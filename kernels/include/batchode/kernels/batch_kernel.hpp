@@ -1,8 +1,11 @@
 // kernels/: the batch kernel: one thread integrates one run of a chunk with integrate_run (the loop
 // the CPU path runs too) and the register stepper. Parameterised at compile time by method
-// (tableau), system, precision and whether a series is saved, so a final-state-only solve carries
-// no series code. Device layouts: arrays/device_views.hpp (run-major inputs and final state, touched
-// once per run; runs-fastest series, so each save's stores coalesce across a warp).
+// (tableau), system, precision, whether a series is saved and which summary kinds are kept, so a
+// final-state-only solve carries no series code and a series-only solve no summary code: three
+// instantiations, final state (SaveSeries false), series (true, Summaries 0) and summaries (true,
+// Summaries: the kinds the kernel is built for, kernels/summaries.hpp; any series beside them).
+// Device layouts: arrays/device_views.hpp (run-major inputs and final state, touched once per run;
+// runs-fastest series, so each save's stores coalesce across a warp).
 #pragma once
 
 #include "batchode/kernels/annotations.hpp"
@@ -42,7 +45,9 @@ struct DeviceObservableOut {
   T* values;
   port::size_t stride;
   port::size_t run;
-  BATCHODE_HOST_DEVICE T& at(port::uint32_t k, port::size_t o) const { return values[(k * O + o) * stride + run]; }
+  BATCHODE_HOST_DEVICE T& at(port::uint32_t k, port::size_t o) const {
+    return values[(k * O + o) * stride + run];
+  }
 };
 
 /// Where value v of summary window w of thread r's run goes in the device layout
@@ -105,15 +110,13 @@ struct StepperFor<Tab, System, T, true> {
 /// for a system with events.
 BATCHODE_HD_TEMPLATE
 template <class Series, class Stepper, class System, class T>
-BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE Status integrate_into(Series series, Stepper& stepper, const System& sys,
-                                                                typename Stepper::state_type& y, const T* p,
-                                                                const RunSettings<T>& plan,
-                                                                const kernels::DeviceOutputs<T>& out, port::size_t r,
-                                                                RunCounters& counters) {
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE Status integrate_into(
+    Series series, Stepper& stepper, const System& sys, typename Stepper::state_type& y, const T* p,
+    const RunSettings<T>& plan, const kernels::DeviceOutputs<T>& out, port::size_t r, RunCounters& counters) {
   constexpr port::size_t E = n_events_v<System>;
   if constexpr (E > 0) {
-    DeviceEventSink<Series, T, System::n_states, E> sink{series, out.events, out.event_counts, out.stride, r,
-                                                         plan.event_slots};
+    DeviceEventSink<Series, T, System::n_states, E> sink{series,     out.events, out.event_counts,
+                                                         out.stride, r,          plan.event_slots};
     return integrate_run(stepper, sys, y, p, plan, sink, counters);
   } else {
     (void)out, (void)r;
@@ -122,15 +125,18 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE Status integrate_into(Series series, S
 }
 
 /// Integrates run `r` of a chunk; shared by the kernel and by host-side tests of the kernel body.
-template <class Tab, bool SaveSeries, class System, class T>
-BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System& sys, const RunSettings<T>& plan,
+/// Summaries: the kinds a summary kernel keeps (0: none; the plan must then ask for none).
+template <class Tab, bool SaveSeries, class System, class T, port::uint32_t Summaries = 0>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System& sys,
+                                                                   const RunSettings<T>& plan,
                                                                    const kernels::DeviceInputs<T>& in,
                                                                    const kernels::DeviceOutputs<T>& out,
                                                                    port::size_t r) {
   if constexpr (n_drivers_v<System> > 0) {
     // Run r's system reads its drivers (this chunk's runs start at plan.driver_run_offset).
-    integrate_chunk_run<Tab, SaveSeries>(drive(sys, plan, r), plan, in, out, r);
-  } else if constexpr (!StepperFor<Tab, System, T>::available) {
+    integrate_chunk_run<Tab, SaveSeries, Driven<System, T>, T, Summaries>(drive(sys, plan, r), plan, in, out,
+                                                                          r);
+  } else if constexpr (!StepperFor<Tab, System, T>::available || (Summaries != 0 && !SaveSeries)) {
     (void)sys, (void)plan, (void)in, (void)out, (void)r;  // never launched (see StepperFor)
   } else {
     constexpr port::size_t N = System::n_states;
@@ -149,20 +155,23 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
     Status status;
     if constexpr (SaveSeries) {
       // Per-run save times: this run's column of the chunk's copy. Only a kernel that saves reads them.
-      const RunSettings<T> run_plan = in.save_times != nullptr ? for_run(plan, in.save_times + r, stride) : plan;
+      const RunSettings<T> run_plan =
+          in.save_times != nullptr ? for_run(plan, in.save_times + r, stride) : plan;
       const DeviceSeriesSink<T, N> series{out.series, stride, r};
       const T* run_p = P > 0 ? p : nullptr;
       constexpr port::size_t O = n_observables_v<System>;
       // The saved series: with observables, they are saved beside each state.
       auto saving = [&](auto sink) {
-        if (plan.summary_windows != 0) {  // the summaries around it (the series may be none of the points)
+        if constexpr (Summaries != 0) {  // the summaries around it (the series may be none of the points)
           // Their settings from the kernel's parameter, not the run's copy (summaries have no per-run
           // save times, solver/summaries.cpp): a pointer to the copy kept it whole in 22 more registers.
-          using Sink = SummarySink<decltype(sink), System, T, DeviceSummaryOut<T>>;
-          return integrate_into(Sink{sink, &sys, run_p, {out.summaries, stride, r, plan.summary_slots}, &plan},
-                                stepper, sys, y, run_p, run_plan, out, r, counters);
+          using Sink = SummarySink<decltype(sink), System, T, DeviceSummaryOut<T>, Summaries>;
+          return integrate_into(
+              Sink{sink, &sys, run_p, {out.summaries, stride, r, plan.summary_slots}, &plan}, stepper, sys, y,
+              run_p, run_plan, out, r, counters);
+        } else {
+          return integrate_into(sink, stepper, sys, y, run_p, run_plan, out, r, counters);
         }
-        return integrate_into(sink, stepper, sys, y, run_p, run_plan, out, r, counters);
       };
       if constexpr (O > 0) {
         using Sink = ObservableSink<DeviceSeriesSink<T, N>, System, T, DeviceObservableOut<T, O>>;
@@ -189,13 +198,13 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
 /// early idle until the warp's slowest run is done: slower, never wrong (no shared state). Thread i
 /// takes run in.order[i] when the chunk was ordered (arrays/run_order.hpp), so that a warp's runs
 /// cost about the same; each run still reads and writes only its own rows.
-template <class Tab, bool SaveSeries, class System, class T>
+template <class Tab, bool SaveSeries, class System, class T, port::uint32_t Summaries = 0>
 __global__ void integrate_chunk(System sys, RunSettings<T> plan, kernels::DeviceInputs<T> in,
                                 kernels::DeviceOutputs<T> out) {
   const port::size_t i = static_cast<port::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= in.stride) return;
   const port::size_t r = in.order != nullptr ? static_cast<port::size_t>(in.order[i]) : i;
-  integrate_chunk_run<Tab, SaveSeries>(sys, plan, in, out, r);
+  integrate_chunk_run<Tab, SaveSeries, System, T, Summaries>(sys, plan, in, out, r);
 }
 #endif
 

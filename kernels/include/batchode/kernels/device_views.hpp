@@ -61,6 +61,10 @@ struct DeviceOutputs {
   T* summaries = nullptr;
 };
 
+/// Which of a method's batch kernels a chunk runs (kernels/batch_kernel.hpp's three instantiations):
+/// final state only; with a series (and observables); with summaries (and any series beside them).
+enum class ChunkKernel : port::uint32_t { final_state, series, summaries };
+
 // Kernel arguments are copied bytewise to the device: the views must stay plain data.
 static_assert(port::is_trivially_copyable_v<DeviceInputs<double>> &&
               port::is_standard_layout_v<DeviceInputs<double>>);

@@ -304,6 +304,89 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool stopped_by_event(
 template <class T>
 inline constexpr T landing_slack = T(0.01);
 
+/// The fixed steps of size h that cover `span`, the last one landing (within landing_slack of h), in T.
+template <class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T steps_over(T span, T h) {
+  return span <= h ? T(1) : port::ceil(span / h - landing_slack<T>);
+}
+
+/// The number m of fixed steps between evenly spaced saves whose spacing is a whole number of steps
+/// (no list of times, landed saves, |save_every - m dt| within 8 ulps of save_every) over a span of
+/// fewer than 2^31 steps, or 0.
+template <class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE port::uint32_t steps_between_saves(const RunSettings<T>& plan) {
+  if (plan.save_times != nullptr || plan.interpolate_saves != 0 || plan.n_saves < 2) return 0;
+  const T ratio = plan.save_every / plan.dt;
+  if (!(ratio >= T(1) && ratio < T(2147483648.0) && steps_over(plan.t_end - plan.t0, plan.dt) < T(2147483648.0))) {
+    return 0;
+  }
+  const T m = port::floor(ratio + T(0.5));
+  const T off = m * plan.dt - plan.save_every;
+  return off <= T(8) * port::numeric_limits<T>::epsilon() * plan.save_every &&
+                 -off <= T(8) * port::numeric_limits<T>::epsilon() * plan.save_every
+             ? static_cast<port::uint32_t>(m)
+             : 0;
+}
+
+/// Fixed steps with a save after every m-th (steps_between_saves): the steps of a solve without
+/// saves (t0 + j dt, the last one landing on t_end; so a solve's saves change none of its numbers)
+/// and no segment per save. Segments (integrate_fixed) cost a division, a ceil, 64-bit counts and a
+/// landing step's code at every save: with summaries sampled every 10 RK4 steps, a sixth of the
+/// kernel (Lorenz, sm_90). Save k holds the state at t0 + k m dt, which is its time t0 + k save_every
+/// to within 8 k ulps of save_every. Systems without events (integrate_fixed keeps the event checks
+/// in its loop).
+BATCHODE_HD_TEMPLATE
+template <class Stepper, class System, class T, class Sink>
+BATCHODE_HOST_DEVICE Status integrate_fixed_saving_every(Stepper& stepper, const System& sys,
+                                                         typename Stepper::state_type& y, const T* p,
+                                                         const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
+                                                         port::uint32_t& next_save, port::uint32_t m) {
+  using State = typename Stepper::state_type;
+  constexpr port::size_t N = System::n_states;
+  const T h = plan.dt;
+  const T steps_wanted = steps_over(plan.t_end - plan.t0, h);  // below 2^31 (steps_between_saves)
+  const bool within = steps_wanted <= T(plan.max_steps);
+  const port::uint32_t steps =
+      within ? static_cast<port::uint32_t>(steps_wanted) : static_cast<port::uint32_t>(plan.max_steps);
+  const port::uint32_t full = within ? steps - 1 : steps;  // of exactly h
+  State y_new{}, err{};
+  port::uint32_t j = 0;
+  while (j < full) {
+    // To the step after which the next save falls (save k after step k m), or to the last full step.
+    const port::uint64_t save_step = port::uint64_t{next_save} * m;
+    const bool saving = next_save < plan.n_saves && save_step <= full;
+    const port::uint32_t until = saving ? static_cast<port::uint32_t>(save_step) : full;
+    BATCHODE_UNROLL_4
+    for (; j < until; ++j) {
+      const T tj = plan.t0 + T(j) * h;
+      stepper.step(sys, tj, y, p, h, y_new, err);
+      BATCHODE_UNROLL
+      for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
+      stepper.accept(sys, tj + h, y, p);
+    }
+    if (saving) {
+      if (!all_finite<N>(y)) {
+        counters.accepted_steps += j;
+        return Status::non_finite_state;
+      }
+      sink.save(next_save, save_time(plan, next_save), &y[0]);
+      ++next_save;
+    }
+  }
+  counters.accepted_steps += full;
+  if (!within) return Status::max_steps_reached;
+  const T t_last = plan.t0 + T(full) * h;
+  stepper.step(sys, t_last, y, p, plan.t_end - t_last, y_new, err);
+  BATCHODE_UNROLL
+  for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
+  stepper.accept(sys, plan.t_end, y, p);
+  ++counters.accepted_steps;
+  if (!all_finite<N>(y)) return Status::non_finite_state;
+  // A save left lands on t_end, as integrate_fixed's last stop does.
+  if (next_save < plan.n_saves) sink.save(next_save++, plan.t_end, &y[0]);
+  return Status::success;
+}
+
 /// Fixed steps. Between two stops (save times, t_end) the run takes n - 1 steps of exactly dt and one
 /// last step that lands on the stop (within 1% of dt: n = ceil(span/dt - 0.01)). Inside a segment dt
 /// is constant and the time is t_segment + j dt (not accumulated, so float and double take the same
@@ -318,6 +401,11 @@ template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
                                             const T* p, const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
                                             port::uint32_t& next_save, EventTracker<System, T>& events) {
+  if constexpr (Sink::active && n_events_v<System> == 0) {
+    if (const port::uint32_t m = steps_between_saves(plan); m != 0) {
+      return integrate_fixed_saving_every(stepper, sys, y, p, plan, sink, counters, next_save, m);
+    }
+  }
   using State = typename Stepper::state_type;
   constexpr port::size_t N = System::n_states;
   const T h = plan.dt;
@@ -331,7 +419,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
     const port::uint64_t allowed = plan.max_steps - attempts;
     // The step count in T first: span / h can exceed what 64 bits hold (dt = 1 to t_end = 1e300),
     // and converting such a value is undefined. More steps than allowed: take the allowed ones, stop.
-    const T steps_wanted = span <= h ? T(1) : port::ceil(span / h - landing_slack<T>);
+    const T steps_wanted = steps_over(span, h);
     const bool within = steps_wanted <= T(allowed) && steps_wanted < T(18446744073709551616.0);  // 2^64
     const port::uint64_t steps = within ? static_cast<port::uint64_t>(steps_wanted) : allowed + 1;
     const port::uint64_t full = (steps <= allowed ? steps : allowed + 1) - 1;  // steps of exactly h
@@ -392,7 +480,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System
   constexpr port::size_t N = System::n_states;
   const T h = plan.dt;
   const T span = plan.t_end - plan.t0;
-  const T steps_wanted = span <= h ? T(1) : port::ceil(span / h - landing_slack<T>);
+  const T steps_wanted = steps_over(span, h);
   const bool within = steps_wanted <= T(plan.max_steps);
   const port::uint64_t steps = within ? static_cast<port::uint64_t>(steps_wanted) : plan.max_steps;
   State y_new{}, err{};

@@ -16,13 +16,20 @@
 // complete only at window w + 1's first sample (which may add one at window w's last sample). A window
 // a run never completes (failed, stopped by an event) holds NaN.
 //
-// Memory, not registers: every metric's accumulators exist for every variable that could be chosen
-// (the first summary_variable_limit states and observables) and the runtime masks pick which are
-// updated, so one kernel serves every choice of metrics and variables. Kept in registers, they took
-// the saving kernel from 58 to 158 registers (sm_90) and its occupancy with them, for series-only
-// solves too; so the loops over the variables are not unrolled, and the accumulators, indexed by the
-// loop's counter, live in the thread's local memory (cached in L1; touched once per sample, not per
-// step). A kernel without saves has none of it.
+// Registers or memory: the accumulators a kernel carries are those of the kinds it was built for
+// (`Kinds`, a mask of SummaryKind bits), for every variable that could be chosen (the first
+// summary_variable_limit states and observables); the runtime mask picks which variables are updated.
+// A kernel built for exactly the solve's kinds (a runtime-compiled model's; a compiled-in system's
+// for the kinds it declares, summary_kinds_v) knows them when compiling: no branch tests them, the
+// loops over the variables are unrolled and the accumulators are registers. One built for every kind
+// tests the plan's at run time and keeps its accumulators in the thread's local memory (loops not
+// unrolled, indexed by the loop's counter; in registers they took a kernel to 158 registers, sm_90,
+// and were slower). Measured (benchmarks/RESULTS.md, RK4 Lorenz, mean, max,
+// peaks[3] every 10 steps): local memory 2.4x the plain kernel, its traffic going to L2 at every
+// sample; registers with the kinds tested at run time 3.2x (the branches' merges copy every
+// accumulator, ~80 moves a sample, and 143 registers); built for the kinds, see RESULTS.md. A kernel
+// without summaries has none of it (the series kernel is another instantiation,
+// kernels/batch_kernel.hpp).
 #pragma once
 
 #include "batchode/kernels/annotations.hpp"
@@ -52,11 +59,35 @@ enum class SummaryKind : port::uint32_t {
 };
 static_assert(static_cast<port::uint32_t>(SummaryKind::d2xdt2_min) + 1 == summary_kind_count);
 /// Summaries are kept of at most this many variables (states, then observables, by index): one bit
-/// each in RunSettings::summary_variables, and accumulators for each in registers.
+/// each in RunSettings::summary_variables, and accumulators for each (SummarySink).
 inline constexpr port::uint32_t summary_variable_limit = 64;
 
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE constexpr port::uint32_t summary_bit(SummaryKind kind) {
   return 1u << static_cast<port::uint32_t>(kind);
+}
+/// Every SummaryKind's bit: what a kernel built for any choice of metrics keeps.
+inline constexpr port::uint32_t all_summary_kinds = (1u << summary_kind_count) - 1u;
+
+namespace detail {
+template <class S, class = void>
+struct declared_summary_kinds : port::integral_constant<port::uint32_t, all_summary_kinds> {};
+template <class S>
+struct declared_summary_kinds<S, port::void_t<decltype(port::uint32_t{S::summary_kinds})>>
+    : port::integral_constant<port::uint32_t, S::summary_kinds & all_summary_kinds> {};
+}  // namespace detail
+
+/// The summary kinds a compiled-in system declares (S::summary_kinds = summary_bit(SummaryKind::mean) |
+/// ...): solves keeping exactly those run a lean summary kernel (kernels/batch_kernel.hpp), its
+/// accumulators in registers; others, and systems that declare none, the kernel built for every kind.
+/// All kinds when it declares none.
+template <class S>
+inline constexpr port::uint32_t summary_kinds_v = detail::declared_summary_kinds<S>::value;
+
+/// Whether a summary kernel built for `kinds` serves a solve keeping `metrics`: one built for every
+/// kind serves any; one built for a few keeps exactly those (their choice is known when compiling,
+/// so no branch tests it and no accumulator of another kind exists).
+BATCHODE_HOST_DEVICE constexpr bool summary_kernel_serves(port::uint32_t kinds, port::uint32_t metrics) {
+  return kinds == all_summary_kinds || kinds == metrics;
 }
 
 namespace detail {
@@ -89,16 +120,27 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void restart_window(SummaryAccumulator
 
 }  // namespace detail
 
+/// Whether a SummarySink built for `kinds` keeps its accumulators in registers (the loops over the
+/// variables unrolled) or in local memory: registers when built for a few kinds. (Every kind's in
+/// registers, even for 3 variables in float, was slower than memory: 3.2x the plain kernel against
+/// 2.4x, H200, its 143 registers and the copies at the run-time branches' merges.)
+BATCHODE_HOST_DEVICE constexpr bool summaries_in_registers(port::uint32_t kinds) {
+  return kinds != all_summary_kinds;
+}
+
 /// A series sink (Base: the device's or the CPU's, or NoSeries) that also keeps summaries of the
 /// variables plan.summary_variables chooses, through `Out`: Out::at(w, slot) places value `slot` of
 /// window w (the device's runs-fastest layout or the result's run-major rows). Value c of kind K of the
-/// i-th chosen variable is slot plan.summary_offset[K] + i * plan.summary_stride[K] + c.
-template <class Base, class System, class T, class Out>
+/// i-th chosen variable is slot plan.summary_offset[K] + i * plan.summary_stride[K] + c. Built for the
+/// kinds `Kinds`: all of them (the plan's metrics chosen at run time) or exactly the plan's
+/// (summary_kernel_serves; the host launches it only then), which are then known when compiling.
+template <class Base, class System, class T, class Out, port::uint32_t Kinds = all_summary_kinds>
 struct SummarySink : Base {
   static constexpr bool active = true;
   static constexpr port::size_t N = System::n_states;
   static constexpr port::size_t O = n_observables_v<System>;
   static constexpr port::size_t V = N + O < summary_variable_limit ? N + O : summary_variable_limit;
+  static constexpr bool in_registers = summaries_in_registers(Kinds);
   // (Names of their own: the series and event sinks around and beneath this one have sys, p, out, plan.)
   const System* summarised_system;
   const T* summary_params;
@@ -120,6 +162,8 @@ struct SummarySink : Base {
       summary_bit(SummaryKind::dxdt_max) | summary_bit(SummaryKind::dxdt_min);
   static constexpr port::uint32_t curvatures =
       summary_bit(SummaryKind::d2xdt2_max) | summary_bit(SummaryKind::d2xdt2_min);
+  static constexpr port::uint32_t turns =
+      summary_bit(SummaryKind::peaks) | summary_bit(SummaryKind::negative_peaks);
 
   BATCHODE_HD_TEMPLATE
   BATCHODE_HOST_DEVICE void save(port::uint32_t k, T t, const T* y) {
@@ -138,74 +182,29 @@ struct SummarySink : Base {
     BATCHODE_UNROLL
     for (port::size_t v = 0; v < V; ++v) sample[v] = v < N ? y[v] : observed[v - N];
     if (k == 0) {  // the state at t0 starts the history
-      BATCHODE_NO_UNROLL
-      for (port::size_t v = 0; v < V; ++v) {
-        const T x = sample[v];
-        acc[v].previous = x;
-        acc[v].before_previous = x;
-        acc[v].peaks = 0;
-        acc[v].troughs = 0;
-        detail::restart_window(acc[v], x);
+      if constexpr (in_registers) {
+        BATCHODE_UNROLL
+        for (port::size_t v = 0; v < V; ++v) start(acc[v], sample[v]);
+      } else {
+        BATCHODE_NO_UNROLL
+        for (port::size_t v = 0; v < V; ++v) start(acc[v], sample[v]);
       }
       t_previous = t;
       return;
     }
-    const port::uint32_t metrics = pl.summary_metrics;
+    // A kernel built for a few kinds keeps exactly those: constants, so the branches on them fold
+    // away (tested at run time they cost a copy of every accumulator at each merge: ~80 moves a
+    // sample, sm_90).
+    const port::uint32_t metrics = Kinds == all_summary_kinds ? pl.summary_metrics : Kinds;
     const bool first_of_window = in_window == 0;
     ++in_window;
     port::uint32_t rank = 0;
-    BATCHODE_NO_UNROLL
-    for (port::size_t v = 0; v < V; ++v) {
-      if (((pl.summary_variables >> v) & 1u) == 0) continue;
-      const port::uint32_t i = rank++;
-      detail::SummaryAccumulator<T>& a = acc[v];
-      const T x = sample[v];
-      if (metrics & (summary_bit(SummaryKind::peaks) | summary_bit(SummaryKind::negative_peaks))) {
-        // The previous sample is a peak (a trough) of its own window once this one is seen.
-        const port::uint32_t its_window = first_of_window ? window - 1 : window;
-        if (k >= 2) {
-          if ((metrics & summary_bit(SummaryKind::peaks)) && a.previous > x &&
-              a.previous > a.before_previous && a.peaks < pl.summary_peaks) {
-            summary_out.at(its_window, slot(SummaryKind::peaks, i, a.peaks++)) = t_previous;
-          }
-          if ((metrics & summary_bit(SummaryKind::negative_peaks)) && a.previous < x &&
-              a.previous < a.before_previous && a.troughs < pl.summary_negative_peaks) {
-            summary_out.at(its_window, slot(SummaryKind::negative_peaks, i, a.troughs++)) = t_previous;
-          }
-        }
-        if (first_of_window) {
-          a.peaks = 0;
-          a.troughs = 0;
-        }
-      }
-      // Only the groups some chosen metric needs (the same branch for every run of a warp).
-      if (metrics & moments) {
-        const T s = x - a.shift;
-        a.sum += s;
-        if (metrics & squares) a.sum_squares += s * s;
-      }
-      if (metrics & extremes) {
-        if (x > a.max) {
-          a.max = x;
-          a.t_max = t;
-        }
-        if (x < a.min) {
-          a.min = x;
-          a.t_min = t;
-        }
-      }
-      if (metrics & slopes) {
-        const T dx = x - a.previous;
-        a.dx_max = dx > a.dx_max ? dx : a.dx_max;
-        a.dx_min = dx < a.dx_min ? dx : a.dx_min;
-      }
-      if ((metrics & curvatures) && k >= 2) {
-        const T d2x = (x - a.previous) - (a.previous - a.before_previous);
-        a.d2x_max = d2x > a.d2x_max ? d2x : a.d2x_max;
-        a.d2x_min = d2x < a.d2x_min ? d2x : a.d2x_min;
-      }
-      a.before_previous = a.previous;
-      a.previous = x;
+    if constexpr (in_registers) {
+      BATCHODE_UNROLL
+      for (port::size_t v = 0; v < V; ++v) take(v, sample[v], t, k, metrics, first_of_window, rank);
+    } else {
+      BATCHODE_NO_UNROLL
+      for (port::size_t v = 0; v < V; ++v) take(v, sample[v], t, k, metrics, first_of_window, rank);
     }
     t_previous = t;
     if (in_window == pl.summary_samples) close_window(metrics);
@@ -226,6 +225,76 @@ struct SummarySink : Base {
   }
 
  private:
+  /// Whether a group of accumulators is kept: built for (known when compiling) and chosen.
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE static bool kept(port::uint32_t metrics, port::uint32_t group) {
+    return (Kinds & group) != 0 && (metrics & group) != 0;
+  }
+
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE static void start(detail::SummaryAccumulator<T>& a, T x) {
+    a.previous = x;
+    a.before_previous = x;
+    a.peaks = 0;
+    a.troughs = 0;
+    detail::restart_window(a, x);
+  }
+
+  /// Sample x (at t, the k-th) of variable v, if chosen (the rank-th chosen).
+  BATCHODE_HD_TEMPLATE
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void take(port::size_t v, T x, T t, port::uint32_t k,
+                                                      port::uint32_t metrics, bool first_of_window,
+                                                      port::uint32_t& rank) {
+    const RunSettings<T>& pl = *settings;
+    if (((pl.summary_variables >> v) & 1u) == 0) return;
+    const port::uint32_t i = rank++;
+    detail::SummaryAccumulator<T>& a = acc[v];
+    if (kept(metrics, turns)) {
+      // The previous sample is a peak (a trough) of its own window once this one is seen.
+      const port::uint32_t its_window = first_of_window ? window - 1 : window;
+      if (k >= 2) {
+        if (kept(metrics, summary_bit(SummaryKind::peaks)) && a.previous > x &&
+            a.previous > a.before_previous && a.peaks < pl.summary_peaks) {
+          summary_out.at(its_window, slot(SummaryKind::peaks, i, a.peaks++)) = t_previous;
+        }
+        if (kept(metrics, summary_bit(SummaryKind::negative_peaks)) && a.previous < x &&
+            a.previous < a.before_previous && a.troughs < pl.summary_negative_peaks) {
+          summary_out.at(its_window, slot(SummaryKind::negative_peaks, i, a.troughs++)) = t_previous;
+        }
+      }
+      if (first_of_window) {
+        a.peaks = 0;
+        a.troughs = 0;
+      }
+    }
+    // Only the groups some chosen metric needs (the same branch for every run of a warp).
+    if (kept(metrics, moments)) {
+      const T s = x - a.shift;
+      a.sum += s;
+      if (kept(metrics, squares)) a.sum_squares += s * s;
+    }
+    if (kept(metrics, extremes)) {
+      if (x > a.max) {
+        a.max = x;
+        a.t_max = t;
+      }
+      if (x < a.min) {
+        a.min = x;
+        a.t_min = t;
+      }
+    }
+    if (kept(metrics, slopes)) {
+      const T dx = x - a.previous;
+      a.dx_max = dx > a.dx_max ? dx : a.dx_max;
+      a.dx_min = dx < a.dx_min ? dx : a.dx_min;
+    }
+    if (kept(metrics, curvatures) && k >= 2) {
+      const T d2x = (x - a.previous) - (a.previous - a.before_previous);
+      a.d2x_max = d2x > a.d2x_max ? d2x : a.d2x_max;
+      a.d2x_min = d2x < a.d2x_min ? d2x : a.d2x_min;
+    }
+    a.before_previous = a.previous;
+    a.previous = x;
+  }
+
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE port::uint32_t slot(SummaryKind kind, port::uint32_t i,
                                                                 port::uint32_t c) const {
     const port::uint32_t k = static_cast<port::uint32_t>(kind);
@@ -236,54 +305,64 @@ struct SummarySink : Base {
   BATCHODE_HD_TEMPLATE
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void put(port::uint32_t metrics, port::uint32_t i,
                                                      SummaryKind kind, T value) {
-    if (metrics & summary_bit(kind)) summary_out.at(window, slot(kind, i, 0)) = value;
+    if (kept(metrics, summary_bit(kind))) summary_out.at(window, slot(kind, i, 0)) = value;
   }
 
   BATCHODE_HD_TEMPLATE
   BATCHODE_HOST_DEVICE void close_window(port::uint32_t metrics) {
-    const RunSettings<T>& pl = *settings;
-    const T n = static_cast<T>(pl.summary_samples);
-    const T dt = pl.save_every;
-    const T nan = T(0) / T(0);
     port::uint32_t rank = 0;
-    BATCHODE_NO_UNROLL
-    for (port::size_t v = 0; v < V; ++v) {
-      if (((pl.summary_variables >> v) & 1u) == 0) continue;
-      const port::uint32_t i = rank++;
-      detail::SummaryAccumulator<T>& a = acc[v];
-      const T m = a.sum / n;
-      const T q = a.sum_squares / n;
-      const T variance = q - m * m;
-      put(metrics, i, SummaryKind::mean, a.shift + m);
-      put(metrics, i, SummaryKind::std, port::sqrt(variance > T(0) ? variance : T(0)));
-      const T mean_square = q + T(2) * a.shift * m + a.shift * a.shift;  // of x = s + shift
-      put(metrics, i, SummaryKind::rms, port::sqrt(mean_square > T(0) ? mean_square : T(0)));
-      put(metrics, i, SummaryKind::max, a.max);
-      put(metrics, i, SummaryKind::min, a.min);
-      put(metrics, i, SummaryKind::max_magnitude,
-          port::fabs(a.max) > port::fabs(a.min) ? port::fabs(a.max) : port::fabs(a.min));
-      put(metrics, i, SummaryKind::max_time, a.t_max);
-      put(metrics, i, SummaryKind::min_time, a.t_min);
-      put(metrics, i, SummaryKind::dxdt_max, a.dx_max / dt);
-      put(metrics, i, SummaryKind::dxdt_min, a.dx_min / dt);
-      // Window 0 of one sample has no second difference: NaN, not -inf / dt^2.
-      const bool has_d2 = window > 0 || pl.summary_samples > 1;
-      put(metrics, i, SummaryKind::d2xdt2_max, has_d2 ? a.d2x_max / (dt * dt) : nan);
-      put(metrics, i, SummaryKind::d2xdt2_min, has_d2 ? a.d2x_min / (dt * dt) : nan);
-      // The slots no peak took: NaN (a peak at this window's last sample may still take one).
-      if (metrics & summary_bit(SummaryKind::peaks)) {
-        for (port::uint32_t c = a.peaks; c < pl.summary_peaks; ++c)
-          summary_out.at(window, slot(SummaryKind::peaks, i, c)) = nan;
-      }
-      if (metrics & summary_bit(SummaryKind::negative_peaks)) {
-        for (port::uint32_t c = a.troughs; c < pl.summary_negative_peaks; ++c) {
-          summary_out.at(window, slot(SummaryKind::negative_peaks, i, c)) = nan;
-        }
-      }
-      detail::restart_window(a, a.previous);
+    if constexpr (in_registers) {
+      BATCHODE_UNROLL
+      for (port::size_t v = 0; v < V; ++v) close_variable(v, metrics, rank);
+    } else {
+      BATCHODE_NO_UNROLL
+      for (port::size_t v = 0; v < V; ++v) close_variable(v, metrics, rank);
     }
     ++window;
     in_window = 0;
+  }
+
+  /// The window's values of variable v, if chosen (the rank-th chosen), and its next window started.
+  BATCHODE_HD_TEMPLATE
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void close_variable(port::size_t v, port::uint32_t metrics,
+                                                                port::uint32_t& rank) {
+    const RunSettings<T>& pl = *settings;
+    if (((pl.summary_variables >> v) & 1u) == 0) return;
+    const port::uint32_t i = rank++;
+    const T n = static_cast<T>(pl.summary_samples);
+    const T dt = pl.save_every;
+    const T nan = T(0) / T(0);
+    detail::SummaryAccumulator<T>& a = acc[v];
+    const T m = a.sum / n;
+    const T q = a.sum_squares / n;
+    const T variance = q - m * m;
+    put(metrics, i, SummaryKind::mean, a.shift + m);
+    put(metrics, i, SummaryKind::std, port::sqrt(variance > T(0) ? variance : T(0)));
+    const T mean_square = q + T(2) * a.shift * m + a.shift * a.shift;  // of x = s + shift
+    put(metrics, i, SummaryKind::rms, port::sqrt(mean_square > T(0) ? mean_square : T(0)));
+    put(metrics, i, SummaryKind::max, a.max);
+    put(metrics, i, SummaryKind::min, a.min);
+    put(metrics, i, SummaryKind::max_magnitude,
+        port::fabs(a.max) > port::fabs(a.min) ? port::fabs(a.max) : port::fabs(a.min));
+    put(metrics, i, SummaryKind::max_time, a.t_max);
+    put(metrics, i, SummaryKind::min_time, a.t_min);
+    put(metrics, i, SummaryKind::dxdt_max, a.dx_max / dt);
+    put(metrics, i, SummaryKind::dxdt_min, a.dx_min / dt);
+    // Window 0 of one sample has no second difference: NaN, not -inf / dt^2.
+    const bool has_d2 = window > 0 || pl.summary_samples > 1;
+    put(metrics, i, SummaryKind::d2xdt2_max, has_d2 ? a.d2x_max / (dt * dt) : nan);
+    put(metrics, i, SummaryKind::d2xdt2_min, has_d2 ? a.d2x_min / (dt * dt) : nan);
+    // The slots no peak took: NaN (a peak at this window's last sample may still take one).
+    if (kept(metrics, summary_bit(SummaryKind::peaks))) {
+      for (port::uint32_t c = a.peaks; c < pl.summary_peaks; ++c)
+        summary_out.at(window, slot(SummaryKind::peaks, i, c)) = nan;
+    }
+    if (kept(metrics, summary_bit(SummaryKind::negative_peaks))) {
+      for (port::uint32_t c = a.troughs; c < pl.summary_negative_peaks; ++c) {
+        summary_out.at(window, slot(SummaryKind::negative_peaks, i, c)) = nan;
+      }
+    }
+    detail::restart_window(a, a.previous);
   }
 };
 

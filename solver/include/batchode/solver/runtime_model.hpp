@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -88,9 +89,11 @@ class RuntimeModel {
   /// `method`'s batch kernels in T, loaded on `device`: compiled by the runtime compiler for the
   /// device's architecture on first use (or read from the on-disk cache), timed in `logger` as
   /// model_compile (or model_cache_hit) and model_load, each with target "gpu". Later calls for the
-  /// same method and device return the loaded kernels. Throws gpu::RuntimeCompileError (with the
-  /// compiler's log), GpuError, jit::JitError.
-  RuntimeKernels gpu_kernels(Method method, int device, TimeLogger& logger) const;
+  /// same method and device return the loaded kernels. With summary_kinds (SummaryKind bits) the
+  /// module also holds the summary kernel built for exactly those kinds (a module of its own per set
+  /// of kinds). Throws gpu::RuntimeCompileError (with the compiler's log), GpuError, jit::JitError.
+  RuntimeKernels gpu_kernels(Method method, int device, TimeLogger& logger,
+                             std::uint32_t summary_kinds = 0) const;
 
  private:
   std::size_t n_states_ = 0, n_params_ = 0, n_events_ = 0;

@@ -70,17 +70,17 @@ class ChunkPipeline {
   /// Integrates runs [first_run, first_run + runs) of the batch (y0: n_states, params: n_params
   /// values per run, the whole batch, run-major) into the same rows of `result`, on device
   /// request.device (set for the calling thread). Each chunk's kernel is enqueued by
-  ///   launch(bool save_series, unsigned grid, unsigned block, gpu::stream_t stream,
+  ///   launch(kernels::ChunkKernel kernel, unsigned grid, unsigned block, gpu::stream_t stream,
   ///          const RunSettings<T>&, const kernels::DeviceInputs<T>&, const kernels::DeviceOutputs<T>&)
-  /// which must enqueue integrate_chunk<method, save_series> on `stream` and throw GpuError when
+  /// which must enqueue that integrate_chunk instantiation of the method on `stream` and throw GpuError when
   /// the launch fails. When request.order_runs, a chunk whose runs are to be ordered goes first to
   ///   launch_order(gpu::stream_t stream, const kernels::RunOrderJob<T>&)
   /// which must enqueue kernels::run_order_segments (kernels/run_order_kernels.hpp, with the block
   /// size and grid that header names) on `stream`, and throw GpuError when the launch fails.
-  /// `load(bool save_series, TimeLogger&)` is called once per run, inside the kernel_run_execution
-  /// event and before the first chunk, so a first-use module load is timed apart from the chunks.
-  /// save_series is result.n_saves > 0 || result.summary_windows > 0 (summaries are kept by the saving
-  /// kernel, series or not), the same for the whole run. With request.shared, [first_run,
+  /// `load(kernels::ChunkKernel kernel, TimeLogger&)` is called once per run, inside the
+  /// kernel_run_execution event and before the first chunk, so a first-use module load is timed apart
+  /// from the chunks. The kernel is the same for the whole run: summaries when the result keeps them,
+  /// else series when it has saves, else final_state. With request.shared, [first_run,
   /// first_run + runs) is this GPU's own share: the chunks are planned for it and the run order
   /// sampled from it, but the runs come from the shared ranges.
   /// Throws GpuError (naming the call and the chunk) on a runtime failure, InvalidInput when the
@@ -155,9 +155,11 @@ class ChunkPipeline {
     timer.add_metadata(keys::backend, fmt::format("gpu:{}", request.device));
     timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(runs));
     timer.add_metadata(keys::num_chunks, static_cast<std::int64_t>(plan_.n_chunks));
-    // The kernel that saves also keeps the summaries, even when no series is saved.
-    const bool save_series = saves > 0 || summary_windows > 0;
-    load(save_series, log);
+    // The summary kernel also saves any series beside them.
+    const kernels::ChunkKernel kernel = summary_windows > 0 ? kernels::ChunkKernel::summaries
+                                        : saves > 0         ? kernels::ChunkKernel::series
+                                                            : kernels::ChunkKernel::final_state;
+    load(kernel, log);
     RunSettings<T> plan = run_plan;
     if (per_run_times) {
       plan.save_times = nullptr;  // the kernel reads each run's from the chunk's inputs
@@ -165,7 +167,7 @@ class ChunkPipeline {
       plan.save_times = upload_save_times(run_plan, log);
     }
     if (plan.n_drivers > 0) plan.drivers = upload_drivers(run_plan, log);
-    const double phase_sum_ms = run_chunks(save_series, n_states, n_params, request, plan, y0, params,
+    const double phase_sum_ms = run_chunks(kernel, n_states, n_params, request, plan, y0, params,
                                            per_run_times ? run_plan.save_times : nullptr, result,
                                            log, first_run, launch, launch_order);
     // Transfers and kernels overlap when this sum exceeds the run's wall time.
@@ -238,7 +240,7 @@ class ChunkPipeline {
   }
 
   template <class Launch, class LaunchOrder>
-  double run_chunks(bool save_series, std::size_t n_states, std::size_t n_params,
+  double run_chunks(kernels::ChunkKernel kernel, std::size_t n_states, std::size_t n_params,
                     const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0,
                     const T* params, const T* save_times, const ResultView<T>& result, TimeLogger& log,
                     std::size_t first_run, Launch& launch, LaunchOrder& launch_order) {
@@ -262,7 +264,8 @@ class ChunkPipeline {
       try {
         streams_[slot].synchronize();
         // With a series the host transposes it; otherwise every output is a plain copy.
-        ScopedTimer t(log, save_series ? events::host_transpose : events::host_staging);
+        ScopedTimer t(log, kernel != kernels::ChunkKernel::final_state ? events::host_transpose
+                                                                       : events::host_staging);
         t.add_metadata("direction", "staging_to_result");
         t.add_metadata(keys::chunk_index, static_cast<std::int64_t>(chunk.index));
         outputs_.scatter(slot, chunk.first, chunk.count, result, &workers_);
@@ -356,7 +359,7 @@ class ChunkPipeline {
         }
         RunSettings<T> chunk_plan = run_plan;
         chunk_plan.driver_run_offset = first;  // the kernel's run r is the batch's first + r
-        launch(save_series, grid, block, stream, chunk_plan, inputs_.device_view(slot),
+        launch(kernel, grid, block, stream, chunk_plan, inputs_.device_view(slot),
                outputs_.device_view(slot, count));
         if (timed) {
           kt.stop(stream);

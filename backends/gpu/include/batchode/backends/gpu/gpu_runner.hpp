@@ -1,7 +1,7 @@
 // backends/gpu/: the GPU path of a compiled-in system: the chunk pipeline (chunk_pipeline.hpp: plan,
 // stage, upload, download, scatter on two streams, every phase timed) with a launcher that enqueues
-// kernels::integrate_chunk<Tab, Save, System, T> with <<<>>>. The method is dispatched once per run.
-// Compiled only by the GPU compiler (included from solver.hpp when BATCHODE_GPU_COMPILER).
+// kernels::integrate_chunk's instantiations for Tab, System and T with <<<>>>. The method is dispatched once
+// per run. Compiled only by the GPU compiler (included from solver.hpp when BATCHODE_GPU_COMPILER).
 #pragma once
 
 #include <atomic>
@@ -16,7 +16,6 @@
 #include "batchode/backends/gpu/chunk_pipeline.hpp"
 #include "batchode/backends/gpu/gpu_run_request.hpp"
 #include "batchode/backends/gpu/launch.hpp"
-#include "batchode/kernels/system.hpp"
 #include "batchode/gpu/runtime.hpp"
 #include "batchode/kernels/batch_kernel.hpp"
 #include "batchode/kernels/device_views.hpp"
@@ -24,6 +23,8 @@
 #include "batchode/kernels/observables.hpp"
 #include "batchode/kernels/run_order_kernels.hpp"
 #include "batchode/kernels/run_settings.hpp"
+#include "batchode/kernels/summaries.hpp"
+#include "batchode/kernels/system.hpp"
 #include "batchode/timing/events.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
@@ -52,16 +53,21 @@ class GpuRunner {
            const T* params, std::size_t runs, const ResultView<T>& result, TimeLogger& log,
            std::size_t first_run = 0) {
     // A system with events writes its records: the request and the result must have room for them.
-    if (n_events_v<System> > 0 && (request.events.n_events != n_events_v<System> || result.events == nullptr)) {
-      throw std::logic_error("GpuRunner::run: the system has event functions but the request or the result "
-                             "holds no event records");
+    if (n_events_v<System> > 0 &&
+        (request.events.n_events != n_events_v<System> || result.events == nullptr)) {
+      throw std::logic_error(
+          "GpuRunner::run: the system has event functions but the request or the result "
+          "holds no event records");
     }
-    if (run_plan.n_drivers != n_drivers_v<System> || (n_drivers_v<System> > 0 && run_plan.drivers == nullptr)) {
-      throw std::logic_error("GpuRunner::run: the plan does not carry the system's drivers (make_run_settings' "
-                             "DriverTable)");
+    if (run_plan.n_drivers != n_drivers_v<System> ||
+        (n_drivers_v<System> > 0 && run_plan.drivers == nullptr)) {
+      throw std::logic_error(
+          "GpuRunner::run: the plan does not carry the system's drivers (make_run_settings' "
+          "DriverTable)");
     }
     if (!holds_observables(result, n_observables_v<System>)) {
-      throw std::logic_error("GpuRunner::run: the system has observables but the result holds no room for them");
+      throw std::logic_error(
+          "GpuRunner::run: the system has observables but the result holds no room for them");
     }
     auto launch_order = [](gpu::stream_t stream, const kernels::RunOrderJob<T>& job) {
       kernels::run_order_segments<T><<<kernels::run_order_blocks(job.in.stride), kernels::run_order_block, 0,
@@ -70,35 +76,61 @@ class GpuRunner {
     };
     tableau::dispatch(request.method, [&](auto tag) {
       using Tab = typename decltype(tag)::type;
-      auto load = [&](bool save_series, TimeLogger& l) {
-        if (save_series) {
-          load_once<Tab, true>(reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, true, System, T>),
-                               l);
-        } else {
-          load_once<Tab, false>(
-              reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, false, System, T>), l);
+      // The three instantiations (kernels/batch_kernel.hpp). Summaries: a solve keeping exactly the
+      // kinds the system declares (summary_kinds_v) runs the kernel built for them, any other the one
+      // built for every kind.
+      constexpr std::uint32_t declared = summary_kinds_v<System>;
+      const bool lean = declared != all_summary_kinds && run_plan.summary_metrics == declared;
+      auto load = [&](kernels::ChunkKernel kernel, TimeLogger& l) {
+        switch (kernel) {
+          case kernels::ChunkKernel::final_state:
+            return load_once<Tab, 0>(
+                reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, false, System, T>), l);
+          case kernels::ChunkKernel::series:
+            return load_once<Tab, 1>(reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, true, System, T>),
+                                     l);
+          case kernels::ChunkKernel::summaries:
+            if (lean) {
+              return load_once<Tab, 3>(
+                  reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, true, System, T, declared>), l);
+            }
+            return load_once<Tab, 2>(
+                reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, true, System, T, all_summary_kinds>), l);
         }
       };
-      auto launch = [&](bool save_series, unsigned grid, unsigned block, gpu::stream_t stream,
+      auto launch = [&](kernels::ChunkKernel kernel, unsigned grid, unsigned block, gpu::stream_t stream,
                         const RunSettings<T>& settings, const kernels::DeviceInputs<T>& in,
                         const kernels::DeviceOutputs<T>& out) {
-        if (save_series) {
-          kernels::integrate_chunk<Tab, true, System, T>
-              <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
-        } else {
-          kernels::integrate_chunk<Tab, false, System, T>
-              <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
+        switch (kernel) {
+          case kernels::ChunkKernel::final_state:
+            kernels::integrate_chunk<Tab, false, System, T>
+                <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
+            break;
+          case kernels::ChunkKernel::series:
+            kernels::integrate_chunk<Tab, true, System, T>
+                <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
+            break;
+          case kernels::ChunkKernel::summaries:
+            if (lean) {
+              kernels::integrate_chunk<Tab, true, System, T, declared>
+                  <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
+            } else {
+              kernels::integrate_chunk<Tab, true, System, T, all_summary_kinds>
+                  <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
+            }
+            break;
         }
         gpu::check_last_launch("kernels::integrate_chunk", __FILE__, __LINE__);
       };
-      pipeline_.run(N, P, request, run_plan, y0, params, runs, result, log, first_run, load, launch, launch_order);
+      pipeline_.run(N, P, request, run_plan, y0, params, runs, result, log, first_run, load, launch,
+                    launch_order);
     });
   }
 
  private:
   /// The first launch of a kernel instantiation loads its module (lazy loading on CUDA): done here
   /// once, on purpose, and timed as `kernel_compile`, so chunk timings exclude it.
-  template <class Tab, bool Save>
+  template <class Tab, int Kernel>
   void load_once(const void* kernel, TimeLogger& log) {
     static std::atomic<bool> loaded{false};  // per instantiation; part threads of several GPUs share it
     if (loaded.load(std::memory_order_acquire)) return;

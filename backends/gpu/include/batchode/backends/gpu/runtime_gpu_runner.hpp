@@ -42,21 +42,21 @@ class RuntimeGpuRunner {
   /// request.device, with `kernels` (request.method's, in precision T, usable on that device). The
   /// first run of each kernel times its load as kernel_compile unless the caller claimed it
   /// (RuntimeKernels::claim_first_load). Throws std::invalid_argument when `kernels` do not fit the
-  /// request, GpuError (naming the call and the chunk) on a runtime failure, InvalidInput when the
-  /// memory budget cannot hold one run or an input is not finite.
+  /// request (or the summaries run_plan keeps), GpuError (naming the call and the chunk) on a runtime
+  /// failure, InvalidInput when the memory budget cannot hold one run or an input is not finite.
   void run(const RuntimeKernels& kernels, std::size_t n_states, std::size_t n_params,
            const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0, const T* params,
            std::size_t runs, const ResultView<T>& result, TimeLogger& log, std::size_t first_run = 0) {
-    check(kernels, request);
-    auto load = [&](bool save_series, TimeLogger& l) {
-      if (!kernels.claim_first_load(save_series)) return;
+    check(kernels, request, run_plan);
+    auto load = [&](kernels::ChunkKernel kernel, TimeLogger& l) {
+      if (!kernels.claim_first_load(kernel)) return;
       ScopedTimer t(l, events::kernel_compile);
-      const gpu::KernelAttributes attributes = gpu::kernel_attributes(kernels.kernel(save_series));
+      const gpu::KernelAttributes attributes = gpu::kernel_attributes(kernels.kernel(kernel));
       t.add_metadata("registers", static_cast<std::int64_t>(attributes.registers));
       t.add_metadata("local_bytes", static_cast<std::int64_t>(attributes.local_bytes));
     };
     const gpu::Module& module = *kernels.module;
-    auto launch = [&](bool save_series, unsigned grid, unsigned block, gpu::stream_t stream,
+    auto launch = [&](kernels::ChunkKernel kernel, unsigned grid, unsigned block, gpu::stream_t stream,
                       const RunSettings<T>& settings, const kernels::DeviceInputs<T>& in,
                       const kernels::DeviceOutputs<T>& out) {
       // The kernel's first parameter is the system by value: an empty struct, one byte.
@@ -64,20 +64,27 @@ class RuntimeGpuRunner {
       void* args[] = {&system, const_cast<RunSettings<T>*>(&settings),
                       const_cast<kernels::DeviceInputs<T>*>(&in),
                       const_cast<kernels::DeviceOutputs<T>*>(&out)};
-      module.launch(kernels.kernel(save_series), grid, block, stream, args);
+      module.launch(kernels.kernel(kernel), grid, block, stream, args);
     };
     auto launch_order = [&](gpu::stream_t stream, const kernels::RunOrderJob<T>& job) {
       void* args[] = {const_cast<kernels::RunOrderJob<T>*>(&job)};
-      module.launch(kernels.order, kernels::run_order_blocks(job.in.stride), kernels::run_order_block, stream, args);
+      module.launch(kernels.order, kernels::run_order_blocks(job.in.stride), kernels::run_order_block, stream,
+                    args);
     };
     pipeline_.run(n_states, n_params, request, run_plan, y0, params, runs, result, log, first_run, load,
                   launch, launch_order);
   }
 
  private:
-  static void check(const RuntimeKernels& kernels, const GpuRunRequest& request) {
+  static void check(const RuntimeKernels& kernels, const GpuRunRequest& request, const RunSettings<T>& plan) {
     if (kernels.module == nullptr || !kernels.final_state || !kernels.series) {
       throw std::invalid_argument("RuntimeGpuRunner: no kernels loaded");
+    }
+    if (plan.summary_windows != 0 &&
+        (!kernels.summaries || (plan.summary_metrics & ~kernels.summary_kinds) != 0)) {
+      throw std::invalid_argument(
+          "RuntimeGpuRunner: the solve keeps summaries (kinds " + std::to_string(plan.summary_metrics) +
+          ") the kernels were not built for (" + std::to_string(kernels.summary_kinds) + ")");
     }
     if (kernels.method != request.method) {
       throw std::invalid_argument("RuntimeGpuRunner: kernels of " + name_of(kernels.method) +
