@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "batchode/kernels/method_registry.hpp"
-#include "batchode/models/model_error.hpp"
 #include "commands.hpp"
+#include "error_exit.hpp"
 #include "launcher.hpp"
 #include "sweep.hpp"
 
@@ -164,17 +164,7 @@ int main(int argc, char** argv) {
   std::ostream& errors = batchode::cli::launcher_rank() == 0 ? std::cerr : batchode::cli::null_stream();
   try {
     return run_cli(argc, argv);
-  } catch (const batchode::cli::UsageError& e) {
-    errors << "batchode: " << e.what() << "\nRun with --help for more information.\n";
-    return 2;
-  } catch (const batchode::models::ModelError& e) {
-    errors << e.what() << '\n';  // "file:line:col: message", at the start of the line as compilers print
-    return 1;
-  } catch (const std::exception& e) {
-    errors << "batchode: " << e.what() << '\n';
-    return 1;
   } catch (...) {
-    errors << "batchode: an unknown error\n";
-    return 1;
+    return batchode::cli::report_current_error(errors);
   }
 }

@@ -29,6 +29,7 @@
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
 #include "commands.hpp"
+#include "error_exit.hpp"
 #include "launcher.hpp"
 #include "sweep.hpp"
 
@@ -449,14 +450,23 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
   // MPI for the whole command when a launcher started it; ranks other than 0 print nothing.
   const mpi::MpiSession session;
   if (launcher_rank() != 0) default_timelogger().set_output(&null_stream());
+  // An error every process meets (bad input, a failed write, the same command line or model file on
+  // each) is said by rank 0 before any process ends: a process that ended with an error first would
+  // have the launcher kill the job, rank 0 among it, before its line was written.
+  const auto said_by_rank_0 = [&] {
+    const int code = report_current_error(launcher_rank() == 0 ? err : null_stream());
+    err.flush();
+    session.barrier();
+    return code;
+  };
   try {
     return checked_run(args, out, err);
   } catch (const distributed::ThrownOnEveryProcess&) {
-    throw;  // every process has it (bad input, a failed write): rank 0 says it, all end alike
+    return said_by_rank_0();
   } catch (const UsageError&) {
-    throw;  // the same command line on every process
+    return said_by_rank_0();
   } catch (const models::ModelError&) {
-    throw;  // the same model file on every process
+    return said_by_rank_0();
   } catch (const std::exception& e) {
     // This process alone, perhaps (a model it could not compile, a GPU error): the others would
     // wait for it in the next collective call forever, so the job ends here.

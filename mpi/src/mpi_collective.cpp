@@ -62,6 +62,8 @@ int MpiSession::world_size() const {
   return size;
 }
 
+void MpiSession::barrier() const { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+
 void MpiSession::abort(const std::string& why) const { abort_job(MPI_COMM_WORLD, why); }
 
 MpiCollective::MpiCollective(MPI_Comm comm) {

@@ -27,6 +27,8 @@ class MpiSession {
 
   /// Processes in MPI_COMM_WORLD.
   int world_size() const;
+  /// Waits until every process of MPI_COMM_WORLD has called it.
+  void barrier() const;
   /// Prints `why` on this process's stderr and ends the job (MPI_Abort on MPI_COMM_WORLD).
   [[noreturn]] void abort(const std::string& why) const;
 
