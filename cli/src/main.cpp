@@ -148,7 +148,9 @@ int run_cli(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);  // prints the help, the version, or the error and a hint
+    // Prints the help, the version, or the error and a hint (rank 0's only, as main's errors).
+    const bool root = batchode::cli::launcher_rank() == 0;
+    const int code = root ? app.exit(e) : app.exit(e, batchode::cli::null_stream(), batchode::cli::null_stream());
     return code == 0 ? 0 : 2;
   }
   if (run->parsed()) return batchode::cli::run_command(run_args, std::cout, std::cerr);
@@ -160,11 +162,16 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Under mpirun every process meets the same error (they check the batch together): rank 0 says it.
-  std::ostream& errors = batchode::cli::launcher_rank() == 0 ? std::cerr : batchode::cli::null_stream();
+  // Under mpirun every process meets the same error (the same command line; they check the batch
+  // together): rank 0 says it and alone ends with its exit code, the launcher's. Were others to end
+  // with one too, the first to end would have the launcher kill the job, rank 0 among it, perhaps
+  // before its line was out (run_command's MPI path waits for rank 0 for the same reason).
+  const bool root = batchode::cli::launcher_rank() == 0;
+  int code = 0;
   try {
-    return run_cli(argc, argv);
+    code = run_cli(argc, argv);
   } catch (...) {
-    return batchode::cli::report_current_error(errors);
+    code = batchode::cli::report_current_error(root ? std::cerr : batchode::cli::null_stream());
   }
+  return root ? code : 0;
 }

@@ -451,13 +451,15 @@ int run_command(const RunArgs& args, std::ostream& out, std::ostream& err) {
   const mpi::MpiSession session;
   if (launcher_rank() != 0) default_timelogger().set_output(&null_stream());
   // An error every process meets (bad input, a failed write, the same command line or model file on
-  // each) is said by rank 0 before any process ends: a process that ended with an error first would
-  // have the launcher kill the job, rank 0 among it, before its line was written.
+  // each) is said by rank 0, which alone ends with its exit code (the launcher's): a process ending
+  // first with an error had the launcher kill the job, rank 0 among it, before its line was out (CI,
+  // cli_mpi_run). The others wait until rank 0 has said it, then end quietly.
   const auto said_by_rank_0 = [&] {
-    const int code = report_current_error(launcher_rank() == 0 ? err : null_stream());
+    const bool root = launcher_rank() == 0;
+    const int code = report_current_error(root ? err : null_stream());
     err.flush();
     session.barrier();
-    return code;
+    return root ? code : 0;
   };
   try {
     return checked_run(args, out, err);

@@ -57,7 +57,8 @@ def main():
         if f1.read() != f2.read():
             sys.exit("the .npy gathered to rank 0 differs from the one-process .npy")
 
-    # Bad input: every process meets it, rank 0 alone says it, every process exits 1.
+    # Bad input: every process meets it, rank 0 alone says it and ends with the exit code (the others end
+    # quietly once it has: a process ending first with an error had the launcher kill rank 0 unheard).
     done = subprocess.run([*mpi, *solve[:-2], "--sweep", "rho=nan", "--output", files["all.npy"]], env=env,
                           capture_output=True, text=True, timeout=600)
     if done.returncode == 0 or done.stderr.count("batchode: ") != 1 or "nan" not in done.stderr.lower():

@@ -66,9 +66,8 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
     for (std::size_t r = 0; r < runs; ++r) {
       // The summary kernel GpuRunner picks: built for the kinds the system declares when the solve
       // keeps exactly those, else for every kind.
-      constexpr std::uint32_t declared = summary_kinds_v<System>;
-      if (summary_values > 0 && declared != all_summary_kinds && plan.summary_metrics == declared) {
-        kernels::integrate_chunk_run<Tab, true, System, T, declared>(sys, plan, in, out, r);
+      if (summary_values > 0 && runs_declared_summary_kernel<System>(plan.summary_metrics)) {
+        kernels::integrate_chunk_run<Tab, true, System, T, summary_kinds_v<System>>(sys, plan, in, out, r);
       } else if (summary_values > 0) {
         kernels::integrate_chunk_run<Tab, true, System, T, all_summary_kinds>(sys, plan, in, out, r);
       } else if (saves) {

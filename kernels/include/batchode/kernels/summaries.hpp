@@ -18,7 +18,7 @@
 //
 // Registers or memory: the accumulators a kernel carries are those of the kinds it was built for
 // (`Kinds`, a mask of SummaryKind bits), for every variable that could be chosen (the first
-// summary_variable_limit states and observables); the runtime mask picks which variables are updated.
+// summary_variable_limit states and observables); the runtime mask picks which variables are written.
 // A kernel built for exactly the solve's kinds (a runtime-compiled model's; a compiled-in system's
 // for the kinds it declares, summary_kinds_v) knows them when compiling: no branch tests them, the
 // loops over the variables are unrolled and the accumulators are registers. One built for every kind
@@ -27,7 +27,10 @@
 // and were slower). Measured (benchmarks/RESULTS.md, RK4 Lorenz, mean, max,
 // peaks[3] every 10 steps): local memory 2.4x the plain kernel, its traffic going to L2 at every
 // sample; registers with the kinds tested at run time 3.2x (the branches' merges copy every
-// accumulator, ~80 moves a sample, and 143 registers); built for the kinds, see RESULTS.md. A kernel
+// accumulator, ~80 moves a sample, and 143 registers); built for the kinds, see RESULTS.md. In
+// registers every variable's accumulators are updated by selects, with no branch around them (each
+// such branch's merge copied all of them), and the first sample's path (save 0) is not in the
+// fixed-step loop (save_past_first); only the chosen variables' values are written. A kernel
 // without summaries has none of it (the series kernel is another instantiation,
 // kernels/batch_kernel.hpp).
 #pragma once
@@ -90,6 +93,13 @@ BATCHODE_HOST_DEVICE constexpr bool summary_kernel_serves(port::uint32_t kinds, 
   return kinds == all_summary_kinds || kinds == metrics;
 }
 
+/// Whether a solve keeping `metrics` runs S's kernel built for the kinds S declares (summary_kinds_v)
+/// rather than the one built for every kind: S declares a few, and the solve keeps exactly those.
+template <class S>
+BATCHODE_HOST_DEVICE constexpr bool runs_declared_summary_kernel(port::uint32_t metrics) {
+  return summary_kinds_v<S> != all_summary_kinds && metrics == summary_kinds_v<S>;
+}
+
 namespace detail {
 
 /// The accumulators of one variable over the current window.
@@ -102,20 +112,23 @@ struct SummaryAccumulator {
   port::uint32_t peaks, troughs;       // found in the window of sample j - 1
 };
 
+/// Starts a new window at sample x (the last of the one closed) where `restart`; selects, so that in
+/// registers no branch merges two copies of the accumulators.
 template <class T>
-BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void restart_window(SummaryAccumulator<T>& a, T x) {
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void restart_window_if(bool restart, SummaryAccumulator<T>& a, T x) {
   const T inf = port::numeric_limits<T>::infinity();
-  a.shift = x;
-  a.sum = T(0);
-  a.sum_squares = T(0);
-  a.max = -inf;
-  a.min = inf;
-  a.t_max = T(0) / T(0);
-  a.t_min = T(0) / T(0);
-  a.dx_max = -inf;
-  a.dx_min = inf;
-  a.d2x_max = -inf;
-  a.d2x_min = inf;
+  const T nan = T(0) / T(0);
+  a.shift = restart ? x : a.shift;
+  a.sum = restart ? T(0) : a.sum;
+  a.sum_squares = restart ? T(0) : a.sum_squares;
+  a.max = restart ? -inf : a.max;
+  a.min = restart ? inf : a.min;
+  a.t_max = restart ? nan : a.t_max;
+  a.t_min = restart ? nan : a.t_min;
+  a.dx_max = restart ? -inf : a.dx_max;
+  a.dx_min = restart ? inf : a.dx_min;
+  a.d2x_max = restart ? -inf : a.d2x_max;
+  a.d2x_min = restart ? inf : a.d2x_min;
 }
 
 }  // namespace detail
@@ -165,49 +178,65 @@ struct SummarySink : Base {
   static constexpr port::uint32_t turns =
       summary_bit(SummaryKind::peaks) | summary_bit(SummaryKind::negative_peaks);
 
+  /// Point k: a series save when it is one, and a summary sample (k = 0, the state at t0, only starts
+  /// the history).
   BATCHODE_HD_TEMPLATE
   BATCHODE_HOST_DEVICE void save(port::uint32_t k, T t, const T* y) {
-    const RunSettings<T>& pl = *settings;
-    if (pl.series_every != 0 && k % pl.series_every == 0 && k / pl.series_every < pl.n_series) {
-      Base::save(k / pl.series_every, t, y);
-    }
-    if (window >= pl.summary_windows) return;  // past the last whole window: no more samples
-    T observed[O > 0 ? O : 1] = {};  // (zero when no observable is chosen: the copy below reads them)
-    if constexpr (O > 0) {
-      if (N >= summary_variable_limit || (pl.summary_variables >> N) != 0)
-        summarised_system->observables(t, y, summary_params, observed);
-    }
-    // The sample's variables, copied by constant indices (y stays in registers) for the loops below.
-    T sample[V];
-    BATCHODE_UNROLL
-    for (port::size_t v = 0; v < V; ++v) sample[v] = v < N ? y[v] : observed[v - N];
-    if (k == 0) {  // the state at t0 starts the history
-      if constexpr (in_registers) {
-        BATCHODE_UNROLL
-        for (port::size_t v = 0; v < V; ++v) start(acc[v], sample[v]);
-      } else {
-        BATCHODE_NO_UNROLL
-        for (port::size_t v = 0; v < V; ++v) start(acc[v], sample[v]);
-      }
-      t_previous = t;
+    if (k != 0) {
+      save_past_first(k, t, y);
       return;
     }
+    series_save(0, t, y);
+    T sample[V];
+    variables(t, y, sample);
+    if constexpr (in_registers) {
+      BATCHODE_UNROLL
+      for (port::size_t v = 0; v < V; ++v) start(acc[v], sample[v]);
+    } else {
+      BATCHODE_NO_UNROLL
+      for (port::size_t v = 0; v < V; ++v) start(acc[v], sample[v]);
+    }
+    t_previous = t;
+  }
+
+  /// Point k >= 1 (run_integrator.hpp's save_past_first: the fixed-step loop calls it, so no test of
+  /// k == 0 and no merge with the first sample's path is in that loop).
+  BATCHODE_HD_TEMPLATE
+  BATCHODE_HOST_DEVICE void save_past_first(port::uint32_t k, T t, const T* y) {
+    const RunSettings<T>& pl = *settings;
+    series_save(k, t, y);
+    T sample[V];
+    variables(t, y, sample);
     // A kernel built for a few kinds keeps exactly those: constants, so the branches on them fold
     // away (tested at run time they cost a copy of every accumulator at each merge: ~80 moves a
     // sample, sm_90).
     const port::uint32_t metrics = Kinds == all_summary_kinds ? pl.summary_metrics : Kinds;
     const bool first_of_window = in_window == 0;
     ++in_window;
-    port::uint32_t rank = 0;
+    const bool writing = window < pl.summary_windows;
     if constexpr (in_registers) {
+      // Samples past the last whole window are accumulated and never written, and a window closes
+      // inside each variable's update: a branch around either would merge two copies of every
+      // accumulator at each sample.
+      const bool closing = in_window == pl.summary_samples;
+      port::uint32_t rank = 0;
       BATCHODE_UNROLL
-      for (port::size_t v = 0; v < V; ++v) take(v, sample[v], t, k, metrics, first_of_window, rank);
+      for (port::size_t v = 0; v < V; ++v)
+        take(v, sample[v], t, k, metrics, first_of_window, writing, closing, rank);
+      t_previous = t;
+      window += closing ? 1u : 0u;
+      in_window = closing ? 0u : in_window;
     } else {
+      // In memory there are no such copies: past the last whole window nothing is taken, and the
+      // window closes in a loop of its own (inside this one it took 4 to 10 more registers, sm_90,
+      // and fewer blocks fit an SM).
+      if (!writing) return;
+      port::uint32_t rank = 0;
       BATCHODE_NO_UNROLL
-      for (port::size_t v = 0; v < V; ++v) take(v, sample[v], t, k, metrics, first_of_window, rank);
+      for (port::size_t v = 0; v < V; ++v) take(v, sample[v], t, k, metrics, first_of_window, true, false, rank);
+      t_previous = t;
+      if (in_window == pl.summary_samples) close_window(metrics);
     }
-    t_previous = t;
-    if (in_window == pl.summary_samples) close_window(metrics);
   }
 
   BATCHODE_HD_TEMPLATE
@@ -225,9 +254,44 @@ struct SummarySink : Base {
   }
 
  private:
-  /// Whether a group of accumulators is kept: built for (known when compiling) and chosen.
+  /// Point k to the series sink beneath when it is a series save (every plan.series_every-th).
+  BATCHODE_HD_TEMPLATE
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void series_save(port::uint32_t k, T t, const T* y) {
+    const RunSettings<T>& pl = *settings;
+    if (pl.series_every != 0 && k % pl.series_every == 0 && k / pl.series_every < pl.n_series) {
+      Base::save(k / pl.series_every, t, y);
+    }
+  }
+
+  /// The values of the variables that may be summarised at (t, y): the states, then the observables
+  /// (computed only when one is chosen), copied by constant indices (y stays in registers).
+  BATCHODE_HD_TEMPLATE
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void variables(T t, const T* y, T (&sample)[V]) const {
+    T observed[O > 0 ? O : 1] = {};  // (zero when no observable is chosen: the copy below reads them)
+    if constexpr (O > 0) {
+      const RunSettings<T>& pl = *settings;
+      if (N >= summary_variable_limit || (pl.summary_variables >> N) != 0)
+        summarised_system->observables(t, y, summary_params, observed);
+    }
+    BATCHODE_UNROLL
+    for (port::size_t v = 0; v < V; ++v) sample[v] = v < N ? y[v] : observed[v - N];
+  }
+
+  /// slot = value where `replace`: a select in registers (no branch whose merge would copy it), a
+  /// conditional store in local memory (a select would store at every sample).
+  template <class U>
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE static void replace_if(bool replace, U& slot, U value) {
+    if constexpr (in_registers) {
+      slot = replace ? value : slot;
+    } else if (replace) {
+      slot = value;
+    }
+  }
+
+  /// Whether a group of accumulators is kept by `metrics` (Kinds, a constant, in a kernel built for a
+  /// few kinds; the plan's in one built for every kind).
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE static bool kept(port::uint32_t metrics, port::uint32_t group) {
-    return (Kinds & group) != 0 && (metrics & group) != 0;
+    return (metrics & group) != 0;
   }
 
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE static void start(detail::SummaryAccumulator<T>& a, T x) {
@@ -235,35 +299,45 @@ struct SummarySink : Base {
     a.before_previous = x;
     a.peaks = 0;
     a.troughs = 0;
-    detail::restart_window(a, x);
+    detail::restart_window_if(true, a, x);
   }
 
-  /// Sample x (at t, the k-th) of variable v, if chosen (the rank-th chosen).
+  /// Sample x (at t, the k-th) of variable v, the rank-th chosen, if chosen. In registers every
+  /// variable's accumulators are updated and only the chosen ones' values written, with no branch
+  /// around the updates (whose merges would copy the accumulators), and with `closing` (the window's
+  /// last sample) the window's values are written (when `writing`) and the next window started; in
+  /// memory the variables not chosen are skipped and close_window closes the window.
   BATCHODE_HD_TEMPLATE
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void take(port::size_t v, T x, T t, port::uint32_t k,
-                                                      port::uint32_t metrics, bool first_of_window,
+                                                      port::uint32_t metrics,
+                                                      bool first_of_window, bool writing, bool closing,
                                                       port::uint32_t& rank) {
     const RunSettings<T>& pl = *settings;
-    if (((pl.summary_variables >> v) & 1u) == 0) return;
-    const port::uint32_t i = rank++;
+    const bool chosen = ((pl.summary_variables >> v) & 1u) != 0;
+    if (!in_registers && !chosen) return;
+    const port::uint32_t i = rank;
+    rank += chosen ? 1u : 0u;
+    const bool write = writing && chosen;
     detail::SummaryAccumulator<T>& a = acc[v];
     if (kept(metrics, turns)) {
-      // The previous sample is a peak (a trough) of its own window once this one is seen.
+      // The previous sample is a peak (a trough) of its own window once this one is seen. (Never at
+      // sample 1: the history starts with previous = before_previous, sample 0.)
       const port::uint32_t its_window = first_of_window ? window - 1 : window;
-      if (k >= 2) {
-        if (kept(metrics, summary_bit(SummaryKind::peaks)) && a.previous > x &&
-            a.previous > a.before_previous && a.peaks < pl.summary_peaks) {
-          summary_out.at(its_window, slot(SummaryKind::peaks, i, a.peaks++)) = t_previous;
-        }
-        if (kept(metrics, summary_bit(SummaryKind::negative_peaks)) && a.previous < x &&
-            a.previous < a.before_previous && a.troughs < pl.summary_negative_peaks) {
-          summary_out.at(its_window, slot(SummaryKind::negative_peaks, i, a.troughs++)) = t_previous;
-        }
+      if (kept(metrics, summary_bit(SummaryKind::peaks))) {
+        const bool peak = a.previous > x && a.previous > a.before_previous && a.peaks < pl.summary_peaks;
+        if (peak && write) summary_out.at(its_window, slot(SummaryKind::peaks, i, a.peaks)) = t_previous;
+        replace_if(peak, a.peaks, a.peaks + 1u);
       }
-      if (first_of_window) {
-        a.peaks = 0;
-        a.troughs = 0;
+      if (kept(metrics, summary_bit(SummaryKind::negative_peaks))) {
+        const bool trough =
+            a.previous < x && a.previous < a.before_previous && a.troughs < pl.summary_negative_peaks;
+        if (trough && write) {
+          summary_out.at(its_window, slot(SummaryKind::negative_peaks, i, a.troughs)) = t_previous;
+        }
+        replace_if(trough, a.troughs, a.troughs + 1u);
       }
+      replace_if(first_of_window, a.peaks, 0u);
+      replace_if(first_of_window, a.troughs, 0u);
     }
     // Only the groups some chosen metric needs (the same branch for every run of a warp).
     if (kept(metrics, moments)) {
@@ -272,27 +346,29 @@ struct SummarySink : Base {
       if (kept(metrics, squares)) a.sum_squares += s * s;
     }
     if (kept(metrics, extremes)) {
-      if (x > a.max) {
-        a.max = x;
-        a.t_max = t;
-      }
-      if (x < a.min) {
-        a.min = x;
-        a.t_min = t;
-      }
+      const bool above = x > a.max, below = x < a.min;
+      replace_if(above, a.max, x);
+      replace_if(above, a.t_max, t);
+      replace_if(below, a.min, x);
+      replace_if(below, a.t_min, t);
     }
     if (kept(metrics, slopes)) {
       const T dx = x - a.previous;
-      a.dx_max = dx > a.dx_max ? dx : a.dx_max;
-      a.dx_min = dx < a.dx_min ? dx : a.dx_min;
+      replace_if(dx > a.dx_max, a.dx_max, dx);
+      replace_if(dx < a.dx_min, a.dx_min, dx);
     }
-    if (kept(metrics, curvatures) && k >= 2) {
+    if (kept(metrics, curvatures)) {
+      const bool second = k >= 2;  // (sample 1 has none: sample -1 does not exist)
       const T d2x = (x - a.previous) - (a.previous - a.before_previous);
-      a.d2x_max = d2x > a.d2x_max ? d2x : a.d2x_max;
-      a.d2x_min = d2x < a.d2x_min ? d2x : a.d2x_min;
+      replace_if(second && d2x > a.d2x_max, a.d2x_max, d2x);
+      replace_if(second && d2x < a.d2x_min, a.d2x_min, d2x);
     }
     a.before_previous = a.previous;
     a.previous = x;
+    if constexpr (in_registers) {
+      if (closing && write) close_variable(a, i, metrics);
+      detail::restart_window_if(closing, a, x);
+    }
   }
 
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE port::uint32_t slot(SummaryKind kind, port::uint32_t i,
@@ -308,31 +384,29 @@ struct SummarySink : Base {
     if (kept(metrics, summary_bit(kind))) summary_out.at(window, slot(kind, i, 0)) = value;
   }
 
+  /// The current window's values of the chosen variables, and the next window started (memory).
   BATCHODE_HD_TEMPLATE
   BATCHODE_HOST_DEVICE void close_window(port::uint32_t metrics) {
+    const RunSettings<T>& pl = *settings;
     port::uint32_t rank = 0;
-    if constexpr (in_registers) {
-      BATCHODE_UNROLL
-      for (port::size_t v = 0; v < V; ++v) close_variable(v, metrics, rank);
-    } else {
-      BATCHODE_NO_UNROLL
-      for (port::size_t v = 0; v < V; ++v) close_variable(v, metrics, rank);
+    BATCHODE_NO_UNROLL
+    for (port::size_t v = 0; v < V; ++v) {
+      if (((pl.summary_variables >> v) & 1u) == 0) continue;
+      close_variable(acc[v], rank++, metrics);
+      detail::restart_window_if(true, acc[v], acc[v].previous);
     }
     ++window;
     in_window = 0;
   }
 
-  /// The window's values of variable v, if chosen (the rank-th chosen), and its next window started.
+  /// The window's values of the i-th chosen variable (accumulated in a).
   BATCHODE_HD_TEMPLATE
-  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void close_variable(port::size_t v, port::uint32_t metrics,
-                                                                port::uint32_t& rank) {
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void close_variable(const detail::SummaryAccumulator<T>& a,
+                                                                port::uint32_t i, port::uint32_t metrics) {
     const RunSettings<T>& pl = *settings;
-    if (((pl.summary_variables >> v) & 1u) == 0) return;
-    const port::uint32_t i = rank++;
     const T n = static_cast<T>(pl.summary_samples);
     const T dt = pl.save_every;
     const T nan = T(0) / T(0);
-    detail::SummaryAccumulator<T>& a = acc[v];
     const T m = a.sum / n;
     const T q = a.sum_squares / n;
     const T variance = q - m * m;
@@ -362,7 +436,6 @@ struct SummarySink : Base {
         summary_out.at(window, slot(SummaryKind::negative_peaks, i, c)) = nan;
       }
     }
-    detail::restart_window(a, a.previous);
   }
 };
 

@@ -80,7 +80,7 @@ class GpuRunner {
       // kinds the system declares (summary_kinds_v) runs the kernel built for them, any other the one
       // built for every kind.
       constexpr std::uint32_t declared = summary_kinds_v<System>;
-      const bool lean = declared != all_summary_kinds && run_plan.summary_metrics == declared;
+      const bool lean = runs_declared_summary_kernel<System>(run_plan.summary_metrics);
       auto load = [&](kernels::ChunkKernel kernel, TimeLogger& l) {
         switch (kernel) {
           case kernels::ChunkKernel::final_state:
