@@ -94,6 +94,18 @@ struct NoSeries {
   BATCHODE_HOST_DEVICE void mark_unsaved(port::uint32_t) {}
 };
 
+/// The step's end state y_new becomes the run's state at t_new, and the stepper is told (FSAL
+/// derivatives, a Rosenbrock stepper's Jacobian): what every integrator below does with a step it keeps.
+BATCHODE_HD_TEMPLATE
+template <class Stepper, class System, class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void keep_step(Stepper& stepper, const System& sys, T t_new,
+                                                         typename Stepper::state_type& y,
+                                                         const typename Stepper::state_type& y_new, const T* p) {
+  BATCHODE_UNROLL
+  for (port::size_t i = 0; i < System::n_states; ++i) y[i] = y_new[i];
+  stepper.accept(sys, t_new, y, p);
+}
+
 namespace detail {
 template <class Sink, class = void>
 struct has_save_past_first : port::false_type {};
@@ -380,9 +392,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_saving_every(Stepper& stepper, const
     for (; j < until; ++j) {
       const T tj = plan.t0 + T(j) * h;
       stepper.step(sys, tj, y, p, h, y_new, err);
-      BATCHODE_UNROLL
-      for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
-      stepper.accept(sys, tj + h, y, p);
+      keep_step(stepper, sys, tj + h, y, y_new, p);
     }
     if (saving) {
       if (!all_finite<N>(y)) {
@@ -399,9 +409,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_saving_every(Stepper& stepper, const
   if (!within) return Status::max_steps_reached;
   const T t_last = plan.t0 + T(full) * h;
   stepper.step(sys, t_last, y, p, plan.t_end - t_last, y_new, err);
-  BATCHODE_UNROLL
-  for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
-  stepper.accept(sys, plan.t_end, y, p);
+  keep_step(stepper, sys, plan.t_end, y, y_new, p);
   ++counters.accepted_steps;
   if (!all_finite<N>(y)) return Status::non_finite_state;
   // A save left lands on t_end, as integrate_fixed's last stop does.
@@ -461,9 +469,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
             return Status::stopped_by_event;
           }
         }
-        BATCHODE_UNROLL
-        for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
-        stepper.accept(sys, tj + h, y, p);
+        keep_step(stepper, sys, tj + h, y, y_new, p);
       }
       base += round;
     }
@@ -476,10 +482,8 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
                          stop_is_save)) {
       return Status::stopped_by_event;
     }
-    BATCHODE_UNROLL
-    for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
     t = t_stop;
-    stepper.accept(sys, t, y, p);
+    keep_step(stepper, sys, t, y, y_new, p);
     ++attempts;
     ++counters.accepted_steps;
     if (!all_finite<N>(y)) return Status::non_finite_state;
@@ -518,9 +522,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System
       return Status::stopped_by_event;
     }
     dense.before_accept(stepper, sys, t, y, t_new, y_new, p, plan, sink, next_save, counters);
-    BATCHODE_UNROLL
-    for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
-    stepper.accept(sys, t_new, y, p);
+    keep_step(stepper, sys, t_new, y, y_new, p);
     ++counters.accepted_steps;
     if (dense.due || last) {
       if (!all_finite<N>(y)) return Status::non_finite_state;
@@ -619,9 +621,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
         dense.before_accept(stepper, sys, t, y, t_new, y_new, p, plan, sink, next_save, counters);
       }
     }
-    BATCHODE_UNROLL
-    for (port::size_t i = 0; i < N; ++i) y[i] = y_new[i];
-    stepper.accept(sys, t_new, y, p);
+    keep_step(stepper, sys, t_new, y, y_new, p);
     ++counters.accepted_steps;
     if (!all_finite<N>(y)) return Status::non_finite_state;
     if constexpr (Sink::active) {
