@@ -20,6 +20,7 @@
 #include "batchode/kernels/device_views.hpp"
 #include "batchode/kernels/method_registry.hpp"
 #include "batchode/kernels/run_settings.hpp"
+#include "batchode/kernels/summaries.hpp"
 #include "batchode/timing/events.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
@@ -80,8 +81,10 @@ class RuntimeGpuRunner {
     if (kernels.module == nullptr || !kernels.final_state || !kernels.series) {
       throw std::invalid_argument("RuntimeGpuRunner: no kernels loaded");
     }
+    // A kernel built for a few kinds writes exactly those: one built for more than the solve keeps
+    // would write kinds the result has no slots for (summary_kernel_serves).
     if (plan.summary_windows != 0 &&
-        (!kernels.summaries || (plan.summary_metrics & ~kernels.summary_kinds) != 0)) {
+        (!kernels.summaries || !summary_kernel_serves(kernels.summary_kinds, plan.summary_metrics))) {
       throw std::invalid_argument(
           "RuntimeGpuRunner: the solve keeps summaries (kinds " + std::to_string(plan.summary_metrics) +
           ") the kernels were not built for (" + std::to_string(kernels.summary_kinds) + ")");
