@@ -213,6 +213,48 @@ TEST(Summaries, AKernelBuiltForAFewKindsKeepsTheSameValues) {
                           run_kernel_body_on_host(Damped{}, batch, o).summaries()));
 }
 
+TEST(Summaries, AKernelBuiltForAFewKindsTakesWindowByWindowWhatTheOtherTakesSampleBySample) {
+  // The kernel built for a few kinds takes whole windows in a loop of their own (run_integrator.hpp:
+  // open_window, take_sample, close_window), the window closed at t_end included, and the samples
+  // past the last whole window one by one; the every-kind kernel takes every sample one by one. The
+  // same values bit for bit, series and statuses too, wherever the windows fall.
+  struct Case {
+    double t_end, dt, window, sample, save_every;
+    const char* what;
+  };
+  const Batch<double> batch = damped_batch(4);
+  for (const Case& c : {Case{5.0, 1e-3, 0.0, 0.01, 0.0, "one window over the span, closed at t_end"},
+                        Case{5.0, 1e-3, 1.5, 0.05, 0.05, "samples past the last whole window, series to t_end"},
+                        Case{5.0, 1e-3, 0.01, 0.01, 0.0, "windows of one sample"},
+                        Case{5.0, 3e-3, 0.3, 0.03, 0.0, "t_end not on the steps: the last step shorter"},
+                        Case{4.0, 1e-3, 2.0, 1e-3, 0.0, "a sample every step"}}) {
+    SolveOptions o = options(Method::rk4, c.t_end);
+    o.dt = c.dt;
+    o.summaries.metrics = {"mean", "max", "peaks[3]", "negative_peaks[2]"};
+    if (c.window > 0) o.summaries.summarise_every = c.window;  // (unset: the span)
+    o.summaries.sample_summaries_every = c.sample;
+    if (c.save_every > 0) o.save_every = c.save_every;
+    for (int precision : {64, 32}) {
+      SCOPED_TRACE(std::string(c.what) + (precision == 64 ? ", float64" : ", float32"));
+      if (precision == 64) {
+        const SolveResult<double> lean = run_kernel_body_on_host(DampedLean{}, batch, o);
+        const SolveResult<double> full = run_kernel_body_on_host(Damped{}, batch, o);
+        ASSERT_FALSE(lean.summaries().empty());
+        EXPECT_TRUE(same_values(lean.summaries(), full.summaries()));
+        EXPECT_TRUE(same_values(lean.series(), full.series()));
+        for (std::size_t i = 0; i < batch.n_runs; ++i) EXPECT_EQ(lean.status(i), full.status(i));
+      } else {
+        const Batch<float> batch32 = batchode::testing::in_precision<float>(batch);
+        const SolveResult<float> lean = run_kernel_body_on_host(DampedLean{}, batch32, o);
+        const SolveResult<float> full = run_kernel_body_on_host(Damped{}, batch32, o);
+        ASSERT_FALSE(lean.summaries().empty());
+        EXPECT_TRUE(same_values(lean.summaries(), full.summaries()));
+        EXPECT_TRUE(same_values(lean.series(), full.series()));
+      }
+    }
+  }
+}
+
 /// Damped with an event at t = 2.5 (t - 2.5 rising), which the test makes terminal.
 struct DampedStopping : Damped {
   static constexpr std::size_t n_events = 1;

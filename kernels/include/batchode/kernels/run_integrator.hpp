@@ -126,6 +126,13 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void save_past_first(Sink& sink, port:
   }
 }
 
+namespace detail {
+template <class Sink, class = void>
+struct takes_windows : port::false_type {};
+template <class Sink>
+struct takes_windows<Sink, port::enable_if_t<Sink::takes_windows>> : port::true_type {};
+}  // namespace detail
+
 /// A stepper as integrate_run drives it (see kernels/rk_stepper.hpp and solver/odeint_steppers.hpp):
 /// state_type, adaptive, order, error_order, and
 ///  reset(sys, t, y, p): the run starts at (t, y); computes f(t, y), available as derivative().
@@ -207,7 +214,7 @@ template <port::size_t N, class State>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool all_finite(const State& y) {
   bool finite = true;
   BATCHODE_UNROLL
-  for (port::size_t i = 0; i < N; ++i) finite = finite && is_finite(y[i]);
+  for (port::size_t i = 0; i < N; ++i) finite = is_finite(y[i]) ? finite : false;  // (no branch per state)
   return finite;
 }
 
@@ -383,6 +390,87 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_saving_every(Stepper& stepper, const
   const port::uint32_t full = within ? steps - 1 : steps;  // of exactly h
   State y_new{}, err{};
   port::uint32_t j = 0;
+  if constexpr (detail::takes_windows<Sink>::value) {
+    // A sink that takes its samples window by window (a summary sink in registers): each whole
+    // window as a loop of its own, its first sample and its close out of the loop over the others, so
+    // that no sample tests where in its window it falls. In the loop below every sample did, and
+    // updated or restarted every accumulator by selects: 188 instructions a sample beyond the steps'
+    // (~45 a step), against ~105 here (ncu, Lorenz RK4, mean, max, peaks[3] of 3 states every 10
+    // steps, sm_90; the kernel 1.42x -> 1.23x the plain one in float). The window closed by the
+    // sample at t_end (the default window is the whole span) is one of them: its last step lands on
+    // t_end. The samples past the last whole window, if any, are the loop's below.
+    if (const port::uint32_t n = sink.samples_per_window(); n != 0 && next_save == 1) {
+      const port::uint32_t taken = within ? steps : full;  // the last lands on t_end when within
+      const port::uint32_t in_steps = taken / m < plan.n_saves - 1 ? taken / m : plan.n_saves - 1;
+      const port::uint32_t windows = min_of(in_steps / n, sink.windows_left());
+      // The steps up to step `until` (the last landing on t_end), and the time of the save after
+      // them; false when they leave a non-finite state.
+      T t = plan.t0;
+      const auto advance = [&](port::uint32_t until) {
+        const port::uint32_t regular = until < full ? until : full;
+        BATCHODE_UNROLL_4
+        for (; j < regular; ++j) {
+          const T tj = plan.t0 + T(j) * h;
+          stepper.step(sys, tj, y, p, h, y_new, err);
+          keep_step(stepper, sys, tj + h, y, y_new, p);
+        }
+        t = port::fma(static_cast<T>(next_save), plan.save_every, plan.t0);
+        if (until > full) {  // as below the loop over the saves
+          const T t_last = plan.t0 + T(full) * h;
+          stepper.step(sys, t_last, y, p, plan.t_end - t_last, y_new, err);
+          keep_step(stepper, sys, plan.t_end, y, y_new, p);
+          ++j;
+          t = plan.t_end;
+        }
+        return all_finite<N>(y);
+      };
+      // The windows within the full steps: m steps before each sample, a count the same at every
+      // sample (so its unrolled loop's set-up is out of the loop over the samples).
+      const auto m_steps = [&]() {
+        BATCHODE_UNROLL_4
+        for (port::uint32_t i = 0; i < m; ++i) {
+          const T tj = plan.t0 + T(j + i) * h;
+          stepper.step(sys, tj, y, p, h, y_new, err);
+          keep_step(stepper, sys, tj + h, y, y_new, p);
+        }
+        j += m;
+        return all_finite<N>(y);
+      };
+      const port::uint32_t in_full = min_of(min_of(full / m, plan.n_saves - 1) / n, windows);
+      for (port::uint32_t w = 0; w < in_full; ++w) {
+        if (!m_steps()) {
+          counters.accepted_steps += j;
+          return Status::non_finite_state;
+        }
+        sink.open_window(next_save, port::fma(static_cast<T>(next_save), plan.save_every, plan.t0), &y[0]);
+        ++next_save;
+        for (port::uint32_t s = 1; s < n; ++s) {
+          if (!m_steps()) {
+            counters.accepted_steps += j;
+            return Status::non_finite_state;
+          }
+          sink.take_sample(next_save, port::fma(static_cast<T>(next_save), plan.save_every, plan.t0), &y[0]);
+          ++next_save;
+        }
+        sink.close_window();
+      }
+      for (port::uint32_t w = in_full; w < windows; ++w) {  // (the window closed at t_end)
+        if (!advance(next_save * m)) {
+          counters.accepted_steps += j;
+          return Status::non_finite_state;
+        }
+        sink.open_window(next_save++, t, &y[0]);
+        for (port::uint32_t s = 1; s < n; ++s) {
+          if (!advance(next_save * m)) {
+            counters.accepted_steps += j;
+            return Status::non_finite_state;
+          }
+          sink.take_sample(next_save++, t, &y[0]);
+        }
+        sink.close_window();
+      }
+    }
+  }
   while (j < full) {
     // To the step after which the next save falls (save k after step k m), or to the last full step.
     const port::uint64_t save_step = port::uint64_t{next_save} * m;
@@ -405,13 +493,15 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_saving_every(Stepper& stepper, const
       ++next_save;
     }
   }
-  counters.accepted_steps += full;
+  counters.accepted_steps += j;  // (full, or full + 1 where the loop over windows landed on t_end)
   if (!within) return Status::max_steps_reached;
-  const T t_last = plan.t0 + T(full) * h;
-  stepper.step(sys, t_last, y, p, plan.t_end - t_last, y_new, err);
-  keep_step(stepper, sys, plan.t_end, y, y_new, p);
-  ++counters.accepted_steps;
-  if (!all_finite<N>(y)) return Status::non_finite_state;
+  if (j == full) {
+    const T t_last = plan.t0 + T(full) * h;
+    stepper.step(sys, t_last, y, p, plan.t_end - t_last, y_new, err);
+    keep_step(stepper, sys, plan.t_end, y, y_new, p);
+    ++counters.accepted_steps;
+    if (!all_finite<N>(y)) return Status::non_finite_state;
+  }
   // A save left lands on t_end, as integrate_fixed's last stop does.
   if (next_save < plan.n_saves) sink.save(next_save++, plan.t_end, &y[0]);
   return Status::success;

@@ -30,8 +30,10 @@
 // accumulator, ~80 moves a sample, and 143 registers); built for the kinds, see RESULTS.md. In
 // registers every variable's accumulators are updated by selects, with no branch around them (each
 // such branch's merge copied all of them), and the first sample's path (save 0) is not in the
-// fixed-step loop (save_past_first); only the chosen variables' values are written. A kernel
-// without summaries has none of it (the series kernel is another instantiation,
+// fixed-step loop (save_past_first); only the chosen variables' values are written. Fixed steps take
+// such a kernel's samples window by window (open_window, take_sample, close_window: no sample tests
+// where in its window it falls), which made it 1.23x the plain kernel instead of 1.42x (float, H100
+// and H200). A kernel without summaries has none of it (the series kernel is another instantiation,
 // kernels/batch_kernel.hpp).
 #pragma once
 
@@ -235,8 +237,53 @@ struct SummarySink : Base {
       BATCHODE_NO_UNROLL
       for (port::size_t v = 0; v < V; ++v) take(v, sample[v], t, k, metrics, first_of_window, true, false, rank);
       t_previous = t;
-      if (in_window == pl.summary_samples) close_window(metrics);
+      if (in_window == pl.summary_samples) close_window();
     }
+  }
+
+  /// Samples window by window (run_integrator.hpp's integrate_fixed_saving_every), in registers only:
+  /// for each whole window open_window (its first sample), take_sample (each other one), close_window.
+  /// None of them tests where in its window a sample falls, and the window's close and restart are
+  /// not selects at every sample; in memory there are no merge copies to avoid (save_past_first).
+  static constexpr bool takes_windows = in_registers;
+  /// Samples per window (the integrator's loop over whole windows starts after save 0, which only
+  /// starts the history).
+  BATCHODE_HOST_DEVICE port::uint32_t samples_per_window() const { return settings->summary_samples; }
+  /// The windows not yet closed.
+  BATCHODE_HOST_DEVICE port::uint32_t windows_left() const {
+    return window < settings->summary_windows ? settings->summary_windows - window : 0u;
+  }
+  /// The first sample k >= 1 of a window: a peak it completes is the window before's.
+  BATCHODE_HD_TEMPLATE
+  BATCHODE_HOST_DEVICE void open_window(port::uint32_t k, T t, const T* y) { window_sample<true>(k, t, y); }
+  /// A sample of a window past its first.
+  BATCHODE_HD_TEMPLATE
+  BATCHODE_HOST_DEVICE void take_sample(port::uint32_t k, T t, const T* y) { window_sample<false>(k, t, y); }
+
+  /// The current window's values of the chosen variables (when it is one of the plan's), and the
+  /// next window started.
+  BATCHODE_HD_TEMPLATE
+  BATCHODE_HOST_DEVICE void close_window() {
+    const RunSettings<T>& pl = *settings;
+    const port::uint32_t metrics = Kinds == all_summary_kinds ? pl.summary_metrics : Kinds;
+    if constexpr (in_registers) {
+      const bool writing = window < pl.summary_windows;
+      BATCHODE_UNROLL
+      for (port::size_t v = 0; v < V; ++v) {
+        if (writing && chosen(v)) close_variable(acc[v], rank_of(v), metrics);
+        detail::restart_window_if(true, acc[v], acc[v].previous);
+      }
+    } else {
+      port::uint32_t rank = 0;
+      BATCHODE_NO_UNROLL
+      for (port::size_t v = 0; v < V; ++v) {
+        if (!chosen(v)) continue;
+        close_variable(acc[v], rank++, metrics);
+        detail::restart_window_if(true, acc[v], acc[v].previous);
+      }
+    }
+    ++window;
+    in_window = 0;
   }
 
   BATCHODE_HD_TEMPLATE
@@ -339,7 +386,81 @@ struct SummarySink : Base {
       replace_if(first_of_window, a.peaks, 0u);
       replace_if(first_of_window, a.troughs, 0u);
     }
-    // Only the groups some chosen metric needs (the same branch for every run of a warp).
+    accumulate(a, x, t, metrics, k >= 2);  // (sample 1 has no second difference: sample -1 does not exist)
+    if constexpr (in_registers) {
+      if (closing && write) close_variable(a, i, metrics);
+      detail::restart_window_if(closing, a, x);
+    }
+  }
+
+  /// Whether variable v is summarised (RunSettings::summary_variables).
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool chosen(port::size_t v) const {
+    return ((settings->summary_variables >> v) & 1u) != 0;
+  }
+
+  /// Where variable v is among the chosen ones (0 for the first); v a constant in an unrolled loop.
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE port::uint32_t rank_of(port::size_t v) const {
+    port::uint32_t rank = 0;
+    for (port::size_t u = 0; u < v; ++u) rank += chosen(u) ? 1u : 0u;
+    return rank;
+  }
+
+  /// A sample of the loop over whole windows (registers): every variable's accumulators updated with
+  /// no test of the window's bounds (Opening: the window's first sample).
+  BATCHODE_HD_TEMPLATE
+  template <bool Opening>
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void window_sample(port::uint32_t k, T t, const T* y) {
+    series_save(k, t, y);
+    T sample[V];
+    variables(t, y, sample);
+    BATCHODE_UNROLL
+    for (port::size_t v = 0; v < V; ++v) update<Opening>(v, sample[v], t, k);
+    t_previous = t;
+    ++in_window;
+  }
+
+  /// Sample x (at t, the k-th) of variable v in a whole window (registers, Kinds known): the
+  /// accumulators updated by selects; a peak (trough) of the sample before written where it is found.
+  BATCHODE_HD_TEMPLATE
+  template <bool Opening>
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void update(port::size_t v, T x, T t, port::uint32_t k) {
+    const RunSettings<T>& pl = *settings;
+    constexpr port::uint32_t metrics = Kinds;
+    detail::SummaryAccumulator<T>& a = acc[v];
+    if (kept(metrics, turns)) {
+      // The sample before is of the window before when this one opens a window.
+      const port::uint32_t its_window = Opening ? window - 1 : window;
+      if (kept(metrics, summary_bit(SummaryKind::peaks)) && a.previous > x && a.previous > a.before_previous) {
+        note_turn(v, SummaryKind::peaks, its_window, a.peaks, pl.summary_peaks);
+      }
+      if (kept(metrics, summary_bit(SummaryKind::negative_peaks)) && a.previous < x &&
+          a.previous < a.before_previous) {
+        note_turn(v, SummaryKind::negative_peaks, its_window, a.troughs, pl.summary_negative_peaks);
+      }
+      if (Opening) {
+        a.peaks = 0;
+        a.troughs = 0;
+      }
+    }
+    accumulate(a, x, t, metrics, !Opening || k >= 2);  // (only sample 1, which opens window 0, has no d2x)
+  }
+
+  /// A peak (trough, by kind) of variable v at the sample before, in window w: its time into the
+  /// next of the window's `limit` slots (count of them taken) while one is left. (A branch taken
+  /// at a few samples of a window; everything it needs beyond the test is computed inside.)
+  BATCHODE_HD_TEMPLATE
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void note_turn(port::size_t v, SummaryKind kind, port::uint32_t w,
+                                                           port::uint32_t& count, port::uint32_t limit) {
+    if (count >= limit) return;
+    if (w < settings->summary_windows && chosen(v)) summary_out.at(w, slot(kind, rank_of(v), count)) = t_previous;
+    ++count;
+  }
+
+  /// Sample x (at t) into a's accumulators but the peaks', those of the groups `metrics` keeps (the
+  /// same branch for every run of a warp; none in a kernel built for a few kinds), and into the
+  /// history. `second`: the sample has a second difference (all but sample 1).
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE static void accumulate(detail::SummaryAccumulator<T>& a, T x, T t,
+                                                                   port::uint32_t metrics, bool second) {
     if (kept(metrics, moments)) {
       const T s = x - a.shift;
       a.sum += s;
@@ -358,17 +479,12 @@ struct SummarySink : Base {
       replace_if(dx < a.dx_min, a.dx_min, dx);
     }
     if (kept(metrics, curvatures)) {
-      const bool second = k >= 2;  // (sample 1 has none: sample -1 does not exist)
       const T d2x = (x - a.previous) - (a.previous - a.before_previous);
       replace_if(second && d2x > a.d2x_max, a.d2x_max, d2x);
       replace_if(second && d2x < a.d2x_min, a.d2x_min, d2x);
     }
     a.before_previous = a.previous;
     a.previous = x;
-    if constexpr (in_registers) {
-      if (closing && write) close_variable(a, i, metrics);
-      detail::restart_window_if(closing, a, x);
-    }
   }
 
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE port::uint32_t slot(SummaryKind kind, port::uint32_t i,
@@ -382,21 +498,6 @@ struct SummarySink : Base {
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void put(port::uint32_t metrics, port::uint32_t i,
                                                      SummaryKind kind, T value) {
     if (kept(metrics, summary_bit(kind))) summary_out.at(window, slot(kind, i, 0)) = value;
-  }
-
-  /// The current window's values of the chosen variables, and the next window started (memory).
-  BATCHODE_HD_TEMPLATE
-  BATCHODE_HOST_DEVICE void close_window(port::uint32_t metrics) {
-    const RunSettings<T>& pl = *settings;
-    port::uint32_t rank = 0;
-    BATCHODE_NO_UNROLL
-    for (port::size_t v = 0; v < V; ++v) {
-      if (((pl.summary_variables >> v) & 1u) == 0) continue;
-      close_variable(acc[v], rank++, metrics);
-      detail::restart_window_if(true, acc[v], acc[v].previous);
-    }
-    ++window;
-    in_window = 0;
   }
 
   /// The window's values of the i-th chosen variable (accumulated in a).
@@ -426,12 +527,15 @@ struct SummarySink : Base {
     const bool has_d2 = window > 0 || pl.summary_samples > 1;
     put(metrics, i, SummaryKind::d2xdt2_max, has_d2 ? a.d2x_max / (dt * dt) : nan);
     put(metrics, i, SummaryKind::d2xdt2_min, has_d2 ? a.d2x_min / (dt * dt) : nan);
-    // The slots no peak took: NaN (a peak at this window's last sample may still take one).
+    // The slots no peak took: NaN (a peak at this window's last sample may still take one). Loops
+    // of a few stores, not unrolled (unrolled, their set-up cost more than the stores, once a window).
     if (kept(metrics, summary_bit(SummaryKind::peaks))) {
+      BATCHODE_NO_UNROLL
       for (port::uint32_t c = a.peaks; c < pl.summary_peaks; ++c)
         summary_out.at(window, slot(SummaryKind::peaks, i, c)) = nan;
     }
     if (kept(metrics, summary_bit(SummaryKind::negative_peaks))) {
+      BATCHODE_NO_UNROLL
       for (port::uint32_t c = a.troughs; c < pl.summary_negative_peaks; ++c) {
         summary_out.at(window, slot(SummaryKind::negative_peaks, i, c)) = nan;
       }
