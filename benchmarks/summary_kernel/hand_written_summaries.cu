@@ -142,7 +142,8 @@ __global__ void nested(Args a) {
   a.out[a.n + i] = s.y;
   a.out[2 * a.n + i] = s.z;
 }
-// Flat: one sample loop, the window's first sample and closing by selects (the library's shape).
+// Flat: one sample loop, the window's first sample and closing by selects (the library's shape before
+// it took whole windows at a time).
 __global__ void flat(Args a) {
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= a.n) return;

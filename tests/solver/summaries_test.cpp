@@ -234,24 +234,18 @@ TEST(Summaries, AKernelBuiltForAFewKindsTakesWindowByWindowWhatTheOtherTakesSamp
     if (c.window > 0) o.summaries.summarise_every = c.window;  // (unset: the span)
     o.summaries.sample_summaries_every = c.sample;
     if (c.save_every > 0) o.save_every = c.save_every;
-    for (int precision : {64, 32}) {
-      SCOPED_TRACE(std::string(c.what) + (precision == 64 ? ", float64" : ", float32"));
-      if (precision == 64) {
-        const SolveResult<double> lean = run_kernel_body_on_host(DampedLean{}, batch, o);
-        const SolveResult<double> full = run_kernel_body_on_host(Damped{}, batch, o);
-        ASSERT_FALSE(lean.summaries().empty());
-        EXPECT_TRUE(same_values(lean.summaries(), full.summaries()));
-        EXPECT_TRUE(same_values(lean.series(), full.series()));
-        for (std::size_t i = 0; i < batch.n_runs; ++i) EXPECT_EQ(lean.status(i), full.status(i));
-      } else {
-        const Batch<float> batch32 = batchode::testing::in_precision<float>(batch);
-        const SolveResult<float> lean = run_kernel_body_on_host(DampedLean{}, batch32, o);
-        const SolveResult<float> full = run_kernel_body_on_host(Damped{}, batch32, o);
-        ASSERT_FALSE(lean.summaries().empty());
-        EXPECT_TRUE(same_values(lean.summaries(), full.summaries()));
-        EXPECT_TRUE(same_values(lean.series(), full.series()));
-      }
-    }
+    // The two kernels' results in one precision (the batch's).
+    const auto expect_same = [&](const auto& runs, const char* precision) {
+      SCOPED_TRACE(std::string(c.what) + ", " + precision);
+      const auto lean = run_kernel_body_on_host(DampedLean{}, runs, o);
+      const auto full = run_kernel_body_on_host(Damped{}, runs, o);
+      ASSERT_FALSE(lean.summaries().empty());
+      EXPECT_TRUE(same_values(lean.summaries(), full.summaries()));
+      EXPECT_TRUE(same_values(lean.series(), full.series()));
+      for (std::size_t i = 0; i < batch.n_runs; ++i) EXPECT_EQ(lean.status(i), full.status(i));
+    };
+    expect_same(batch, "float64");
+    expect_same(batchode::testing::in_precision<float>(batch), "float32");
   }
 }
 

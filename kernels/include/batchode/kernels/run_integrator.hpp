@@ -395,7 +395,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_saving_every(Stepper& stepper, const
     // window as a loop of its own, its first sample and its close out of the loop over the others, so
     // that no sample tests where in its window it falls. In the loop below every sample did, and
     // updated or restarted every accumulator by selects: 188 instructions a sample beyond the steps'
-    // (~45 a step), against ~105 here (ncu, Lorenz RK4, mean, max, peaks[3] of 3 states every 10
+    // (~45 a step), against ~115 here (ncu, Lorenz RK4, mean, max, peaks[3] of 3 states every 10
     // steps, sm_90; the kernel 1.42x -> 1.23x the plain one in float). The window closed by the
     // sample at t_end (the default window is the whole span) is one of them: its last step lands on
     // t_end. The samples past the last whole window, if any, are the loop's below.

@@ -360,11 +360,11 @@ struct SummarySink : Base {
                                                       bool first_of_window, bool writing, bool closing,
                                                       port::uint32_t& rank) {
     const RunSettings<T>& pl = *settings;
-    const bool chosen = ((pl.summary_variables >> v) & 1u) != 0;
-    if (!in_registers && !chosen) return;
+    const bool is_chosen = chosen(v);
+    if (!in_registers && !is_chosen) return;
     const port::uint32_t i = rank;
-    rank += chosen ? 1u : 0u;
-    const bool write = writing && chosen;
+    rank += is_chosen ? 1u : 0u;
+    const bool write = writing && is_chosen;
     detail::SummaryAccumulator<T>& a = acc[v];
     if (kept(metrics, turns)) {
       // The previous sample is a peak (a trough) of its own window once this one is seen. (Never at
