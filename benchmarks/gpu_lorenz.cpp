@@ -8,7 +8,7 @@
 // landing on save times against dense output (save_at), kernel time and steps per run; and the
 // kernel's cost of one event function.
 //
-//   gpu_lorenz [--reps R] [--max-log2 K] [--min-log2 K] [--only summaries]
+//   gpu_lorenz [--reps R] [--max-log2 K] [--min-log2 K] [--only summaries|save_variables]
 #include <batchode/backends/gpu/launch.hpp>
 #include <batchode/gpu/buffers.hpp>
 #include <batchode/batchode.hpp>
@@ -206,6 +206,32 @@ void event_cost(int reps, int log2) {
   }
 }
 
+// The series' variables chosen by name (save_variables, issue 11): RK4 dt = 1e-3 over [0, 1], 2^log2
+// runs of Lorenz with 2 observables, 101 saves, chunked as the solver chooses: every state and
+// observable (5 columns) against z alone (1 column) and none of the series (the final state). The
+// chosen series takes 1/5 of the device buffers, staging, transfers and result.
+template <class T>
+void chosen_series(int reps, int log2) {
+  const std::size_t n = std::size_t(1) << log2;
+  std::printf("\n## %s, RK4 dt=1e-3, 2^%d runs, 101 saves of Lorenz with 2 observables: save_variables\n",
+              sizeof(T) == 4 ? "float32" : "float64", log2);
+  std::printf("| series | columns | kernel ms | x final state only | end-to-end ms | x final state only | chunks |\n"
+              "|---|---|---|---|---|---|---|\n");
+  const Measured none = batchode_ms<T, batchode_bench::LorenzRhoObserved>(n, reps, batchode::Method::rk4);
+  std::printf("| final state only | 0 | %.3f | 1 | %.3f | 1 | %zu |\n", none.kernel_ms, none.e2e_ms, none.chunks);
+  for (const std::vector<std::string>& chosen : {std::vector<std::string>{}, std::vector<std::string>{"y2"}}) {
+    const Measured m = batchode_ms<T, batchode_bench::LorenzRhoObserved>(
+        n, reps, batchode::Method::rk4, 0, [&](batchode::SolveOptions& o) {
+          o.save_every = 0.01;
+          o.save_variables = chosen;
+        });
+    std::printf("| %s | %d | %.3f | %.3f | %.3f | %.3f | %zu |\n", chosen.empty() ? "every variable" : "z alone",
+                chosen.empty() ? 5 : 1, m.kernel_ms, m.kernel_ms / none.kernel_ms, m.e2e_ms, m.e2e_ms / none.e2e_ms,
+                m.chunks);
+    std::fflush(stdout);
+  }
+}
+
 // The cost of summaries (issue 11): RK4 dt = 1e-3 over [0, 1] (1000 steps), 2^log2 runs, one chunk,
 // no series; the kernel keeping `mean, max, peaks[3]` of the 3 states against the plain kernel, with a
 // sample every 10 steps and every step, and every metric every 10 steps.
@@ -395,6 +421,11 @@ int main(int argc, char** argv) {
         summary_cost<double>(reps, k);
       }
       summary_memory<float>(reps);
+      return 0;
+    }
+    if (only == "save_variables") {
+      chosen_series<float>(reps, 21);
+      chosen_series<double>(reps, 21);
       return 0;
     }
     run_precision<float>(reps, min_log2, max_log2);

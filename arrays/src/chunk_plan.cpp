@@ -28,10 +28,12 @@ std::string budget_origin(const MemoryBudget& gpu, std::size_t free_device_bytes
 
 RunFootprint run_footprint(std::size_t n_states, std::size_t n_params, std::size_t n_saves,
                            std::size_t value_bytes, const OutputSelection& outputs, const EventShape& events,
-                           bool own_save_times, std::size_t n_observables, std::size_t summary_values) {
+                           bool own_save_times, std::size_t n_observables, std::size_t summary_values,
+                           std::optional<std::size_t> series_states) {
   if (n_states == 0) throw InvalidInput("run_footprint: a system needs at least one state (n_states = 0)");
   if (value_bytes == 0) throw InvalidInput("run_footprint: value_bytes must be sizeof(T), got 0");
-  const std::size_t series_values = checks::checked_mul(n_saves, n_states, "series size (n_saves x n_states)");
+  const std::size_t series_values =
+      checks::checked_mul(n_saves, series_states.value_or(n_states), "series size (n_saves x saved states)");
   // Values per run: outputs (final state, series, events, observables, summaries) and inputs
   // (initial values + parameters).
   const std::size_t event_values = checks::checked_product({events.n_events, events.slots, 1 + n_states},

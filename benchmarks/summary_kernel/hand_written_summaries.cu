@@ -3,7 +3,7 @@
 // library's summary kernel (summary_sample_path.cu) is held to. Kernels: plain; the steps cut every m
 // by a trivial sample (unrolled 4, 2, 1: the loop structure's own cost); the summaries with the window
 // tested at every sample (flat) and window by window (nested). Medians of 7 launches, ratios to plain.
-//   nvcc -O3 -arch=sm_90 -std=c++17 -DT_=float -o hand_written_summaries \
+//   nvcc -O3 -arch=sm_90 -std=c++17 -Ibenchmarks -DT_=float -o hand_written_summaries \
 //        benchmarks/summary_kernel/hand_written_summaries.cu && ./hand_written_summaries 10
 #include <cuda_runtime.h>
 
@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstdio>
 #include <vector>
+
+#include "kernel_timing.cuh"
 #ifndef T_
 #define T_ float
 #endif
@@ -183,24 +185,8 @@ __global__ void flat(Args a) {
 
 template <class K>
 float timed(K k, const Args& a, int reps) {
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
   const int g = int((a.n + 127) / 128);
-  k<<<g, 128>>>(a);
-  cudaDeviceSynchronize();
-  std::vector<float> v;
-  for (int q = 0; q < reps; ++q) {
-    cudaEventRecord(e0);
-    k<<<g, 128>>>(a);
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    float t;
-    cudaEventElapsedTime(&t, e0, e1);
-    v.push_back(t);
-  }
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return median_launch_ms([&] { k<<<g, 128>>>(a); }, reps);
 }
 int main(int argc, char** argv) {
   const size_t n = size_t(1) << 22;

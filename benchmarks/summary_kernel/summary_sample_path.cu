@@ -19,6 +19,7 @@
 
 #include "batchode/kernels/batch_kernel.hpp"
 #include "batchode/kernels/method_registry.hpp"
+#include "kernel_timing.cuh"
 #include "lorenz_rho.hpp"
 using L = batchode_bench::LorenzRho;
 using namespace batchode;
@@ -28,37 +29,12 @@ constexpr port::uint32_t lean =
 #define T_ float
 #endif
 using T = T_;
-#define CK(x)                                        \
-  do {                                               \
-    cudaError_t e = (x);                             \
-    if (e != cudaSuccess) {                          \
-      printf("%s: %s\n", #x, cudaGetErrorString(e)); \
-      return 1;                                      \
-    }                                                \
-  } while (0)
-
 template <class K>
 float time_kernel(K kernel, const RunSettings<T>& plan, kernels::DeviceInputs<T> in,
                   kernels::DeviceOutputs<T> out, int reps) {
   const int block = 128;
   const int grid = (int)((in.stride + block - 1) / block);
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  std::vector<float> ms;
-  kernel<<<grid, block>>>(L{}, plan, in, out);  // warm
-  cudaDeviceSynchronize();
-  for (int i = 0; i < reps; ++i) {
-    cudaEventRecord(a);
-    kernel<<<grid, block>>>(L{}, plan, in, out);
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float t;
-    cudaEventElapsedTime(&t, a, b);
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return median_launch_ms([&] { kernel<<<grid, block>>>(L{}, plan, in, out); }, reps);
 }
 
 int main(int argc, char** argv) {

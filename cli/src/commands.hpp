@@ -22,6 +22,7 @@ struct RunArgs {
   std::optional<double> rtol, atol, dt, save_every;
   std::string save_at;                ///< --save-at's text (empty: none), parsed by parse_values
   std::string save_mode = "auto";     ///< auto | land | interpolate
+  std::string save_variables;         ///< --save-variables: "z,energy" (empty: every state and observable)
   std::optional<std::uint64_t> max_steps;
   std::optional<double> event_tolerance;  ///< the model's [events] located to this width in t
   std::string precision = "float64";  ///< float32 | float64

@@ -72,6 +72,9 @@ void add_run_options(CLI::App& run, RunArgs& a) {
                  "(dopri5's, tsit5's, rodas4's own, else the cubic Hermite) between the steps a solve without saves takes")
       ->check(CLI::IsMember({"auto", "land", "interpolate"}))
       ->capture_default_str();
+  run.add_option("--save-variables", a.save_variables,
+                 "States and observables the series keeps, a comma list of names, kept in the model's order "
+                 "(default: all); needs --save-every or --save-at");
   run.add_option_function<double>(
       "--event-tolerance", [&a](const double& v) { a.event_tolerance = v; },
       "Width in t to which the model's [events] are located (default: 100 ulps of the span's end); each "

@@ -24,6 +24,7 @@
 #include "batchode/solver/result_h5.hpp"
 #include "batchode/solver/result_io.hpp"
 #include "batchode/solver/runtime_model.hpp"
+#include "batchode/solver/series_layout.hpp"
 #include "batchode/solver/solver.hpp"
 #include "batchode/solver/summaries.hpp"
 #include "batchode/timing/scoped_timer.hpp"
@@ -108,6 +109,8 @@ std::string in_flag_names(std::string message) {
       {"SolveOptions.atol", "--atol"},
       {"SolveOptions.save_every", "--save-every"},
       {"SolveOptions.save_at", "--save-at"},
+      {"SolveOptions.save_variables", "--save-variables"},
+      {"set save_every, save_at or save_at_per_run", "set --save-every or --save-at"},
       {"SolveOptions.max_steps", "--max-steps"},
       {"SolveOptions.event_tolerance", "--event-tolerance"},
   };
@@ -194,6 +197,7 @@ SolveOptions solve_options(const RunArgs& a) {
   o.save_every = a.save_every;
   if (!a.save_at.empty()) o.save_at = parse_values(a.save_at, "--save-at");
   o.save_mode = parse_save_mode(a.save_mode);  // CLI11 checked the name
+  if (!a.save_variables.empty()) o.save_variables = parse_names(a.save_variables, "--save-variables");
   if (a.max_steps) o.max_steps = *a.max_steps;
   o.event_tolerance = a.event_tolerance;
   o.backend = a.backend == "cpu" ? Backend::cpu : a.backend == "gpu" ? Backend::gpu : Backend::automatic;
@@ -378,6 +382,13 @@ int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format,
         throw UsageError(in_flag_names(e.what()));
       }
     }
+    if (!options.save_variables.empty()) {  // the series' variables by name, likewise
+      try {
+        (void)plan_series(options, model.state_names(), model.observable_names());
+      } catch (const InvalidInput& e) {
+        throw UsageError(in_flag_names(e.what()));
+      }
+    }
     const GridKind kind = a.grid == "verbatim" ? GridKind::verbatim : GridKind::combinatorial;
     const Batch<T> batch = build_grid(sweeps, kind,
                                       GridDefaults<T>{model.state_names(), model.parameter_names(),
@@ -424,6 +435,11 @@ int checked_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
   if (launched_by_mpi() && !options.summaries.empty()) {
     throw UsageError("--summaries: a distributed (MPI) run does not keep summaries yet; run it without the launcher "
                      "(one process uses all its GPUs and cores)");
+  }
+  if (launched_by_mpi() && !options.save_variables.empty()) {
+    throw UsageError("--save-variables: a distributed (MPI) run does not choose the series' variables yet; "
+                     "save every one (drop the flag), or run it without the launcher (one process uses all "
+                     "its GPUs and cores)");
   }
   if (!args.trace.empty() && *options.verbosity == Verbosity::none) {
     throw UsageError("--trace records the timeline the timing records, and --verbosity none records nothing; "

@@ -358,6 +358,10 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
           throw InvalidInput("a distributed (MPI) solve does not keep summaries (SolveOptions.summaries) yet: solve on "
                              "one process (all its GPUs and cores), or save the series");
         }
+        if (!options.save_variables.empty()) {
+          throw InvalidInput("a distributed (MPI) solve does not choose the series' variables (SolveOptions."
+                             "save_variables) yet: save every state and observable, or solve on one process");
+        }
         for (const DriverSpec& driver : options.drivers) {
           if (driver.n_samples != 0 && driver.values.size() > driver.n_samples) {
             throw InvalidInput(fmt::format("a distributed (MPI) solve does not take per-run drivers (drivers['{}'] "

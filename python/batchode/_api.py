@@ -10,7 +10,8 @@ ValueError (neither silently wins):
 Outputs as CuBIE names them: output_types=["state", "observables", "time", "iteration_counters",
 "status", <summary metrics>] (None: the state series when save_every or save_at is set, and the
 final state), or summaries=[<metrics>] beside the other keywords; summarise_every,
-sample_summaries_every and summarise_variables place and choose what the metrics are of.
+sample_summaries_every and summarise_variables place and choose what the metrics are of;
+save_variables chooses the states and observables the series keeps.
 Method names: batchode's own (batchode.methods()), scipy's RK45 and RK23, and CuBIE's
 classical-rk4, dormand-prince-54, bogacki-shampine-32 and cash-karp-54.
 """
@@ -174,7 +175,8 @@ class Solver:
                  precision="float64", backend="auto", verbosity=None, counters=False, run_order="auto",
                  cpu_threads=0, memory_fraction=None, chunks=0, event_tolerance=None, algorithm=None,
                  first_step=None, dt_save=None, t_eval=None, comm=None, output_types=None, summaries=None,
-                 summarise_every=None, sample_summaries_every=None, summarise_variables=None, drivers=None):
+                 summarise_every=None, sample_summaries_every=None, summarise_variables=None, drivers=None,
+                 save_variables=None):
         if not isinstance(model, _batchode.Model):
             raise TypeError(f"model must be a batchode.Model (batchode.Model(...) or batchode.load_model(path)), "
                             f"not {type(model).__name__}")
@@ -203,7 +205,7 @@ class Solver:
             summarise_every=_optional_float(summarise_every, "summarise_every"),
             sample_summaries_every=_optional_float(sample_summaries_every, "sample_summaries_every"),
             summarise_variables=_names(summarise_variables, "summarise_variables", "['x', 'energy']") or [],
-            drivers=_drivers(drivers))
+            drivers=_drivers(drivers), save_variables=_save_variables(save_variables))
         self._span = None
         self._solver = None
         # An mpi4py communicator: every solve is one batch over its processes (batchode._mpi).
@@ -330,6 +332,17 @@ def _names(value, name, example):
     return list(value)
 
 
+def _save_variables(value):
+    """save_variables as the C++ side takes it: None (every state and observable) becomes []; an empty
+    list would mean the same there, so it is refused here rather than read as "nothing"."""
+    names = _names(value, "save_variables", "['z', 'energy']")
+    if names is None:
+        return []
+    if not names:
+        raise ValueError("save_variables=[] saves nothing: leave it None to save every state and observable")
+    return names
+
+
 _DRIVER_SETTINGS = ("dt", "time", "times", "order", "wrap", "end", "boundary_condition", "land")
 
 
@@ -417,6 +430,11 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
                 summarise_every / 10 (the span / 100 without summarise_every). With a series too,
                 save_every must be a whole number of them (the series is saved at samples)
     summarise_variables  the states and observables summarised, by name; None: all of them
+    save_variables  the states and observables the series keeps, by name, in the model's order
+                whatever order they are named in (only they take memory); needs save_every or
+                save_at. r.state is then (n_runs, n_saves, n_saved) over r.saved_state_names (None
+                when only observables are chosen), r.observables holds the chosen observables. None:
+                every state and observable. The final state, events and summaries keep every one
     drivers     the model's time-varying inputs (its drivers=[...] or [drivers]), CuBIE's form:
                 {"u": samples, ..., "dt": h (uniform from t0) or "time": times, "order": 1 (linear,
                 default) or 3 (cubic spline), "end": "natural" | "clamped" | "periodic" |

@@ -54,11 +54,14 @@ class Result:
                   status == 0; a failed run holds its last accepted state)
     t             (n_saves,) the save times; empty without save_every or save_at; (n_runs, n_saves)
                   when each run has its own (save_at as a 2-D array)
-    state         (n_runs, n_saves, n_states), the saved series, or None without saves; points
-                  a failed run never reached are NaN
+    state         (n_runs, n_saves, n_saved), the saved series, or None without saves (or when
+                  save_variables chose observables only); points a failed run never reached are NaN.
+                  n_saved is n_states unless save_variables chose some: saved_state_names names them
+    saved_state_names  the states the series keeps (state's last axis), in the model's order:
+                  state_names, or those save_variables chose
     observables   (n_runs, n_saves, n_observables): the model's observables (its `observables` list of
-                  auxiliaries) at every saved point, computed from the saved state; None without saves
-                  or observables. observable_names names the last axis
+                  auxiliaries; those save_variables chose) at every saved point, computed from the
+                  full state; None without saves or observables. observable_names names the last axis
     status        (n_runs,) int32 codes (batchode.Status); success: status == 0
     status_names  the names of the codes, status_names[code]
     events        {name: batchode.Event} (t, state, count per run), in the model's order; {} without
@@ -91,6 +94,9 @@ class Result:
     def __init__(self, parts, y0, parameters, names, precision):
         self.final_state = parts["final_state"]
         self.state = parts["state"]
+        # The series' columns by name; from their indices for a result made without the names.
+        self.saved_state_names = list(parts.get("saved_state_names") or
+                                      [names[0][i] for i in parts.get("saved_states", range(len(names[0])))])
         self.t = parts["t"]
         self.observables = parts.get("observables")
         self.observable_names = list(parts.get("observable_names", []))
@@ -150,6 +156,8 @@ class Result:
     def to_xarray(self):
         """An xarray.Dataset (final_state, state, status, inputs as coordinates); needs xarray.
 
+        The series is over (run, time, variable) when it keeps every state, else over (run, time,
+        saved_variable), saved_variable holding saved_state_names ("variable" stays final_state's).
         Summaries are variables "summary_<name>" over (run, window, summary_variable), with a last
         dimension "<name>_value" for a summary of several values (extrema: max, min; peaks[k]), and
         the windows' ends as the coordinate "window_end" along "window"."""
@@ -179,12 +187,17 @@ class Result:
                     dims += (name + "_value",)
                     coords[name + "_value"] = self.summary_value_names[name]
                 data["summary_" + name] = (dims, values)
-        if self.state is not None and self.t.ndim == 2:  # each run's own times: a coordinate per run and save
-            coords["time"] = (("run", "save"), self.t)
-            data["state"] = (("run", "save", "variable"), self.state)
-        elif self.state is not None:
-            coords["time"] = self.t
-            data["state"] = (("run", "time", "variable"), self.state)
+        # A chosen series has its own variable axis: "variable" is the final state's, every state.
+        columns = "variable"
+        if self.state is not None and self.saved_state_names != self.state_names:
+            columns = "saved_variable"
+            coords[columns] = self.saved_state_names
+        # The save times (each run's own: a coordinate per run and save), for the observables too
+        # (save_variables may choose observables alone).
+        if self.state is not None or self.observables is not None:
+            coords["time"] = (("run", "save"), self.t) if self.t.ndim == 2 else self.t
+        if self.state is not None:
+            data["state"] = (("run", "save" if self.t.ndim == 2 else "time", columns), self.state)
         return xarray.Dataset(data, coords=coords, attrs={"model": self.model_name, "method": self.method})
 
     def __repr__(self):

@@ -150,9 +150,17 @@ py::dict result_dict(std::shared_ptr<SolveResult<T>> owner, double t0) {
   const auto runs = static_cast<py::ssize_t>(r.n_runs());
   const auto states = static_cast<py::ssize_t>(r.n_states());
   const auto saves = static_cast<py::ssize_t>(r.n_saves());
+  // The series' columns: every state, or those save_variables chose (None when it chose none).
+  const auto saved_states = static_cast<py::ssize_t>(r.n_series_states());
   py::dict out;
   out["final_state"] = view_of<T>({runs, states}, r.final_state().data(), base);
-  out["state"] = saves > 0 ? py::object(view_of<T>({runs, saves, states}, r.series().data(), base)) : py::none();
+  out["state"] = saves > 0 && saved_states > 0
+                     ? py::object(view_of<T>({runs, saves, saved_states}, r.series().data(), base))
+                     : py::object(py::none());
+  // Their names, and their indices in the system for a result made without the names (one gathered
+  // from MPI processes, say: _result.py names them from the indices then).
+  out["saved_state_names"] = r.series_state_names();
+  out["saved_states"] = r.series_states();
   // The save times: (n_saves,), or (n_runs, n_saves) when each run has its own (a view, as the series).
   if (r.times_per_run()) {
     out["t"] = view_of<T>({runs, saves}, r.times().data(), base);
@@ -408,9 +416,10 @@ DriverSpec driver_spec(const PyDriver& d) {
 }
 
 /// SolveOptions from the Python package's keywords (already named and checked for type there);
-/// validate() runs in the Solver's constructor, and the Solver resolves summarise_variables against
-/// the model. output_types (CuBIE's list: apply_output_types) is applied last, over the other
-/// settings; summaries names metrics directly, as an alternative to listing them in output_types.
+/// validate() runs in the Solver's constructor, and the Solver resolves summarise_variables and
+/// save_variables against the model. output_types (CuBIE's list: apply_output_types) is applied last,
+/// over the other settings; summaries names metrics directly, as an alternative to listing them in
+/// output_types.
 SolveOptions make_options(double t0, double t_end, const std::string& method, double rtol, double atol,
                           std::optional<double> dt, std::optional<double> save_every,
                           const std::vector<double>& save_at,
@@ -425,7 +434,8 @@ SolveOptions make_options(double t0, double t_end, const std::string& method, do
                           const std::vector<std::string>& summaries, std::optional<double> summarise_every,
                           std::optional<double> sample_summaries_every,
                           const std::vector<std::string>& summarise_variables,
-                          const std::vector<PyDriver>& drivers) {
+                          const std::vector<PyDriver>& drivers,
+                          const std::vector<std::string>& save_variables) {
   SolveOptions o;
   for (const PyDriver& d : drivers) o.drivers.push_back(driver_spec(d));
   o.t0 = t0;
@@ -446,6 +456,7 @@ SolveOptions make_options(double t0, double t_end, const std::string& method, do
                                         std::vector<double>(a.data(), a.data() + a.size()));
   }
   o.save_mode = parse_save_mode(save_mode);
+  o.save_variables = save_variables;
   o.max_steps = max_steps;
   if (backend == "auto" || backend == "automatic") {
     o.backend = Backend::automatic;
@@ -545,7 +556,8 @@ void bind_solvers(py::module_& m) {
         py::arg("memory_fraction"), py::arg("chunks"), py::arg("event_tolerance"),
         py::arg("output_types") = py::none(), py::arg("summaries") = std::vector<std::string>{},
         py::arg("summarise_every") = py::none(), py::arg("sample_summaries_every") = py::none(),
-        py::arg("summarise_variables") = std::vector<std::string>{}, py::arg("drivers") = std::vector<PyDriver>{});
+        py::arg("summarise_variables") = std::vector<std::string>{},
+        py::arg("drivers") = std::vector<PyDriver>{}, py::arg("save_variables") = std::vector<std::string>{});
   bind_solver<float>(m, "Solver32");
   bind_solver<double>(m, "Solver64");
 

@@ -53,6 +53,24 @@ void validate_times(const SolveOptions& o, const double* times, std::size_t n, c
 
 /// save_at and save_at_per_run: one of them at most, not with save_every, at most 1e8 times per run
 /// (as save_every), each list valid (validate_times); per run, a whole number of rows.
+// What save_variables asks that needs no system (plan_series resolves the names against one).
+void validate_save_variables(const SolveOptions& o) {
+  if (o.save_variables.empty()) return;
+  for (std::size_t i = 0; i < o.save_variables.size(); ++i) {
+    const std::string& name = o.save_variables[i];
+    if (name.empty()) throw InvalidInput(fmt::format("SolveOptions.save_variables[{}] is an empty name", i));
+    for (std::size_t j = 0; j < i; ++j) {
+      if (o.save_variables[j] == name) {
+        throw InvalidInput(fmt::format("SolveOptions.save_variables names '{}' twice", name));
+      }
+    }
+  }
+  if (count_saves(o) == 0) {
+    throw InvalidInput("SolveOptions.save_variables is set but no series is saved: set save_every, save_at or "
+                       "save_at_per_run");
+  }
+}
+
 void validate_save_at(const SolveOptions& o) {
   const PerRunSaveTimes& per_run = o.save_at_per_run;
   if (!o.save_at.empty() && !per_run.empty()) {
@@ -247,6 +265,7 @@ void validate(const SolveOptions& o) {
     }
   }
   validate_save_at(o);
+  validate_save_variables(o);
   validate_summaries(o);
   validate_events(o);
   if (o.max_steps == 0) throw InvalidInput("SolveOptions.max_steps must be at least 1");

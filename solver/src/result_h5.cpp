@@ -343,6 +343,13 @@ std::vector<std::string> status_names() {
   return names;
 }
 
+/// names[i] for each i of `chosen`, in that order (the saved states' names).
+std::vector<std::string> chosen_names(const std::vector<std::string>& names, const std::vector<std::size_t>& chosen) {
+  std::vector<std::string> out;
+  for (std::size_t i : chosen) out.push_back(names.at(i));
+  return out;
+}
+
 /// What the file holds: the result's shape and arrays. A null per-run array (final_state, series,
 /// status, counters) is reserved in the file and left to the caller (write_h5_layout).
 template <class T>
@@ -350,6 +357,9 @@ struct Content {
   std::size_t n_runs = 0, n_states = 0, n_saves = 0;
   const T* final_state = nullptr;
   const T* series = nullptr;
+  /// The series' columns (the saved states' indices) when SolveOptions::save_variables chose them;
+  /// null: every state.
+  const std::vector<std::size_t>* series_states = nullptr;
   const std::vector<T>* times = nullptr;
   bool times_per_run = false;  ///< times holds n_runs x n_saves (each run's own), not n_saves
   /// The observables (n_runs x n_saves x names), when the system has some and a series was saved;
@@ -375,6 +385,7 @@ Content<T> content_of(const SolveResult<T>& r, const SolveOptions& options) {
   c.n_saves = r.n_saves();
   c.final_state = r.final_state().data();
   c.series = r.series().data();
+  if (!r.saves_every_variable()) c.series_states = &r.series_states();
   c.times = &r.times();
   c.times_per_run = r.times_per_run();
   if (r.n_saves() > 0 && r.n_observables() > 0) {  // (a result of no runs: an empty dataset)
@@ -439,9 +450,16 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
     const Handle set = w.dataset(root, "final_state", r.final_state, {n_runs, n_states});
     if (!meta.state_names.empty()) w.attribute(set.get(), "state_names", meta.state_names);
   }
+  // The series' columns: every state, or those save_variables chose (no dataset when it chose none).
+  const std::vector<std::string> series_names = r.series_states == nullptr || meta.state_names.empty()
+                                                    ? meta.state_names
+                                                    : chosen_names(meta.state_names, *r.series_states);
+  const hsize_t series_width = r.series_states == nullptr ? n_states : r.series_states->size();
   if (n_saves > 0) {
-    const Handle set = w.dataset(root, "series", r.series, {n_runs, n_saves, n_states});
-    if (!meta.state_names.empty()) w.attribute(set.get(), "state_names", meta.state_names);
+    if (series_width > 0) {
+      const Handle set = w.dataset(root, "series", r.series, {n_runs, n_saves, series_width});
+      if (!series_names.empty()) w.attribute(set.get(), "state_names", series_names);
+    }
     if (r.times_per_run) {
       w.dataset(root, "t", r.times->data(), {n_runs, n_saves});
     } else {
@@ -535,6 +553,7 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
   w.attribute(root, "atol", options.atol);
   if (options.dt) w.attribute(root, "dt", *options.dt);
   if (options.save_every) w.attribute(root, "save_every", *options.save_every);
+  if (r.series_states != nullptr) w.attribute(root, "save_variables", options.save_variables);
   if (count_saves(options) > 0) {
     w.attribute(root, "save_mode", std::string(interpolates_saves(options) ? "interpolate" : "land"));
   }
@@ -558,7 +577,7 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
   H5RowOffsets offsets;
   if (n_runs > 0) {
     offsets.final_state = w.offset_of("final_state");
-    if (n_saves > 0) offsets.series = w.offset_of("series");
+    if (n_saves > 0 && series_width > 0) offsets.series = w.offset_of("series");
     if (n_saves > 0 && r.observable_names != nullptr && !r.observable_names->empty()) {
       offsets.observables = w.offset_of("observables");
     }
@@ -591,7 +610,8 @@ H5RowOffsets write_checked(const Content<T>& c, const std::string& path, const S
 
   // Everything the arrays need, plus 1 MiB for HDF5's structures (a few KiB; names of many states).
   const std::uint64_t values = checks::checked_mul(runs, states, "n_runs x n_states") +
-                               checks::checked_product({runs, c.n_saves, states}, "n_runs x n_saves x n_states") +
+                               checks::checked_product({runs, c.n_saves, c.series_states == nullptr ? states : c.series_states->size()},
+                                                       "n_runs x n_saves x saved states") +
                                (c.times != nullptr ? c.times->size() : 0) + meta.y0.size() + meta.parameters.size() +
                                (c.observable_names != nullptr ? runs * c.n_saves * c.observable_names->size() : 0);
   const std::uint64_t event_bytes =
@@ -631,6 +651,10 @@ H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std
   if (!options.summaries.empty()) {  // distributed solves refuse them; nothing reserves their rows
     throw InvalidInput("write_h5_layout: summaries (SolveOptions.summaries) are not written in rows yet; write the "
                        "whole result with write_h5");
+  }
+  if (!options.save_variables.empty()) {  // distributed solves refuse them; the rows reserved are every state's
+    throw InvalidInput("write_h5_layout: a series of chosen variables (SolveOptions.save_variables) is not written "
+                       "in rows yet; write the whole result with write_h5");
   }
   const SolveResult<T> shape(0, n_states, count_saves(options), options);  // the save times, no runs
   Content<T> c;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "batchode/solver/series_layout.hpp"
+
 namespace batchode {
 
 namespace {
@@ -252,19 +254,8 @@ SummaryLayout plan_summaries(const SolveOptions& o, const std::vector<std::strin
   // The variables: all, or those named, in the system's order.
   std::vector<std::string> all = state_names;
   all.insert(all.end(), observable_names.begin(), observable_names.end());
-  std::vector<bool> chosen(all.size(), o.summaries.variables.empty());
-  for (const std::string& name : o.summaries.variables) {
-    const auto it = std::find(all.begin(), all.end(), name);
-    if (it == all.end()) {
-      std::string known;
-      for (const std::string& n : all) known += (known.empty() ? "" : ", ") + n;
-      throw InvalidInput(fmt::format(
-          "SolveOptions.summaries.variables: no state or observable '{}' (there are: {})", name, known));
-    }
-    const auto v = static_cast<std::size_t>(it - all.begin());
-    if (chosen[v]) throw InvalidInput(fmt::format("SolveOptions.summaries.variables names '{}' twice", name));
-    chosen[v] = true;
-  }
+  std::vector<bool> chosen(all.size(), true);
+  if (!o.summaries.variables.empty()) chosen = detail::choose_variables(all, o.summaries.variables, "summaries.variables");
   for (std::size_t v = 0; v < all.size(); ++v) {
     if (!chosen[v]) continue;
     if (v >= summary_variable_limit) {

@@ -39,6 +39,18 @@ SolveOptions base_options(Method m, bool single) {
   return o;
 }
 
+/// base_options saving every 0.01, landed or interpolated, in 3 chunks; and how a message names it.
+SolveOptions saving_options(Method m, bool single, SaveMode mode) {
+  SolveOptions o = base_options(m, single);
+  o.gpu.chunks = 3;
+  o.save_every = 0.01;
+  o.save_mode = mode;
+  return o;
+}
+std::string saving_name(Method m, SaveMode mode) {
+  return to_string(m) + (mode == SaveMode::land ? " landed" : " interpolated");
+}
+
 template <class T>
 class GpuVsCpu : public ::testing::Test {};
 using Precisions = ::testing::Types<float, double>;
@@ -159,11 +171,8 @@ TYPED_TEST(GpuVsCpu, LorenzObservablesAreThoseOfTheSavedStates) {
   for (Method m : {Method::dopri5, Method::rk4, Method::rodas4}) {
     SolveResult<T> cpu_landed;
     for (SaveMode mode : {SaveMode::land, SaveMode::interpolate}) {
-      SolveOptions o = base_options(m, std::is_same_v<T, float>);
-      o.gpu.chunks = 3;
-      o.save_every = 0.01;
-      o.save_mode = mode;
-      const std::string what = to_string(m) + (mode == SaveMode::land ? " landed" : " interpolated");
+      SolveOptions o = saving_options(m, std::is_same_v<T, float>, mode);
+      const std::string what = saving_name(m, mode);
       o.backend = Backend::gpu;
       const SolveResult<T> gpu = solve_ivp(LorenzObserved{}, batch, o);
       o.backend = Backend::cpu;
@@ -203,6 +212,54 @@ TYPED_TEST(GpuVsCpu, LorenzObservablesAreThoseOfTheSavedStates) {
       std::printf("[ observables ] %-8s %s %s GPU vs CPU: %.2g (bound %.2g)\n", to_string(m).c_str(),
                   mode == SaveMode::land ? "landed      " : "interpolated", sizeof(T) == 4 ? "float32" : "float64",
                   worst, bound);
+    }
+  }
+}
+
+// The series' variables chosen by name (save_variables), landed and interpolated, in 3 chunks: the GPU
+// writes the chosen columns of its own full series bit for bit (the masked sinks change no arithmetic),
+// and they agree with the CPU's chosen columns run by run.
+TYPED_TEST(GpuVsCpu, LorenzChosenSeriesVariablesAreColumnsOfTheFullSeries) {
+  BATCHODE_REQUIRE_GPU();
+  using T = TypeParam;
+  const Batch<T> batch = lorenz_sweep<T>(1000);
+  for (Method m : {Method::dopri5, Method::rk4, Method::rodas4}) {
+    SolveResult<T> cpu_landed;
+    for (SaveMode mode : {SaveMode::land, SaveMode::interpolate}) {
+      SolveOptions o = saving_options(m, std::is_same_v<T, float>, mode);
+      const std::string what = saving_name(m, mode);
+      o.backend = Backend::gpu;
+      const SolveResult<T> full = solve_ivp(LorenzObserved{}, batch, o);
+      o.save_variables = {"observable1", "y2"};  // z and the distance, in the system's order
+      const SolveResult<T> gpu = solve_ivp(LorenzObserved{}, batch, o);
+      o.backend = Backend::cpu;
+      const SolveResult<T> cpu = solve_ivp(LorenzObserved{}, batch, o);
+      ASSERT_TRUE(gpu.all_succeeded()) << what;
+      ASSERT_EQ(gpu.series_states(), (std::vector<std::size_t>{2})) << what;
+      ASSERT_EQ(gpu.observable_names(), (std::vector<std::string>{"observable1"})) << what;
+      ASSERT_EQ(gpu.series().size(), batch.n_runs * gpu.n_saves()) << what;
+      ASSERT_EQ(gpu.observables().size(), batch.n_runs * gpu.n_saves()) << what;
+      for (std::size_t r = 0; r < batch.n_runs; ++r) {
+        for (std::size_t k = 0; k < gpu.n_saves(); ++k) {
+          ASSERT_EQ(gpu.state_at(r, k, 0), full.state_at(r, k, 2)) << what << " run " << r << " save " << k;
+          ASSERT_EQ(gpu.observable_at(r, k, 0), full.observable_at(r, k, 1)) << what << " run " << r << " save " << k;
+        }
+      }
+      // Against the CPU's chosen columns: within the states' bound (the distance: its terms', twice), plus
+      // what interpolation adds (the CPU's interpolated columns against its landed ones).
+      if (mode == SaveMode::land) cpu_landed = cpu;
+      const double interpolation =
+          mode == SaveMode::land ? 0.0
+                                 : std::max(batchode::testing::relative_difference(cpu_landed.series(), cpu.series()),
+                                            batchode::testing::relative_difference(cpu_landed.observables(),
+                                                                                   cpu.observables()));
+      const double bound = 4 * batchode::testing::agreement_bound<T>(m, o.rtol, 1000) + 2 * interpolation;
+      const double states = batchode::testing::relative_difference(cpu.series(), gpu.series());
+      const double distance = batchode::testing::relative_difference(cpu.observables(), gpu.observables());
+      EXPECT_LT(std::max(states, distance), bound) << what;
+      std::printf("[ save_variables ] %-8s %s %s GPU vs CPU: z %.2g, distance %.2g (bound %.2g)\n",
+                  to_string(m).c_str(), mode == SaveMode::land ? "landed      " : "interpolated",
+                  sizeof(T) == 4 ? "float32" : "float64", states, distance, bound);
     }
   }
 }

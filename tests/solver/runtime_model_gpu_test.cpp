@@ -294,6 +294,36 @@ TEST_F(RuntimeModelGpuTest, ObservablesFromTheModelAreThoseOfTheSavedStates) {
   }
 }
 
+// The series' variables chosen by name (save_variables) by the runtime compiler's kernel: the chosen
+// columns (y and xy) of its own full series bit for bit, the CPU path's runtime model's chosen columns
+// within the bound.
+TEST_F(RuntimeModelGpuTest, ChosenSeriesVariablesAreColumnsOfTheFullSeries) {
+  BATCHODE_REQUIRE_GPU();
+  RuntimeModel<double> runtime(parse(lorenz_toml_observing_xy()), options());
+  std::vector<double> y0, params;
+  lorenz_sweep<double>(4096, y0, params);
+  SolveOptions o = lorenz_options<double>(Method::dopri5, true);
+  o.backend = Backend::gpu;
+  const SolveResult<double> full = batchode::solve_ivp(runtime, y0, params, o);
+  o.save_variables = {"xy", "y"};
+  const SolveResult<double> gpu = batchode::solve_ivp(runtime, y0, params, o);
+  ASSERT_TRUE(gpu.execution().at(0).backend.is_gpu());
+  ASSERT_TRUE(gpu.all_succeeded());
+  ASSERT_EQ(gpu.series_state_names(), std::vector<std::string>{"y"});
+  ASSERT_EQ(gpu.series().size(), 4096 * gpu.n_saves());
+  for (std::size_t r = 0; r < 4096; ++r) {
+    for (std::size_t k = 0; k < gpu.n_saves(); ++k) {
+      ASSERT_EQ(gpu.state_at(r, k, 0), full.state_at(r, k, 1)) << r << " " << k;
+      ASSERT_EQ(gpu.observable_at(r, k, 0), full.observable_at(r, k, 0)) << r << " " << k;
+    }
+  }
+  o.backend = Backend::cpu;
+  const SolveResult<double> cpu = batchode::solve_ivp(runtime, y0, params, o);
+  const double bound = 4 * batchode::testing::agreement_bound<double>(Method::dopri5, o.rtol, 1000) + 1e-6;
+  EXPECT_LT(batchode::testing::relative_difference(cpu.series(), gpu.series()), bound);
+  EXPECT_LT(batchode::testing::relative_difference(cpu.observables(), gpu.observables()), bound);
+}
+
 // Drivers by the runtime compiler's kernel (issue 11): the model's [drivers] (u per run, given when
 // solving; v's samples from the file), 4096 runs in 3 chunks, dopri5 and rodas4 (the model's symbolic
 // J, f_t by AD through the drivers): GPU against the CPU run by run, and the closed form of the fitted

@@ -25,7 +25,11 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
   const std::size_t runs = batch.n_runs, saves = count_saves(o);
   std::vector<T> y0 = batch.y0, params = batch.params;  // run-major on the device too (device_views.hpp)
   if (params.empty()) params.resize(std::max<std::size_t>(1, P * runs));
-  std::vector<T> final_state(N * runs), series(saves * N * runs);
+  // The series' columns as Solver resolves them (SolveOptions::save_variables).
+  const auto series_layout = std::make_shared<const SeriesLayout>(
+      plan_series(o, detail::state_names_of(sys), detail::observable_names_of(sys)));
+  const std::size_t W = series_layout->states.size(), WO = series_layout->observables.size();
+  std::vector<T> final_state(N * runs), series(saves * W * runs);
   std::vector<std::int32_t> status(runs);
   std::vector<std::uint32_t> acc(runs), rej(runs), evals(runs);
   const EventShape shape = event_shape(o);
@@ -37,20 +41,19 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
     layout = std::make_shared<const SummaryLayout>(
         plan_summaries(o, detail::state_names_of(sys), detail::observable_names_of(sys)));
   }
-  SolveResult<T> result(runs, N, saves, o, nullptr, detail::observable_names_of(sys), layout);
+  SolveResult<T> result(runs, N, saves, o, nullptr, series_layout->observable_names, layout, series_layout);
   const std::size_t summary_values = layout ? layout->values_per_run() : 0;
   std::vector<T> summaries(summary_values * runs);  // windows x values per window x runs, runs fastest
-  constexpr std::size_t O = n_observables_v<System>;
-  std::vector<T> observables(saves * O * runs);  // n_saves x n_observables x runs, runs fastest
+  std::vector<T> observables(saves * WO * runs);  // n_saves x saved observables x runs, runs fastest
   // Each run's own save times, runs fastest, as a chunk's copy on the device (device_views.hpp).
   std::vector<T> own_times(result.times_per_run() ? saves * runs : 0);
   if (!own_times.empty()) arrays::pack_runs_fastest(result.times().data(), runs, saves, own_times.data(), runs);
   const kernels::DeviceInputs<T> in{y0.data(), params.data(), runs, nullptr,
                                     own_times.empty() ? nullptr : own_times.data()};
-  const kernels::DeviceOutputs<T> out{final_state.data(), saves ? series.data() : nullptr, status.data(), acc.data(),
+  const kernels::DeviceOutputs<T> out{final_state.data(), saves * W > 0 ? series.data() : nullptr, status.data(), acc.data(),
                                      rej.data(), evals.data(), runs, static_cast<std::uint32_t>(saves),
                                      E > 0 ? events.data() : nullptr, E > 0 ? event_counts.data() : nullptr,
-                                     saves * O > 0 ? observables.data() : nullptr,
+                                     saves * WO > 0 ? observables.data() : nullptr,
                                      summary_values > 0 ? summaries.data() : nullptr};
   // Drivers as Solver fits them (the plan points to this table's pieces).
   std::unique_ptr<const DriverTable<T>> drivers;
@@ -59,7 +62,8 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
         fit_drivers(o.drivers, detail::driver_names_of(sys), n_drivers_v<System>, o.t0, o.t_end));
     check_driver_sets(drivers->fitted(), runs);
   }
-  RunSettings<T> plan = make_run_settings<T>(o, result.times().data(), result.summary_layout(), drivers.get());
+  RunSettings<T> plan = make_run_settings<T>(o, result.times().data(), result.summary_layout(), drivers.get(),
+                                             result.series_layout());
   if (!own_times.empty()) plan.save_times = nullptr;  // as ChunkPipeline: the runs' own come with the inputs
   tableau::dispatch(o.method, [&](auto tag) {
     using Tab = typename decltype(tag)::type;
@@ -78,8 +82,10 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
     }
   });
   std::copy(final_state.begin(), final_state.end(), result.final_state_data());
-  if (saves) arrays::unpack_to_run_major(series.data(), runs, runs, saves * N, result.series_data());
-  if (saves * O > 0) arrays::unpack_to_run_major(observables.data(), runs, runs, saves * O, result.view().observables);
+  if (saves * W > 0) arrays::unpack_to_run_major(series.data(), runs, runs, saves * W, result.series_data());
+  if (saves * WO > 0) {
+    arrays::unpack_to_run_major(observables.data(), runs, runs, saves * WO, result.view().observables);
+  }
   if (summary_values > 0) {
     arrays::unpack_to_run_major(summaries.data(), runs, runs, summary_values, result.view().summaries);
   }

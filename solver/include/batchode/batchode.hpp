@@ -14,6 +14,7 @@
 #include "batchode/solver/result_io.hpp"
 #include "batchode/solver/runtime_model.hpp"
 #include "batchode/solver/solver.hpp"
+#include "batchode/solver/series_layout.hpp"
 #include "batchode/solver/summaries.hpp"
 #include "batchode/kernels/status.hpp"
 #include "batchode/kernels/system.hpp"

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 
 #include "batchode/arrays/outputs.hpp"
 
@@ -23,11 +24,12 @@ struct RunFootprint {
 /// or a size overflows. `own_save_times`: each run has its own n_saves save times (an input on the
 /// device and in staging, and in the result). `n_observables`: saved beside the state at every save.
 /// `summary_values`: summary metrics kept per run (windows x values per window, kernels/summaries.hpp),
-/// on the device, in staging and in the result like the observables.
+/// on the device, in staging and in the result like the observables. `series_states`: the states saved
+/// at each save (SolveOptions::save_variables; default: every one).
 RunFootprint run_footprint(std::size_t n_states, std::size_t n_params, std::size_t n_saves,
                            std::size_t value_bytes, const OutputSelection& outputs, const EventShape& events = {},
                            bool own_save_times = false, std::size_t n_observables = 0,
-                           std::size_t summary_values = 0);
+                           std::size_t summary_values = 0, std::optional<std::size_t> series_states = std::nullopt);
 
 /// How a batch of n_runs is cut into chunks. Chunk i covers runs [first(i), first(i) + count(i)).
 struct ChunkPlan {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -41,18 +42,20 @@ class OutputArrayManager {
   /// Throws GpuError, or InvalidInput when n_saves does not fit in 32 bits or a buffer size in size_t.
   /// `n_observables`: saved beside the state at every save (nothing without saves). Summaries
   /// (kernels/summaries.hpp): `summary_windows` x `summary_slots` values per run, with or without saves
-  /// (none when either is 0).
+  /// (none when either is 0). `series_states`: the states saved at each save (SolveOptions::save_variables;
+  /// default: every one), the series' columns.
   bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_saves, bool status, bool counters,
                const EventShape& events = {}, std::size_t n_observables = 0, std::size_t summary_windows = 0,
-               std::size_t summary_slots = 0) {
+               std::size_t summary_slots = 0, std::optional<std::size_t> series_states = std::nullopt) {
     if (n_saves > std::numeric_limits<std::uint32_t>::max()) {
       throw InvalidInput("OutputArrayManager: " + std::to_string(n_saves) + " saved points exceed 2^32 - 1");
     }
     // Sizes first: a throw leaves the manager as it was.
     const std::size_t c = plan.chunk_runs;
     const std::size_t state_values = checks::checked_mul(n_states, c, "final-state buffer (n_states x chunk runs)");
+    const std::size_t series_width = series_states.value_or(n_states);
     const std::size_t series_values =
-        checks::checked_product({n_saves, n_states, c}, "series buffer (n_saves x n_states x chunk runs)");
+        checks::checked_product({n_saves, series_width, c}, "series buffer (n_saves x saved states x chunk runs)");
     const std::size_t counter_values = counters ? checks::checked_mul(3, c, "counters buffer (3 x chunk runs)") : 0;
     const std::size_t event_values =
         checks::checked_mul(events.values_per_run(n_states), c, "event buffer (event values x chunk runs)");
@@ -63,6 +66,7 @@ class OutputArrayManager {
         {summary_windows, summary_slots, c}, "summaries buffer (windows x values per window x chunk runs)");
     n_states_ = n_states;
     n_saves_ = n_saves;
+    series_states_ = series_width;
     status_ = status;
     counters_ = counters;
     events_ = events;
@@ -103,7 +107,7 @@ class OutputArrayManager {
     Slot& s = checked_slot(slot, stride, "device_view");
     std::uint32_t* counters = counters_ ? s.counters.data() : nullptr;
     return kernels::DeviceOutputs<T>{s.final_state.data(),
-                            n_saves_ > 0 ? s.series.data() : nullptr,
+                            n_saves_ > 0 && series_states_ > 0 ? s.series.data() : nullptr,
                             status_ ? s.status.data() : nullptr,
                             counters,
                             counters ? counters + stride : nullptr,
@@ -126,10 +130,10 @@ class OutputArrayManager {
     return download(s, s.state_direct ? pinned_dst : s.final_state_staging.data(), s.final_state.data(),
                     n_states_ * count * sizeof(T), count, stream);
   }
-  /// Enqueues the copy of the series (n_saves x n_states x count values); 0 bytes when n_saves == 0.
+  /// Enqueues the copy of the series (n_saves x saved states x count values); 0 bytes when none is saved.
   std::size_t download_series(std::size_t slot, std::size_t count, gpu::stream_t stream) {
     Slot& s = checked_slot(slot, count, "download_series");
-    return download(s, s.series_staging.data(), s.series.data(), n_saves_ * n_states_ * count * sizeof(T),
+    return download(s, s.series_staging.data(), s.series.data(), n_saves_ * series_states_ * count * sizeof(T),
                     count, stream);
   }
   /// Enqueues the copy of the statuses (count int32); 0 bytes when status is not selected.
@@ -187,11 +191,13 @@ class OutputArrayManager {
       throw std::logic_error("OutputArrayManager::scatter: " + std::to_string(count) + " runs from slot " +
                              std::to_string(slot) + ", which downloaded " + std::to_string(s.downloaded));
     }
-    if (result.n_states != n_states_ || result.n_saves != n_saves_) {
-      throw std::invalid_argument("OutputArrayManager::scatter: result has " +
-                                  std::to_string(result.n_states) + " states x " +
-                                  std::to_string(result.n_saves) + " saves, buffers hold " +
-                                  std::to_string(n_states_) + " x " + std::to_string(n_saves_));
+    if (result.n_states != n_states_ || result.n_saves != n_saves_ ||
+        (n_saves_ > 0 && result.series_states != series_states_)) {
+      throw std::invalid_argument("OutputArrayManager::scatter: result has " + std::to_string(result.n_states) +
+                                  " states x " + std::to_string(result.n_saves) + " saves (" +
+                                  std::to_string(result.series_states) + " saved), buffers hold " +
+                                  std::to_string(n_states_) + " x " + std::to_string(n_saves_) + " (" +
+                                  std::to_string(series_states_) + ")");
     }
     if (first_run > result.n_runs || count > result.n_runs - first_run) {
       throw std::out_of_range("OutputArrayManager::scatter: runs [" + std::to_string(first_run) + ", " +
@@ -201,9 +207,9 @@ class OutputArrayManager {
     // One pass per part over every output: a part's runs are contiguous in each of them, and one
     // wake-up of the workers per chunk instead of one per array.
     static_assert(sizeof(Status) == sizeof(std::int32_t), "Status is stored as int32 on the device");
-    const std::size_t width = n_saves_ * n_states_;  // series: (k, s) -> k * n_states + s on both sides
+    const std::size_t width = n_saves_ * series_states_;  // series: (k, c) -> k * saved states + c on both sides
     T* final_out = s.state_direct ? nullptr : result.final_state + first_run * n_states_;
-    T* series_out = n_saves_ > 0 ? result.series + first_run * width : nullptr;
+    T* series_out = width > 0 ? result.series + first_run * width : nullptr;
     Status* status_out = status_ && !s.status_direct ? result.status + first_run : nullptr;
     RunCounters* counters_out = counters_ && result.counters != nullptr ? result.counters + first_run
                                                                                 : nullptr;
@@ -214,7 +220,7 @@ class OutputArrayManager {
     }
     T* events_out = events_.n_events > 0 ? result.events + first_run * event_width : nullptr;
     const std::size_t observable_width = n_saves_ * n_observables_;  // (k, o) -> k * n_observables + o
-    if (!holds_observables(result, n_observables_)) {
+    if (n_observables_ > 0 && (result.observables == nullptr || result.n_observables != n_observables_)) {
       throw std::invalid_argument("OutputArrayManager::scatter: result has no room for the observables the buffers hold");
     }
     T* observables_out = n_observables_ > 0 ? result.observables + first_run * observable_width : nullptr;
@@ -259,7 +265,7 @@ class OutputArrayManager {
       }
     };
     const std::size_t run_bytes =
-        (n_states_ * (1 + n_saves_) + event_width + observable_width + summary_width) * sizeof(T) +
+        (n_states_ + width + event_width + observable_width + summary_width) * sizeof(T) +
                                   (status_ ? sizeof(Status) : 0) + (counters_ ? sizeof(RunCounters) : 0);
     const std::size_t grain = std::max<std::size_t>(1, parallel_grain_bytes / run_bytes);
     if (workers != nullptr && count > grain) {
@@ -328,6 +334,7 @@ class OutputArrayManager {
 
   std::vector<Slot> slots_;
   std::size_t n_slots_ = 0, capacity_ = 0, n_states_ = 0, n_saves_ = 0;
+  std::size_t series_states_ = 0;  // the series' columns (n_states unless save_variables chose fewer)
   bool status_ = false, counters_ = false;
   EventShape events_;
   std::size_t n_observables_ = 0;  // observables per save (0: none, or no saves)

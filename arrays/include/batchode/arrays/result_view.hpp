@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "batchode/kernels/run_settings.hpp"
 #include "batchode/kernels/status.hpp"
 
 namespace batchode {
@@ -15,7 +16,7 @@ class ResultMemoryPool;
 template <class T>
 struct ResultView {
   T* final_state = nullptr;          ///< n_runs x n_states
-  T* series = nullptr;               ///< n_runs x n_saves x n_states; nullptr when n_saves == 0
+  T* series = nullptr;               ///< n_runs x n_saves x series_states; nullptr when none is saved
   Status* status = nullptr;          ///< n_runs; nullptr when statuses were not selected
   RunCounters* counters = nullptr;   ///< n_runs; nullptr when counters were not selected
   std::size_t n_runs = 0, n_states = 0, n_saves = 0;
@@ -34,14 +35,22 @@ struct ResultView {
   /// when none were asked for.
   T* summaries = nullptr;
   std::size_t summary_windows = 0, summary_slots = 0;
+  /// The series' columns: the states saved at each save (n_states, or those SolveOptions::save_variables
+  /// chose). n_observables is likewise the observables saved.
+  std::size_t series_states = 0;
 };
 
-/// Whether `r` has room for `n_observables` observables at each save (a result without saves needs
-/// none): what every backend checks before writing them.
+/// Whether `r` is shaped for the series `plan` saves of a system of `n_states` states and
+/// `n_observables` observables: as many columns of states and of observables at each save as the plan
+/// writes (every one, or those it chose: kernels/saved_variables.hpp), with room for them (a result
+/// without saves needs none). What every backend checks before writing a series.
 template <class T>
-bool holds_observables(const ResultView<T>& r, std::size_t n_observables) {
-  return n_observables == 0 || r.n_saves == 0 ||
-         (r.observables != nullptr && r.n_observables == n_observables);
+bool holds_series(const ResultView<T>& r, const RunSettings<T>& plan, std::size_t n_states, std::size_t n_observables) {
+  if (r.n_saves == 0) return true;
+  const std::size_t states = plan.series_chosen != 0 ? plan.series_states : n_states;
+  const std::size_t observables = plan.series_chosen != 0 ? plan.series_observables : n_observables;
+  return r.series_states == states && (states == 0 || r.series != nullptr) &&
+         (observables == 0 || (r.n_observables == observables && r.observables != nullptr));
 }
 
 /// Whether `r` is shaped for exactly `windows` x `slots` summary values per run (none: 0 x 0 and no

@@ -17,36 +17,51 @@
 #include "batchode/kernels/rk_stepper.hpp"
 #include "batchode/kernels/rosenbrock_stepper.hpp"
 #include "batchode/kernels/run_integrator.hpp"
+#include "batchode/kernels/saved_variables.hpp"
 #include "batchode/kernels/summaries.hpp"
 
 namespace batchode::kernels {
 
-/// Writes saved points of thread r's run into the device series ([(k * N + s) * stride + r]).
+/// Writes saved points of thread r's run into the device series ([(k * W + c) * stride + r], W columns:
+/// every state, or those the plan chose: saved_variables.hpp).
 template <class T, port::size_t N>
 struct DeviceSeriesSink {
   static constexpr bool active = true;
   T* series;
   port::size_t stride;
   port::size_t run;
+  /// The kernel's parameter (its choice of variables is read where a save is stored: a pointer to the
+  /// parameter costs no register, where a pointer and width chosen up front held two for the run).
+  const RunSettings<T>* selection;
   BATCHODE_HOST_DEVICE void save(port::uint32_t k, T, const T* y) {
-    BATCHODE_UNROLL
-    for (port::size_t s = 0; s < N; ++s) series[(k * N + s) * stride + run] = y[s];
+    if (selection->series_chosen == 0) {
+      BATCHODE_UNROLL
+      for (port::size_t s = 0; s < N; ++s) series[(k * N + s) * stride + run] = y[s];
+    } else {
+      const port::size_t width = selection->series_states;
+      port::size_t c = 0;
+      BATCHODE_UNROLL
+      for (port::size_t s = 0; s < N; ++s) {
+        if (variable_chosen(selection->series_variables, s)) series[(k * width + c++) * stride + run] = y[s];
+      }
+    }
   }
   BATCHODE_HOST_DEVICE void mark_unsaved(port::uint32_t k) {
     const T nan = T(0) / T(0);
-    BATCHODE_UNROLL
-    for (port::size_t s = 0; s < N; ++s) series[(k * N + s) * stride + run] = nan;
+    const port::size_t width = selection->series_chosen == 0 ? N : selection->series_states;
+    for (port::size_t c = 0; c < width; ++c) series[(k * width + c) * stride + run] = nan;
   }
 };
 
-/// Where observable o of save k of thread r's run goes in the device layout ([(k * O + o) * stride + r]).
-template <class T, port::size_t O>
+/// Where column c of W observables of save k of thread r's run goes in the device layout
+/// ([(k * W + c) * stride + r]).
+template <class T>
 struct DeviceObservableOut {
   T* values;
   port::size_t stride;
   port::size_t run;
-  BATCHODE_HOST_DEVICE T& at(port::uint32_t k, port::size_t o) const {
-    return values[(k * O + o) * stride + run];
+  BATCHODE_HOST_DEVICE T& at(port::uint32_t k, port::size_t c, port::size_t width) const {
+    return values[(k * width + c) * stride + run];
   }
 };
 
@@ -157,7 +172,8 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
       // Per-run save times: this run's column of the chunk's copy. Only a kernel that saves reads them.
       const RunSettings<T> run_plan =
           in.save_times != nullptr ? for_run(plan, in.save_times + r, stride) : plan;
-      const DeviceSeriesSink<T, N> series{out.series, stride, r};
+      // The series' columns: every state and observable, or those the kernel's plan chose.
+      const DeviceSeriesSink<T, N> series{out.series, stride, r, &plan};
       const T* run_p = P > 0 ? p : nullptr;
       constexpr port::size_t O = n_observables_v<System>;
       // The saved series: with observables, they are saved beside each state.
@@ -174,8 +190,8 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
         }
       };
       if constexpr (O > 0) {
-        using Sink = ObservableSink<DeviceSeriesSink<T, N>, System, T, DeviceObservableOut<T, O>>;
-        status = saving(Sink{series, &sys, run_p, {out.observables, stride, r}});
+        using Sink = ObservableSink<DeviceSeriesSink<T, N>, System, T, DeviceObservableOut<T>>;
+        status = saving(Sink{series, &sys, run_p, {out.observables, stride, r}, &plan});
       } else {
         status = saving(series);
       }

@@ -7,6 +7,8 @@
 
 #include "batchode/kernels/annotations.hpp"
 #include "batchode/kernels/portable.hpp"
+#include "batchode/kernels/run_settings.hpp"
+#include "batchode/kernels/saved_variables.hpp"
 
 namespace batchode {
 
@@ -26,31 +28,44 @@ template <class S>
 inline constexpr port::size_t n_observables_v = detail::observable_count<S>::value;
 
 /// A series sink (Base: the device's or the CPU's) that also saves the system's observables at every
-/// saved point, through `Out`, which places observable o of save k: Out::at(k, o) (the device's
-/// runs-fastest layout or the result's run-major rows). Forwards everything else to Base (events
-/// wrap this sink in turn). The observables are computed from the saved state, so an interpolated
-/// point's observables are those of its interpolated state; a point never reached holds NaN.
+/// saved point, through `Out`, which places column c of W observables of save k: Out::at(k, c, W) (the
+/// device's runs-fastest layout or the result's run-major rows). Every observable is saved (W = O), or
+/// those the plan chose (its series_variables, where observable o is variable n_states + o;
+/// saved_variables.hpp), each at its rank among them. Forwards everything else to Base (events wrap
+/// this sink in turn). The observables are computed from the saved state, so an interpolated point's
+/// observables are those of its interpolated state; a point never reached holds NaN.
 template <class Base, class System, class T, class Out>
 struct ObservableSink : Base {
   static constexpr port::size_t O = n_observables_v<System>;
   const System* sys;
   const T* p;
   Out out;
+  const RunSettings<T>* selection;  ///< the plan: its choice of variables (on a GPU: the kernel's parameter)
   // Base and Out are the CPU's (host only) or the device's: nvcc must not check the host pair.
   BATCHODE_HD_TEMPLATE
   BATCHODE_HOST_DEVICE void save(port::uint32_t k, T t, const T* y) {
     Base::save(k, t, y);
+    if (selection->series_chosen != 0 && selection->series_observables == 0) return;  // none chosen: none computed
     T values[O > 0 ? O : 1];
     sys->observables(t, y, p, values);
-    BATCHODE_UNROLL
-    for (port::size_t o = 0; o < O; ++o) out.at(k, o) = values[o];
+    if (selection->series_chosen == 0) {
+      BATCHODE_UNROLL
+      for (port::size_t o = 0; o < O; ++o) out.at(k, o, O) = values[o];
+    } else {
+      const port::size_t width = selection->series_observables;
+      port::size_t c = 0;
+      BATCHODE_UNROLL
+      for (port::size_t o = 0; o < O; ++o) {
+        if (variable_chosen(selection->series_variables, System::n_states + o)) out.at(k, c++, width) = values[o];
+      }
+    }
   }
   BATCHODE_HD_TEMPLATE
   BATCHODE_HOST_DEVICE void mark_unsaved(port::uint32_t k) {
     Base::mark_unsaved(k);
     const T nan = T(0) / T(0);
-    BATCHODE_UNROLL
-    for (port::size_t o = 0; o < O; ++o) out.at(k, o) = nan;
+    const port::size_t width = selection->series_chosen == 0 ? O : selection->series_observables;
+    for (port::size_t c = 0; c < width; ++c) out.at(k, c, width) = nan;
   }
 };
 

@@ -11,6 +11,10 @@ namespace batchode {
 /// SummaryKind's count (kernels/summaries.hpp).
 inline constexpr port::uint32_t summary_kind_count = 14;
 
+/// The states and observables a series can choose from by name (SolveOptions::save_variables): the
+/// first 512 of a system's (a bit each in RunSettings::series_variables). Saving every one has no limit.
+inline constexpr port::uint32_t series_variable_limit = 512;
+
 /// The per-solve constants of every run, in the run's precision (passed by value to kernels).
 template <class T>
 struct RunSettings {
@@ -52,6 +56,13 @@ struct RunSettings {
   port::uint64_t summary_variables = 0; ///< bit v: state v (v < n_states), else observable v - n_states
   port::uint32_t summary_offset[summary_kind_count] = {};  ///< of SummaryKind K's first value in a window
   port::uint32_t summary_stride[summary_kind_count] = {};  ///< between the values of consecutive chosen variables
+  // The series' columns (SolveOptions::save_variables; kernels/saved_variables.hpp). A zero plan saves
+  // every state and observable.
+  port::uint32_t series_chosen = 0;       ///< 0: every state and observable; 1: those of series_variables
+  port::uint32_t series_states = 0;       ///< states saved when chosen (the series' columns)
+  port::uint32_t series_observables = 0;  ///< observables saved when chosen
+  /// Bit v: variable v is saved (state v, else observable v - n_states), when series_chosen.
+  port::uint32_t series_variables[series_variable_limit / 32] = {};
   // Drivers (systems that read them: kernels/driven_system.hpp), fitted once per solve.
   const DriverPieces<T>* drivers = nullptr;  ///< n_drivers pieces, in the memory the runs are integrated in
   port::uint32_t n_drivers = 0;              ///< the system's

@@ -100,10 +100,10 @@ class Calibrator {
     o.outputs.counters = true;
     TimeLogger quiet(nullptr, Verbosity::none);
     // With the solve's summaries: their samples are points adaptive steps land on.
-    SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(o), o, nullptr, observable_names_of(ctx.system),
-                           ctx.summaries);
+    SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(o), o, nullptr, ctx.saved_observable_names(),
+                           ctx.summaries, ctx.series);
     integrate_on_cpu(ctx.system, y.data(), p.empty() ? nullptr : p.data(), 0, n, o.method,
-                     make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout(), ctx.drivers.get()),
+                     make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout(), ctx.drivers.get(), scratch.series_layout()),
                      o.cpu_threads, scratch.view(), quiet, ctx.workers);
     probed_runs_.clear();
     for (std::size_t i = 0; i < n; ++i) {
@@ -131,11 +131,7 @@ class Calibrator {
   /// the prediction includes its setup.
   sched::LinearCost cost(const Context& ctx, BackendId backend, const std::string& device_name, bool first_use,
                          const T* y0, const T* params, std::size_t runs, double steps, std::size_t saves) {
-    const double bytes = static_cast<double>(
-        arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), saves, sizeof(T), ctx.options.outputs,
-                              event_shape(ctx.options), saves_per_run(ctx.options),
-                              observable_names_of(ctx.system).size(), ctx.summary_values_per_run())
-            .result_bytes_per_run);
+    const double bytes = static_cast<double>(ctx.run_footprint(saves).result_bytes_per_run);
     const std::string key =
         cost_key(cost_name_of(ctx.system), ctx.options.method, std::is_same_v<T, double>, device_name);
     std::optional<CostCoefficients> c = model_.find(key);
@@ -169,18 +165,18 @@ class Calibrator {
                    const std::vector<T>& p, std::size_t n, const SolveOptions& options) {
     TimeLogger quiet(nullptr, Verbosity::none);
     SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(options), options, nullptr,
-                           observable_names_of(ctx.system), ctx.summaries);
+                           ctx.saved_observable_names(), ctx.summaries, ctx.series);
     const T* params = p.empty() ? nullptr : p.data();
     const auto start = std::chrono::steady_clock::now();
     if (!backend.is_gpu()) {
       integrate_on_cpu(ctx.system, y.data(), params, 0, n, options.method,
-                       make_run_settings<T>(options, scratch.times().data(), scratch.summary_layout(), ctx.drivers.get()),
+                       make_run_settings<T>(options, scratch.times().data(), scratch.summary_layout(), ctx.drivers.get(), scratch.series_layout()),
                        options.cpu_threads, scratch.view(), quiet, ctx.workers);
     } else {
       SolveOptions o = options;
       o.gpu.device = backend.device;
       gpu_runner->run(ctx.system, make_gpu_run_request(o),
-                      make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout(), ctx.drivers.get()), y.data(),
+                      make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout(), ctx.drivers.get(), scratch.series_layout()), y.data(),
                       params, n, scratch.view(),
                       quiet, 0);
     }
@@ -269,9 +265,9 @@ class Calibrator {
       plain.save_at.clear();
       sample(n2);
       const double t_plain = time_warm(ctx, backend, gpu_runner.get(), y, p, n2, plain);
-      const double extra = static_cast<double>(
-          arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), saves, sizeof(T), o.outputs).result_bytes_per_run -
-          arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), 0, sizeof(T), o.outputs).result_bytes_per_run);
+      // The saved columns' bytes (states and observables: every one, or those save_variables chose).
+      const double extra = static_cast<double>(ctx.run_footprint(saves).result_bytes_per_run -
+                                               ctx.run_footprint(0).result_bytes_per_run);
       c.ns_per_byte = std::max(0.0, (t2 - t_plain) * 1e6 / (static_cast<double>(n2) * extra));
       variable = std::max(1e-9, slope - extra * c.ns_per_byte * 1e-6);
     }

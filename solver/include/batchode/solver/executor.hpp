@@ -187,7 +187,7 @@ class Executor {
     timer.add_metadata(keys::num_chunks, std::int64_t{1});
     integrate_on_cpu(ctx_.system, y0, params, first, count, ctx_.options.method,
                      make_run_settings<T>(ctx_.options, result.times().data(), result.summary_layout(),
-                                             ctx_.drivers.get()),
+                                             ctx_.drivers.get(), result.series_layout()),
                      ctx_.options.cpu_threads, result.view(), ctx_.logger, ctx_.workers, ctx_.options.stop);
     timer.stop();
     return ms_since(start);
@@ -249,7 +249,7 @@ class Executor {
         }
         auto& gpu = ctx_.gpus.get(device, ctx_.result_memory);
         gpu.run(ctx_.system, request, make_run_settings<T>(ctx_.options, result.times().data(), result.summary_layout(),
-                                             ctx_.drivers.get()), y0, params, part.runs,
+                                             ctx_.drivers.get(), result.series_layout()), y0, params, part.runs,
                 result.view(), ctx_.logger,
                 part.first_run);
         out.wall_ms = ms_since(start);
@@ -337,10 +337,7 @@ class Executor {
                        predicted, o.wall_ms});
     if (predicted) {
       const std::size_t bytes =
-          arrays::run_footprint(n_states_of(ctx_.system), n_params_of(ctx_.system), result.n_saves(), sizeof(T),
-                                ctx_.options.outputs, event_shape(ctx_.options), saves_per_run(ctx_.options),
-                                result.n_observables(), ctx_.summary_values_per_run())
-              .result_bytes_per_run;
+          ctx_.run_footprint(result.n_saves()).result_bytes_per_run;
       calibrator_.learn(o.backend, ran, observed_steps(result, pieces, ran),
                         static_cast<double>(bytes), o.wall_ms, o.grew_buffers);
     }

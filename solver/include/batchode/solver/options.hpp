@@ -164,6 +164,12 @@ struct SolveOptions {
   /// land on its own times). Not in distributed (MPI) solves yet.
   PerRunSaveTimes save_at_per_run;
   SaveMode save_mode = SaveMode::automatic;
+  /// The states and observables the series keeps, by name (CuBIE's save_variables), kept in the
+  /// system's order whatever order they are named in: only these take memory on the device, in
+  /// staging and in the result (solver/series_layout.hpp). Empty: every state and observable. Needs
+  /// saves; the final state, events and summaries keep every variable. Not in distributed (MPI)
+  /// solves yet.
+  std::vector<std::string> save_variables;
   /// Summary metrics per run and window (SummaryOptions). With a series too, save_every must be a
   /// whole number of samples (the series is saved at the samples that fall on it); not with save_at.
   SummaryOptions summaries;

@@ -15,7 +15,8 @@ namespace batchode {
 ///    always kept). Without "state" or "observables" no series is kept: save_every and save_at are
 ///    dropped (summaries are sampled by sample_summaries_every, never by them).
 ///  - "observables": the system's observables at the save times. The series holds the states and
-///    the observables together, so either name keeps both (choosing them apart is not built yet).
+///    the observables together, so either name keeps both; SolveOptions::save_variables chooses
+///    among them by name.
 ///  - "time": the save times (kept with any series; accepted for CuBIE's lists).
 ///  - "iteration_counters": per-run step and evaluation counters (OutputSelection::counters).
 ///  - "status": per-run statuses (always kept; accepted).

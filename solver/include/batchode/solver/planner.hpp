@@ -67,10 +67,7 @@ sched::Selection plan_parts(const SolveContext<System, T>& ctx, Calibrator<Syste
                             std::size_t runs, std::size_t saves) {
   const SolveOptions& options = ctx.options;
   if (!forced_parts.empty()) return sched::forced(forced_parts, runs);
-  const arrays::RunFootprint footprint =
-      arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), saves, sizeof(T), options.outputs,
-                            event_shape(options), saves_per_run(options), observable_names_of(ctx.system).size(),
-                            ctx.summary_values_per_run());
+  const arrays::RunFootprint footprint = ctx.run_footprint(saves);
   sched::Request req;
   req.runs = runs;
   req.method = options.method;

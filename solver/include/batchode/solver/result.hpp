@@ -3,11 +3,13 @@
 //
 // Layouts (all run-major: run r's values are contiguous):
 //   final_state()  n_runs x n_states             index r * n_states + s
-//   series()       n_runs x n_saves x n_states   index (r * n_saves + k) * n_states + s
+//   series()       n_runs x n_saves x W          index (r * n_saves + k) * W + c: W = n_series_states()
+//                  columns, every state or those SolveOptions::save_variables chose (series_states())
 //   times()        n_saves                       t0 + k * save_every, or save_at
 //                  n_runs x n_saves              save_at_per_run (times_per_run(): index r * n_saves + k)
 //   statuses(), counters()  n_runs
-//   observables()  n_runs x n_saves x n_observables  index (r * n_saves + k) * n_observables + o
+//   observables()  n_runs x n_saves x n_observables  index (r * n_saves + k) * n_observables + o (the
+//                  saved ones: every observable, or those save_variables chose)
 //   events          n_runs x n_events x event_slots x (1 + n_states)   (time, then the state)
 //   event_counts    n_runs x n_events
 // Points a failed run never reached hold NaN in series(). statuses() and counters() are empty when
@@ -33,6 +35,7 @@
 #include "batchode/solver/options.hpp"
 #include "batchode/solver/reason.hpp"
 #include "batchode/solver/run_settings.hpp"
+#include "batchode/solver/series_layout.hpp"
 #include "batchode/solver/summaries.hpp"
 #include "batchode/kernels/status.hpp"
 
@@ -72,12 +75,15 @@ class SolveResult {
  public:
   SolveResult() = default;
   /// A result shaped for a solve; its large arrays come from `memory` when given (a Solver's pool).
-  /// `observable_names`: the system's observables (kernels/observables.hpp), kept at every save.
+  /// `observable_names`: the saved observables (kernels/observables.hpp), kept at every save: the
+  /// system's, or those `series` chose. `series`: the series' columns (solver/series_layout.hpp);
+  /// null: every state.
   /// Throws InvalidInput when an array's size does not fit in size_t, std::bad_alloc.
   SolveResult(std::size_t n_runs, std::size_t n_states, std::size_t n_saves, const SolveOptions& options,
               const std::shared_ptr<ResultMemoryPool>& memory = nullptr,
               std::vector<std::string> observable_names = {},
-              std::shared_ptr<const SummaryLayout> summaries = nullptr)
+              std::shared_ptr<const SummaryLayout> summaries = nullptr,
+              std::shared_ptr<const SeriesLayout> series = nullptr)
       : n_runs_(n_runs),
         n_states_(n_states),
         n_saves_(n_saves),
@@ -91,7 +97,14 @@ class SolveResult {
         observables_(DefaultInitAllocator<T>(memory)),
         observable_names_(std::move(observable_names)),
         summaries_(DefaultInitAllocator<T>(memory)),
-        summary_layout_(summaries != nullptr && !summaries->empty() ? std::move(summaries) : nullptr) {
+        summary_layout_(summaries != nullptr && !summaries->empty() ? std::move(summaries) : nullptr),
+        series_layout_(std::move(series)) {
+    if (series_layout_ != nullptr && !series_layout_->all) {
+      series_states_ = series_layout_->states;
+    } else {
+      series_states_.resize(n_states);
+      for (std::size_t s = 0; s < n_states; ++s) series_states_[s] = s;
+    }
     // Every size before any allocation: an overflow is refused before memory is touched, and each
     // run's own save times must be the batch's (one row per run, n_saves each).
     if (saves_per_run(options)) {
@@ -103,8 +116,8 @@ class SolveResult {
     }
     const std::size_t final_values =
         checks::checked_mul(n_runs, n_states, "result final states (n_runs x n_states)");
-    const std::size_t series_values =
-        checks::checked_product({n_runs, n_saves, n_states}, "result series (n_runs x n_saves x n_states)");
+    const std::size_t series_values = checks::checked_product({n_runs, n_saves, series_states_.size()},
+                                                              "result series (n_runs x n_saves x saved states)");
     const EventShape shape = event_shape(options);
     const std::size_t event_values = checks::checked_product(
         {n_runs, shape.n_events, shape.slots, 1 + n_states}, "result events (n_runs x n_events x slots x (1 + n_states))");
@@ -169,19 +182,40 @@ class SolveResult {
     }
     return times_[times_per_run_ ? r * n_saves_ + k : k];
   }
-  /// n_runs x n_saves x n_states, run-major.
+  /// n_runs x n_saves x n_series_states(), run-major.
   const ResultArray<T>& series() const noexcept { return series_; }
-  /// State `s` of run `r` at save `k`. Throws std::out_of_range.
-  T state_at(std::size_t r, std::size_t k, std::size_t s) const {
-    if (r >= n_runs_ || k >= n_saves_ || s >= n_states_) {
+  /// Column `c` of the series (state series_states()[c]; state c when every state is saved) of run `r`
+  /// at save `k`. Throws std::out_of_range.
+  T state_at(std::size_t r, std::size_t k, std::size_t c) const {
+    const std::size_t w = n_series_states();
+    if (r >= n_runs_ || k >= n_saves_ || c >= w) {
       throw std::out_of_range("state_at(" + std::to_string(r) + ", " + std::to_string(k) + ", " +
-                              std::to_string(s) + ") outside " + std::to_string(n_runs_) + " runs x " +
-                              std::to_string(n_saves_) + " saves x " + std::to_string(n_states_) + " states");
+                              std::to_string(c) + ") outside " + std::to_string(n_runs_) + " runs x " +
+                              std::to_string(n_saves_) + " saves x " + std::to_string(w) + " saved states");
     }
-    return series_[(r * n_saves_ + k) * n_states_ + s];
+    return series_[(r * n_saves_ + k) * w + c];
   }
+  /// The series' columns (SolveOptions::save_variables): how many states each save keeps, and which
+  /// (their indices in the system, in its order; 0 .. n_states - 1 when every state is saved).
+  std::size_t n_series_states() const noexcept { return series_states_.size(); }
+  const std::vector<std::size_t>& series_states() const noexcept { return series_states_; }
+  /// The saved states' names, in column order (empty for a result made without the system's names).
+  const std::vector<std::string>& series_state_names() const noexcept {
+    static const std::vector<std::string> none;
+    return series_layout_ ? series_layout_->state_names : none;
+  }
+  /// The column of the saved state called `name`. Throws std::out_of_range naming the saved ones.
+  std::size_t series_column(const std::string& name) const {
+    return index_of(series_state_names(), name, "saved state");
+  }
+  /// Whether the series keeps every state and observable (no SolveOptions::save_variables choice).
+  bool saves_every_variable() const noexcept { return series_layout_ == nullptr || series_layout_->all; }
+  /// The series' columns as the Solver resolved them (null for a result made without them: every state).
+  const SeriesLayout* series_layout() const noexcept { return series_layout_.get(); }
+  std::shared_ptr<const SeriesLayout> shared_series_layout() const noexcept { return series_layout_; }
 
-  /// The system's observables (kernels/observables.hpp), saved beside the state at every save.
+  /// The saved observables (kernels/observables.hpp; the system's, or those save_variables chose),
+  /// beside the state at every save.
   std::size_t n_observables() const noexcept { return observable_names_.size(); }
   const std::vector<std::string>& observable_names() const noexcept { return observable_names_; }
   /// n_runs x n_saves x n_observables, run-major (empty without saves or observables).
@@ -354,7 +388,8 @@ class SolveResult {
                          observables_.empty() ? 0 : n_observables(),
                          summaries_.empty() ? nullptr : summaries_.data(),
                          summaries_.empty() ? 0 : summary_layout_->windows,
-                         summaries_.empty() ? 0 : summary_layout_->slots};
+                         summaries_.empty() ? 0 : summary_layout_->slots,
+                         n_series_states()};
   }
   void add_execution(ExecutionRecord record) { execution_.push_back(std::move(record)); }
 
@@ -408,6 +443,8 @@ class SolveResult {
   std::vector<std::string> observable_names_;
   ResultArray<T> summaries_;  // n_runs x windows x values per window
   std::shared_ptr<const SummaryLayout> summary_layout_;  // null: no summaries
+  std::shared_ptr<const SeriesLayout> series_layout_;    // null: every state (a result made without one)
+  std::vector<std::size_t> series_states_;               // the series' columns: saved states' indices
   std::vector<std::string> event_names_;
   std::vector<EventSpec> event_specs_;
   std::size_t event_slots_ = 0;

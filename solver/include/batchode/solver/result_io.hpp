@@ -138,7 +138,8 @@ void write_summary_npy(const SolveResult<T>& r, const std::string& prefix) {
 }
 
 /// Writes `<prefix>_final.npy` (n_runs, n_states), `<prefix>_status.npy` (n_runs,) int32 when statuses
-/// were kept, when a series was saved `<prefix>_series.npy` (n_runs, n_saves, n_states) and
+/// were kept, when a series was saved `<prefix>_series.npy` (n_runs, n_saves, saved states: every state,
+/// or those SolveOptions::save_variables chose; no file when it chose none) and
 /// `<prefix>_times.npy` ((n_saves,), or (n_runs, n_saves) when each run has its own) and, for a system
 /// with observables, `<prefix>_observables.npy` (n_runs, n_saves, n_observables); each event's
 /// files (write_event_npy); and each summary's (write_summary_npy).
@@ -153,7 +154,9 @@ void write_npy(const SolveResult<T>& r, const std::string& prefix) {
     detail::write_npy_array(prefix + "_status.npy", status.data(), {r.n_runs()});
   }
   if (r.n_saves() > 0) {
-    detail::write_npy_array(prefix + "_series.npy", r.series().data(), {r.n_runs(), r.n_saves(), r.n_states()});
+    if (r.n_series_states() > 0) {
+      detail::write_npy_array(prefix + "_series.npy", r.series().data(), {r.n_runs(), r.n_saves(), r.n_series_states()});
+    }
     if (r.times_per_run()) {
       detail::write_npy_array(prefix + "_times.npy", r.times().data(), {r.n_runs(), r.n_saves()});
     } else {
@@ -230,7 +233,8 @@ void write_summaries_csv(const SolveResult<T>& r, const std::string& path, doubl
   detail::finish_writing(out, path);
 }
 
-/// Writes one CSV row per run and saved time (run, t, status, y0, y1, ..., then the observables by name);
+/// Writes one CSV row per run and saved time (run, t, status, y0, y1, ..., then the observables by name;
+/// of a series of chosen variables, y<s> for each saved state s and the saved observables);
 /// the final state alone (t = t_end) when no series was saved. Summaries are not in this file: write them
 /// with write_summaries_csv (the command line writes `<output without .csv>_summaries.csv`). Throws
 /// std::runtime_error naming the file and the OS error when it cannot be opened or written (errors that
@@ -241,9 +245,11 @@ void write_csv(const SolveResult<T>& r, const std::string& path, double t_end) {
   detail::open_for_writing(out, path, std::ios::openmode{});
   out.precision(std::is_same_v<T, float> ? 9 : 17);
   out << "run,t,status";
-  for (std::size_t s = 0; s < r.n_states(); ++s) out << ",y" << s;
   if (r.n_saves() > 0) {
+    for (std::size_t s : r.series_states()) out << ",y" << s;
     for (const std::string& name : r.observable_names()) out << ',' << name;
+  } else {
+    for (std::size_t s = 0; s < r.n_states(); ++s) out << ",y" << s;
   }
   out << '\n';
   for (std::size_t i = 0; i < r.n_runs(); ++i) {
@@ -256,7 +262,7 @@ void write_csv(const SolveResult<T>& r, const std::string& path, double t_end) {
     }
     for (std::size_t k = 0; k < r.n_saves(); ++k) {
       out << i << ',' << r.time(i, k) << ',' << status;
-      for (std::size_t s = 0; s < r.n_states(); ++s) out << ',' << r.state_at(i, k, s);
+      for (std::size_t c = 0; c < r.n_series_states(); ++c) out << ',' << r.state_at(i, k, c);
       for (std::size_t o = 0; o < r.n_observables(); ++o) out << ',' << r.observable_at(i, k, o);
       out << '\n';
     }

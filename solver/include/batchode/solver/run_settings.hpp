@@ -12,6 +12,7 @@
 #include "batchode/kernels/method_registry.hpp"
 #include "batchode/kernels/run_settings.hpp"
 #include "batchode/solver/options.hpp"
+#include "batchode/solver/series_layout.hpp"
 #include "batchode/solver/summaries.hpp"
 
 namespace batchode {
@@ -20,10 +21,12 @@ namespace batchode {
 /// batch's o.save_at_per_run, in T (the result's times(), SolveResult), which the plan points to;
 /// needed when either is set. `summaries`: the solve's summary layout (SolveResult::summary_layout()),
 /// whose samples become the integrator's points; null or empty: none. `drivers`: the solve's fitted
-/// drivers (Solver's), which the plan points to; null: none.
+/// drivers (Solver's), which the plan points to; null: none. `series`: the series' columns
+/// (SolveResult::series_layout(); solver/series_layout.hpp); null: every state and observable.
 template <class T>
 RunSettings<T> make_run_settings(const SolveOptions& o, const T* save_times = nullptr,
-                                 const SummaryLayout* summaries = nullptr, const DriverTable<T>* drivers = nullptr) {
+                                 const SummaryLayout* summaries = nullptr, const DriverTable<T>* drivers = nullptr,
+                                 const SeriesLayout* series = nullptr) {
   const bool listed = !o.save_at.empty() || saves_per_run(o);
   if (listed && save_times == nullptr) {
     throw std::logic_error("make_run_settings: SolveOptions.save_at(_per_run) is set but its times in T were not given");
@@ -62,6 +65,7 @@ RunSettings<T> make_run_settings(const SolveOptions& o, const T* save_times = nu
   plan.event_tolerance = static_cast<T>(
       o.event_tolerance ? *o.event_tolerance : 100.0 * std::numeric_limits<T>::epsilon() * t_scale);
   if (summaries != nullptr) apply_summaries(*summaries, count_saves(o), plan);
+  if (series != nullptr) apply_series(*series, plan);
   if (drivers != nullptr && drivers->size() > 0) {
     plan.drivers = drivers->pieces();
     plan.n_drivers = static_cast<std::uint32_t>(drivers->size());

@@ -113,6 +113,8 @@ class Solver {
       summaries_ = std::make_shared<const SummaryLayout>(
           plan_summaries(options_, detail::state_names_of(system_), detail::observable_names_of(system_)));
     }
+    series_ = std::make_shared<const SeriesLayout>(
+        plan_series(options_, detail::state_names_of(system_), detail::observable_names_of(system_)));
     const std::size_t n_drivers = detail::n_drivers_of(system_);
     options_.drivers = detail::drivers_for_solve(system_, std::move(options_.drivers));
     if (n_drivers > 0 || !options_.drivers.empty()) {
@@ -123,8 +125,11 @@ class Solver {
   }
 
   const SolveOptions& options() const noexcept { return options_; }
-  /// The system's observables (kernels/observables.hpp), saved beside the state at every save.
+  /// The system's observables (kernels/observables.hpp), saved beside the state at every save (all of
+  /// them, or those SolveOptions::save_variables chose: series_layout()).
   std::vector<std::string> observable_names() const { return detail::observable_names_of(system_); }
+  /// The series' columns (SolveOptions::save_variables), resolved against the system.
+  const SeriesLayout& series_layout() const noexcept { return *series_; }
   /// The solve's summaries, laid out (SolveOptions::summaries): null when none are asked for.
   const SummaryLayout* summary_layout() const noexcept { return summaries_.get(); }
   /// The drivers the system reads, fitted over [t0, t_end] (SolveOptions::drivers): null when none.
@@ -149,7 +154,7 @@ class Solver {
     if (drivers_) check_driver_sets(drivers_->fitted(), runs);
     detail::VerbosityScope verbosity(*logger_, options_.verbosity);
     const detail::SolveContext<System, T> ctx{system_,         options_, *logger_, *cpu_workers_,
-                                              *result_memory_, gpus_,    summaries_, drivers_};
+                                              *result_memory_, gpus_,    summaries_, drivers_, series_};
     calibrator_.begin_solve();
     return detail::predict_solve_ms(ctx, calibrator_, y0, params, runs, count_saves(options_));
   }
@@ -175,15 +180,12 @@ class Solver {
     timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(runs));
     timer.add_metadata("method", to_string(options_.method));
     const std::size_t saves = count_saves(options_);
-    const std::vector<std::string> observables = detail::observable_names_of(system_);
-    // Before any work (planning may calibrate): a batch whose outputs cannot fit is refused.
-    detail::check_result_fits(
-        runs, arrays::run_footprint(n_states(), n_params(), saves, sizeof(T), options_.outputs, event_shape(options_),
-                                    saves_per_run(options_), observables.size(),
-                                    summaries_ ? summaries_->values_per_run() : 0)
-                  .result_bytes_per_run);
+    // The observables the series keeps (every one, or those save_variables chose).
+    const std::vector<std::string>& observables = series_->observable_names;
     const detail::SolveContext<System, T> ctx{system_,         options_, *logger_, *cpu_workers_,
-                                              *result_memory_, gpus_,    summaries_, drivers_};
+                                              *result_memory_, gpus_,    summaries_, drivers_, series_};
+    // Before any work (planning may calibrate): a batch whose outputs cannot fit is refused.
+    detail::check_result_fits(runs, ctx.run_footprint(saves).result_bytes_per_run);
     telemetry_.begin_solve();
     calibrator_.begin_solve();
     const sched::Selection selection = [&] {
@@ -194,7 +196,7 @@ class Solver {
     std::optional<SolveResult<T>> allocated;
     {
       ScopedTimer allocation(*logger_, events::result_allocation);
-      allocated.emplace(runs, n_states(), saves, options_, result_memory_, observables, summaries_);
+      allocated.emplace(runs, n_states(), saves, options_, result_memory_, observables, summaries_, series_);
     }
     SolveResult<T>& result = *allocated;
     const bool may_fall_back =
@@ -220,6 +222,7 @@ class Solver {
   System system_;
   SolveOptions options_;
   std::shared_ptr<const SummaryLayout> summaries_;  // null: none asked for
+  std::shared_ptr<const SeriesLayout> series_;      // the series' columns (every one unless save_variables)
   std::shared_ptr<const DriverTable<T>> drivers_;   // null: the system reads none
   TimeLogger* logger_;
   ExecutionTelemetry telemetry_;

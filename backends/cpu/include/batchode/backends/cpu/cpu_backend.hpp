@@ -119,8 +119,9 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
   if (n_events_v<System> > 0 && (result.events == nullptr || result.n_events != n_events_v<System>)) {
     throw std::logic_error("integrate_batch: the system has event functions but the result holds no event records");
   }
-  if (!holds_observables(result, n_observables_v<System>)) {
-    throw std::logic_error("integrate_batch: the system has observables but the result holds no room for them");
+  if (!holds_series(result, plan, System::n_states, n_observables_v<System>)) {
+    throw std::logic_error("integrate_batch: the result is not shaped for the series the plan saves (its states "
+                           "and observables)");
   }
   if (!holds_summaries(result, plan.summary_windows, plan.summary_slots)) {
     throw std::logic_error("integrate_batch: the solve keeps summaries but the result has no room for them");

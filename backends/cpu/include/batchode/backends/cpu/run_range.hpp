@@ -23,29 +23,41 @@
 #include "batchode/kernels/rosenbrock_stepper.hpp"
 #include "batchode/kernels/run_integrator.hpp"
 #include "batchode/kernels/run_settings.hpp"
+#include "batchode/kernels/saved_variables.hpp"
 #include "batchode/kernels/summaries.hpp"
 #include "batchode/kernels/tableaux.hpp"
 
 namespace batchode::cpu {
 
-/// Writes saved points of one run straight into the result's run-major series.
-template <class T>
+/// Writes saved points of one run straight into the result's run-major series: every state, or those
+/// the plan chose (kernels/saved_variables.hpp), W a save.
+template <class T, std::size_t N>
 struct SeriesSink {
   static constexpr bool active = true;
-  T* out;  // this run's n_saves x n_states block
-  std::size_t n_states;
-  void save(std::uint32_t k, T, const T* y) { std::copy(y, y + n_states, out + k * n_states); }
+  T* out;                      // this run's n_saves x W block
+  const RunSettings<T>* selection;  // the plan: its choice of variables
+  void save(std::uint32_t k, T, const T* y) {
+    if (selection->series_chosen == 0) {
+      std::copy(y, y + N, out + std::size_t{k} * N);
+    } else {
+      T* row = out + std::size_t{k} * selection->series_states;
+      for (std::size_t s = 0; s < N; ++s) {
+        if (variable_chosen(selection->series_variables, s)) *row++ = y[s];
+      }
+    }
+  }
   void mark_unsaved(std::uint32_t k) {
-    std::fill(out + k * n_states, out + (k + 1) * n_states, std::numeric_limits<T>::quiet_NaN());
+    const std::size_t width = selection->series_chosen == 0 ? N : selection->series_states;
+    std::fill(out + std::size_t{k} * width, out + (std::size_t{k} + 1) * width, std::numeric_limits<T>::quiet_NaN());
   }
 };
 
-/// Where observable o of save k of one run goes in the result's run-major rows (this run's n_saves x
-/// n_observables block).
-template <class T, std::size_t O>
+/// Where column c of W observables of save k of one run goes in the result's run-major rows (this
+/// run's n_saves x W block).
+template <class T>
 struct ObservableRow {
   T* row;
-  T& at(std::uint32_t k, std::size_t o) const { return row[std::size_t{k} * O + o]; }
+  T& at(std::uint32_t k, std::size_t c, std::size_t width) const { return row[std::size_t{k} * width + c]; }
 };
 
 /// Where value v of summary window w of one run goes in the result's run-major rows (this run's
@@ -149,12 +161,16 @@ void integrate_one_run(const System& sys, const T* y0, const T* params, std::siz
   };
   // With observables, the series sink also saves them into this run's rows.
   auto saving = [&] {
+    // The series' columns: every state and observable, or those the plan chose (saved_variables.hpp).
     const std::size_t saves = result.n_saves;
-    const SeriesSink<T> series{result.series + r * saves * N, N};
+    const bool chosen = plan.series_chosen != 0;
+    const std::size_t states = chosen ? plan.series_states : N;
+    const SeriesSink<T, N> series{result.series + r * saves * states, &plan};
     constexpr std::size_t O = n_observables_v<System>;
     if constexpr (O > 0) {
-      using Sink = ObservableSink<SeriesSink<T>, System, T, ObservableRow<T, O>>;
-      return summarising(Sink{series, &sys, p, {result.observables + r * saves * O}});
+      const std::size_t observables = chosen ? plan.series_observables : O;
+      using Sink = ObservableSink<SeriesSink<T, N>, System, T, ObservableRow<T>>;
+      return summarising(Sink{series, &sys, p, {result.observables + r * saves * observables}, &plan});
     } else {
       return summarising(series);
     }

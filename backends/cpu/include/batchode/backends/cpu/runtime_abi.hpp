@@ -14,7 +14,7 @@
 namespace batchode::cpu {
 
 /// Bumped whenever RangeCall, RuntimeAbi or the meaning of the entry points change.
-inline constexpr std::uint32_t runtime_abi_version = 5;  // 5: drivers (RunSettings grew)
+inline constexpr std::uint32_t runtime_abi_version = 6;  // 6: save_variables (RunSettings, ResultView grew)
 
 /// Names of the entry points in the shared object.
 inline constexpr const char* runtime_abi_symbol = "batchode_runtime_abi";

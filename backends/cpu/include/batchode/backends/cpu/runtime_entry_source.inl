@@ -46,14 +46,15 @@ extern "C" __attribute__((visibility("default"))) int batchode_integrate_range(
     const batchode::cpu::RangeCall<BATCHODE_ENTRY_VALUE>* call) {
   using namespace batchode::cpu::entry;
   try {
-    // The model's observables are written into the result beside the series: it must hold them.
+    // The series (the model's states and observables, or those chosen) is written into the result:
+    // it must be shaped for it.
     const batchode::ResultView<Value>& result = *call->result;
-    if (!batchode::holds_observables(result, batchode::n_observables_v<System>)) {
-      report(call, "the result has no room for the model's observables");
+    const batchode::RunSettings<Value>& plan = *call->settings;
+    if (!batchode::holds_series(result, plan, System::n_states, batchode::n_observables_v<System>)) {
+      report(call, "the result is not shaped for the series the plan saves (the model's states and observables)");
       return 1;
     }
     // So are the summaries, when the solve keeps them.
-    const batchode::RunSettings<Value>& plan = *call->settings;
     if (!batchode::holds_summaries(result, plan.summary_windows, plan.summary_slots)) {
       report(call, "the result has no room for the summaries");
       return 1;

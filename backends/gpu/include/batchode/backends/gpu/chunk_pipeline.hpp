@@ -98,6 +98,8 @@ class ChunkPipeline {
     const bool per_run_times = run_plan.save_times_per_run != 0 && saves > 0;
     // Observables (systems with them) are saved beside the state: the result is shaped for them.
     const std::size_t observables = saves > 0 ? result.n_observables : 0;
+    // The series' columns: every state, or those SolveOptions::save_variables chose (the result's).
+    const std::size_t series_states = result.series_states;
     // Summaries (kernels/summaries.hpp): windows x values per window per run, with or without a series.
     const std::size_t summary_windows = result.summary_windows, summary_slots = result.summary_slots;
     {
@@ -122,7 +124,7 @@ class ChunkPipeline {
       // Each chunk's runs' own save times (per_run_times) are staged and uploaded with its inputs.
       arrays::RunFootprint footprint =
           arrays::run_footprint(n_states, n_params, saves, sizeof(T), request.outputs, request.events, per_run_times,
-                                observables, summary_windows * summary_slots);
+                                observables, summary_windows * summary_slots, series_states);
       if (request.order_runs) {  // each chunk's run order, on the device
         footprint.device_bytes_per_run += sizeof(std::uint32_t);
       }
@@ -145,7 +147,7 @@ class ChunkPipeline {
           inputs_.prepare(plan_, n_states, n_params, request.order_runs, per_run_times ? saves : 0);
       const bool outputs_grew =
           outputs_.prepare(plan_, n_states, saves, request.outputs.status, request.outputs.counters, request.events,
-                           observables, summary_windows, summary_slots);
+                           observables, summary_windows, summary_slots, series_states);
       last_run_grew_ = inputs_grew || outputs_grew;
       while (streams_.size() < plan_.slots) streams_.emplace_back();
       timer.add_metadata("grew", std::int64_t{last_run_grew_ ? 1 : 0});

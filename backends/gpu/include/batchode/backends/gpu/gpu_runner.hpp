@@ -65,9 +65,9 @@ class GpuRunner {
           "GpuRunner::run: the plan does not carry the system's drivers (make_run_settings' "
           "DriverTable)");
     }
-    if (!holds_observables(result, n_observables_v<System>)) {
+    if (!holds_series(result, run_plan, System::n_states, n_observables_v<System>)) {
       throw std::logic_error(
-          "GpuRunner::run: the system has observables but the result holds no room for them");
+          "GpuRunner::run: the result is not shaped for the series the plan saves (its states and observables)");
     }
     auto launch_order = [](gpu::stream_t stream, const kernels::RunOrderJob<T>& job) {
       kernels::run_order_segments<T><<<kernels::run_order_blocks(job.in.stride), kernels::run_order_block, 0,
