@@ -104,3 +104,8 @@ def test_to_xarray_names_the_chosen_columns(observed):
     assert list(chosen["observable"].values) == ["energy"]
     numpy.testing.assert_array_equal(chosen["state"].sel(saved_variable="v").values,
                                      full["state"].sel(variable="v").values)
+
+
+def test_output_types_without_a_series_refuses_save_variables_by_name(observed):
+    with pytest.raises(ValueError, match="output_types keeps no series"):
+        solve(observed, save_every=0.25, output_types=["mean"], save_variables=["x"])

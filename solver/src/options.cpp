@@ -51,8 +51,6 @@ void validate_times(const SolveOptions& o, const double* times, std::size_t n, c
   }
 }
 
-/// save_at and save_at_per_run: one of them at most, not with save_every, at most 1e8 times per run
-/// (as save_every), each list valid (validate_times); per run, a whole number of rows.
 // What save_variables asks that needs no system (plan_series resolves the names against one).
 void validate_save_variables(const SolveOptions& o) {
   if (o.save_variables.empty()) return;
@@ -71,6 +69,8 @@ void validate_save_variables(const SolveOptions& o) {
   }
 }
 
+/// save_at and save_at_per_run: one of them at most, not with save_every, at most 1e8 times per run
+/// (as save_every), each list valid (validate_times); per run, a whole number of rows.
 void validate_save_at(const SolveOptions& o) {
   const PerRunSaveTimes& per_run = o.save_at_per_run;
   if (!o.save_at.empty() && !per_run.empty()) {

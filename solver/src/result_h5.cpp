@@ -553,7 +553,11 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
   w.attribute(root, "atol", options.atol);
   if (options.dt) w.attribute(root, "dt", *options.dt);
   if (options.save_every) w.attribute(root, "save_every", *options.save_every);
-  if (r.series_states != nullptr) w.attribute(root, "save_variables", options.save_variables);
+  if (r.series_states != nullptr) {  // the chosen variables as the columns hold them: the system's order
+    std::vector<std::string> chosen = series_names;
+    if (r.observable_names != nullptr) chosen.insert(chosen.end(), r.observable_names->begin(), r.observable_names->end());
+    w.attribute(root, "save_variables", chosen);
+  }
   if (count_saves(options) > 0) {
     w.attribute(root, "save_mode", std::string(interpolates_saves(options) ? "interpolate" : "land"));
   }

@@ -265,9 +265,14 @@ class Calibrator {
       plain.save_at.clear();
       sample(n2);
       const double t_plain = time_warm(ctx, backend, gpu_runner.get(), y, p, n2, plain);
-      // The saved columns' bytes (states and observables: every one, or those save_variables chose).
-      const double extra = static_cast<double>(ctx.run_footprint(saves).result_bytes_per_run -
-                                               ctx.run_footprint(0).result_bytes_per_run);
+      // The saved columns' bytes (states and observables: every one, or those save_variables chose);
+      // the timed runs share their save times (options_for_samples), so none of a run's own.
+      auto result_bytes = [&](std::size_t n) {
+        return arrays::run_footprint(n_states_of(ctx.system), n_params_of(ctx.system), n, sizeof(T), o.outputs, {},
+                                     false, ctx.saved_observable_names().size(), 0, ctx.series_states())
+            .result_bytes_per_run;
+      };
+      const double extra = static_cast<double>(result_bytes(saves) - result_bytes(0));
       c.ns_per_byte = std::max(0.0, (t2 - t_plain) * 1e6 / (static_cast<double>(n2) * extra));
       variable = std::max(1e-9, slope - extra * c.ns_per_byte * 1e-6);
     }

@@ -21,8 +21,8 @@ namespace batchode {
 ///  - "iteration_counters": per-run step and evaluation counters (OutputSelection::counters).
 ///  - "status": per-run statuses (always kept; accepted).
 ///  - any summary name (SummaryOptions::metrics): kept per window.
-/// Throws InvalidInput naming an unknown entry, one listed twice, an empty list, or "state" without
-/// save times.
+/// Throws InvalidInput naming an unknown entry, one listed twice, an empty list, "state" without
+/// save times, or a list without a series while options.save_variables chooses its variables.
 void apply_output_types(const std::vector<std::string>& output_types, SolveOptions& options);
 
 /// The names apply_output_types takes besides summary names.

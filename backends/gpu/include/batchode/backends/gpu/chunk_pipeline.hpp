@@ -92,6 +92,7 @@ class ChunkPipeline {
            const ResultView<T>& result, TimeLogger& log, std::size_t first_run, Load&& load,
            Launch&& launch, LaunchOrder&& launch_order) {
     check_summary_room(run_plan, result);
+    check_series_columns(n_states, run_plan, result);
     gpu::set_device(request.device);
     const std::size_t saves = result.n_saves;
     // Each run's own save times (save_at_per_run) go with the chunk's inputs; shared ones once.
@@ -187,6 +188,21 @@ class ChunkPipeline {
           "room for {} x {}{}",
           windows, slots, result.summary_windows, result.summary_slots,
           result.summaries == nullptr ? " (no summaries array)" : ""));
+    }
+  }
+
+  /// The series buffers are sized from the result's columns and the kernel writes the plan's: both
+  /// runners (compiled-in and runtime-compiled) meet here, so the states' columns are checked here
+  /// (the observables' where the system's count is known: GpuRunner, holds_series).
+  static void check_series_columns(std::size_t n_states, const RunSettings<T>& run_plan, const ResultView<T>& result) {
+    const std::size_t states = run_plan.series_chosen != 0 ? run_plan.series_states : n_states;
+    const bool observables_match = run_plan.series_chosen == 0 || result.n_observables == run_plan.series_observables;
+    if (result.n_saves > 0 && (result.series_states != states || !observables_match)) {
+      throw std::logic_error(fmt::format(
+          "ChunkPipeline::run: the plan saves {} states{} a save, but the result has columns for {} states and {} "
+          "observables",
+          states, run_plan.series_chosen != 0 ? fmt::format(" and {} observables", run_plan.series_observables) : "",
+          result.series_states, result.n_observables));
     }
   }
 
