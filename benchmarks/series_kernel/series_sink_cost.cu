@@ -24,13 +24,6 @@ using namespace batchode;
 #define T_ float
 #endif
 using T = T_;
-template <class K>
-float time_kernel(K kernel, const RunSettings<T>& plan, kernels::DeviceInputs<T> in,
-                  kernels::DeviceOutputs<T> out, int reps) {
-  const int block = 128;
-  const int grid = (int)((in.stride + block - 1) / block);
-  return median_launch_ms([&] { kernel<<<grid, block>>>(L{}, plan, in, out); }, reps);
-}
 
 /// Sum of the first `values` values of `d` (as written by the last launch), weighted by position.
 double checksum(const T* d, size_t values) {
@@ -77,10 +70,10 @@ int main() {
   sout.series = d_series;
   sout.n_saves = saves;
   sout.observables = d_obs;
-  const float t_plain =
-      time_kernel(kernels::integrate_chunk<tableau::Rk4, false, L, T, 0u>, plain, in, out, reps);
-  const float t_all =
-      time_kernel(kernels::integrate_chunk<tableau::Rk4, true, L, T, 0u>, series, in, sout, reps);
+  const float t_plain = median_batch_kernel_ms<L>(kernels::integrate_chunk<tableau::Rk4, false, L, T, 0u>,
+                                                  plain, in, out, reps);
+  const float t_all = median_batch_kernel_ms<L>(kernels::integrate_chunk<tableau::Rk4, true, L, T, 0u>,
+                                                series, in, sout, reps);
   const double check_all = checksum(d_series, n * saves * 3) + checksum(d_obs, n * saves * 2);
   printf("%s: final state %.3f ms; series, every variable %.3f ms (%.3fx), checksum %.10g",
          sizeof(T) == 4 ? "f32" : "f64", t_plain, t_all, t_all / t_plain, check_all);
@@ -90,8 +83,8 @@ int main() {
   chosen.series_states = 1;
   chosen.series_observables = 0;
   chosen.series_variables[0] = 1u << 2;  // z
-  const float t_z =
-      time_kernel(kernels::integrate_chunk<tableau::Rk4, true, L, T, 0u>, chosen, in, sout, reps);
+  const float t_z = median_batch_kernel_ms<L>(kernels::integrate_chunk<tableau::Rk4, true, L, T, 0u>, chosen,
+                                              in, sout, reps);
   printf("; z alone %.3f ms (%.3fx), checksum %.10g", t_z, t_z / t_plain, checksum(d_series, n * saves));
 #endif
   printf("\n");

@@ -29,13 +29,6 @@ constexpr port::uint32_t lean =
 #define T_ float
 #endif
 using T = T_;
-template <class K>
-float time_kernel(K kernel, const RunSettings<T>& plan, kernels::DeviceInputs<T> in,
-                  kernels::DeviceOutputs<T> out, int reps) {
-  const int block = 128;
-  const int grid = (int)((in.stride + block - 1) / block);
-  return median_launch_ms([&] { kernel<<<grid, block>>>(L{}, plan, in, out); }, reps);
-}
 
 int main(int argc, char** argv) {
   const size_t n = size_t(1) << 22;
@@ -89,11 +82,11 @@ int main(int argc, char** argv) {
   sout.n_saves = sum.n_saves;
   sout.summaries = d_sum;
   const float t_plain =
-      time_kernel(kernels::integrate_chunk<tableau::Rk4, false, L, T, 0u>, plain, in, out, reps);
+      median_batch_kernel_ms<L>(kernels::integrate_chunk<tableau::Rk4, false, L, T, 0u>, plain, in, out, reps);
   const float t_lean =
-      time_kernel(kernels::integrate_chunk<tableau::Rk4, true, L, T, lean>, sum, in, sout, reps);
-  const float t_all =
-      time_kernel(kernels::integrate_chunk<tableau::Rk4, true, L, T, all_summary_kinds>, sum, in, sout, reps);
+      median_batch_kernel_ms<L>(kernels::integrate_chunk<tableau::Rk4, true, L, T, lean>, sum, in, sout, reps);
+  const float t_all = median_batch_kernel_ms<L>(kernels::integrate_chunk<tableau::Rk4, true, L, T, all_summary_kinds>,
+                                                sum, in, sout, reps);
   CK(cudaGetLastError());
   std::vector<T> s(n * windows * slots);
   std::vector<port::int32_t> st(n);
