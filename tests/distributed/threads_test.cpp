@@ -265,6 +265,21 @@ TEST(DistributedOnThreads, SummariesAreRefusedByName) {
   for (const std::string& e : errors) EXPECT_NE(e.find("does not keep summaries"), std::string::npos) << e;
 }
 
+// A series of chosen variables is refused by name on every process, before any solve (not yet
+// distributed: each process's rows would be every state's).
+TEST(DistributedOnThreads, SaveVariablesAreRefusedByName) {
+  const std::vector<std::string> errors = on_threads<std::string>([](distributed::Collective& c) {
+    const Batch<double> b = batch();
+    SolveOptions o = options();
+    EXPECT_TRUE(o.save_every.has_value());
+    o.save_variables = {"y2"};
+    return distributed_refusal(c, Lorenz{}, o, b.y0, b.params);
+  });
+  for (const std::string& e : errors) {
+    EXPECT_NE(e.find("does not choose the series' variables (SolveOptions.save_variables)"), std::string::npos) << e;
+  }
+}
+
 // Per-run drivers are refused by name on every process, before any solve (each process would need
 // its share's sets); shared ones are every process's own copy.
 TEST(DistributedOnThreads, PerRunDriversAreRefusedByName) {
