@@ -8,11 +8,13 @@
 #             points, alpha = 1/50): stiff as M^2 grows; rodas4, rtol = atol = 1e-6, t in [0, 1], a
 #             sweep of A in [0.9, 1.1]
 # For each N, precision and workload: the model's compile time (first solve: the kernel built) and the
-# kernel time of a second solve (cache hit), from the command line's verbose timing.
+# kernel time and wall time (solve_ivp_execution: transfers and all) of a second solve (cache hit), from
+# the command line's verbose timing; state-steps/s from the kernel time (bruss: N times the accepted
+# steps its HDF5 counters sum to, read with python3 and h5py where they are).
 #
 #   bash benchmarks/large_systems.sh [RUNS] [N ...]      (default 65536 runs; N = 4 8 16 32 64 128 256)
 #
-# Environment: BATCHODE (the binary; default build-cuda/cli/batchode), WORKLOADS ("lorenz96 bruss"),
+# Environment: BATCHODE (the binary; default build-cuda/cli/batchode), PYTHON (python3), WORKLOADS ("lorenz96 bruss"),
 # PRECISIONS ("float32 float64"), LIMIT (seconds per solve, default 300), BACKEND (default gpu).
 set -uo pipefail
 
@@ -63,14 +65,22 @@ bruss() {  # N (even): M = N / 2 grid points, u_0 = u_{M+1} = 1, v_0 = v_{M+1} =
   echo 'A = 1.0'
 }
 
+# The accepted steps of the last bruss solve, summed over its runs (- without python3 and h5py).
+accepted_steps() {
+  "${PYTHON:-python3}" -c 'import sys, h5py; f = h5py.File(sys.argv[1], "r"); print(int(f["counters"][:, 0].sum()))' \
+    "$work/out.h5" 2>/dev/null || echo -
+}
+
 # One solve; prints "<compile ms> <kernel gpu ms>" from the verbose timing (- where absent).
 solve() {  # model workload precision
   local model=$1 workload=$2 precision=$3 out
-  local args=(--t-end 1 --precision "$precision" --backend "${BACKEND:-gpu}" --output "$work/out.npy" --verbosity verbose)
+  local args=(--t-end 1 --precision "$precision" --backend "${BACKEND:-gpu}" --verbosity verbose)
   if [[ $workload == lorenz96 ]]; then
-    args+=(--sweep "F=linspace(7,9,$runs)" --method rk4 --dt 1e-3)
+    args+=(--sweep "F=linspace(7,9,$runs)" --method rk4 --dt 1e-3 --output "$work/out.npy")
   else
-    args+=(--sweep "A=linspace(0.9,1.1,$runs)" --method rodas4 --rtol 1e-6 --atol 1e-6)
+    # Counters (HDF5 only): the state-steps of an adaptive solve are N times its accepted steps.
+    args+=(--sweep "A=linspace(0.9,1.1,$runs)" --method rodas4 --rtol 1e-6 --atol 1e-6 --counters
+      --output "$work/out.h5")
   fi
   out=$(timeout "$limit" "$batchode" run "$model" "${args[@]}" 2>&1)
   local rc=$?
@@ -78,27 +88,32 @@ solve() {  # model workload precision
     echo "failed(rc=$rc: $(echo "$out" | grep -m1 -iE 'error|batchode:' | cut -c1-80))"
     return
   fi
-  # The table's rows: compile events (total ms) and the kernel launches' GPU ms.
+  # The table's rows: compile events (total ms), the kernel launches' GPU ms and the solve's wall ms.
   echo "$out" | awk '
     $1 ~ /compile$/ && $2 ~ /^[0-9]+$/ { c += $3 }
     $1 == "kernel_launch" && $2 ~ /^[0-9]+$/ { g += $NF }  # (its GPU ms: the last column)
-    END { printf "%s %s\n", (c > 0 ? sprintf("%.0f", c) : "-"), (g > 0 ? sprintf("%.2f", g) : "-") }'
+    $1 == "solve_ivp_execution" && $2 ~ /^[0-9]+$/ { w += $3 }
+    END { printf "%s %s %s\n", (c > 0 ? sprintf("%.0f", c) : "-"), (g > 0 ? sprintf("%.2f", g) : "-"),
+                 (w > 0 ? sprintf("%.2f", w) : "-") }'
 }
 
 export BATCHODE_CACHE_DIR=${BATCHODE_CACHE_DIR:-$work/cache}
-echo "| workload | N | precision | first solve: compile ms | second solve: kernel ms | state-steps/s (rk4) |"
-echo "|---|---|---|---|---|---|"
+echo "| workload | N | precision | first solve: compile ms | second solve: kernel ms | second solve: solve ms | state-steps/s |"
+echo "|---|---|---|---|---|---|---|"
 for workload in ${WORKLOADS:-lorenz96 bruss}; do
   for n in "${sizes[@]}"; do
     "$workload" "$n" > "$work/$workload$n.toml"
     for precision in ${PRECISIONS:-float32 float64}; do
-      read -r compile _ <<< "$(solve "$work/$workload$n.toml" "$workload" "$precision")"
-      read -r _ kernel <<< "$(solve "$work/$workload$n.toml" "$workload" "$precision")"
+      read -r compile _ _ <<< "$(solve "$work/$workload$n.toml" "$workload" "$precision")"
+      read -r _ kernel wall <<< "$(solve "$work/$workload$n.toml" "$workload" "$precision")"
       rate=-
       if [[ $workload == lorenz96 && $kernel != - && $kernel != failed* ]]; then
         rate=$(awk -v r="$runs" -v n="$n" -v ms="$kernel" 'BEGIN { printf "%.3g", r * n * 1000 / (ms * 1e-3) }')
+      elif [[ $workload == bruss && $kernel != - && $kernel != failed* ]]; then
+        steps=$(accepted_steps)
+        [[ $steps != - ]] && rate=$(awk -v s="$steps" -v n="$n" -v ms="$kernel" 'BEGIN { printf "%.3g", s * n / (ms * 1e-3) }')
       fi
-      echo "| $workload | $n | $precision | $compile | $kernel | $rate |"
+      echo "| $workload | $n | $precision | $compile | $kernel | ${wall:--} | $rate |"
     done
   done
 done

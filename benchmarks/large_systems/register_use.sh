@@ -3,8 +3,9 @@
 # registers, stack frame and spills as ptxas reports them, and nvcc's time to build it (one kernel per
 # build; register_use.cu says what is built). Needs nvcc (no GPU). A markdown table on stdout.
 #   bash benchmarks/large_systems/register_use.sh [N ...]     (default 4 8 16 32 64 128 256)
-# Environment: WORKLOADS ("lorenz96 bruss"), PRECISIONS ("float double"), LIMIT (s per build, 600),
-# BRUSS_MAX (largest N for the Brusselator, 64: its rodas4 build grows fastest).
+# Environment: WORKLOADS ("lorenz96 bruss bruss_dense": the Brusselator with its declared band, and
+# without, kernels/band.hpp), PRECISIONS ("float double"), LIMIT (s per build, 600), BRUSS_MAX (largest N
+# for the dense Brusselator, 64: its rodas4 build grows fastest).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
@@ -14,14 +15,20 @@ limit=${LIMIT:-600}
 bruss_max=${BRUSS_MAX:-64}
 echo "| workload | precision | N | registers | stack frame bytes | spill stores bytes | spill loads bytes | nvcc s |"
 echo "|---|---|---|---|---|---|---|---|"
-for workload in ${WORKLOADS:-lorenz96 bruss}; do
-  case $workload in lorenz96) w=1 ;; bruss) w=2 ;; *) echo "unknown workload $workload" >&2; exit 2 ;; esac
+for workload in ${WORKLOADS:-lorenz96 bruss bruss_dense}; do
+  band=1
+  case $workload in
+    lorenz96) w=1 ;;
+    bruss) w=2 ;;
+    bruss_dense) w=2 band=0 ;;
+    *) echo "unknown workload $workload" >&2; exit 2 ;;
+  esac
   for t in ${PRECISIONS:-float double}; do
     for n in "${sizes[@]}"; do
-      [[ $workload == bruss && $n -gt $bruss_max ]] && continue
+      [[ $workload == bruss_dense && $n -gt $bruss_max ]] && continue
       start=$(date +%s.%N)
       out=$(timeout "$limit" "$nvcc" -O3 -arch=sm_90 -std=c++17 --expt-relaxed-constexpr -DBATCHODE_WITH_CUDA=1 \
-        -I"$root/kernels/include" -DN_="$n" -DT_="$t" -DWORKLOAD_=$w -Xptxas -v -c -o /dev/null \
+        -I"$root/kernels/include" -I"$root/benchmarks" -DN_="$n" -DT_="$t" -DWORKLOAD_=$w -DBAND_=$band -Xptxas -v -c -o /dev/null \
         "$root/benchmarks/large_systems/register_use.cu" 2>&1)
       status=$?
       secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')

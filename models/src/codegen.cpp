@@ -138,6 +138,7 @@ class Generator {
           "jacobian", "J", entries,
           zero_loop ? "    for (batchode::port::size_t k = 0; k < n_states * n_states; ++k) J[k] = T(0);\n"
                     : "");
+      s += band_jacobian();
       // df/dt through a driver needs its slope, which no tree holds: with drivers, f_t comes from
       // forward AD in t through the driven system (kernels/jacobian.hpp, kernels/drivers.hpp).
       if (!driven()) {
@@ -335,6 +336,34 @@ class Generator {
   }
 
   bool driven() const { return !m_.drivers().empty(); }
+
+  /// The band of the symbolic Jacobian's structural nonzeros and band_jacobian() over it, where the band
+  /// is narrow enough that a Rosenbrock step keeps J and its LU in band storage (kernels/band.hpp's
+  /// BandShape::banded: 2 L + U + 1 < N); nothing otherwise.
+  std::string band_jacobian() {
+    const std::size_t n = m_.n_states();
+    std::size_t lower = 0, upper = 0;
+    for (const auto& [i, j] : m_.jacobian_nonzeros()) {
+      lower = std::max(lower, i > j ? i - j : 0);
+      upper = std::max(upper, j > i ? j - i : 0);
+    }
+    if (2 * lower + upper + 1 >= n) return "";
+    const std::size_t width = lower + upper + 1;
+    std::vector<std::pair<std::string, ExprPtr>> entries;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = i > lower ? i - lower : 0; j <= i + upper && j < n; ++j) {
+        entries.emplace_back("Jb[" + std::to_string(i * width + (j + lower - i)) + "]",
+                             m_.derivatives().jacobian[i * n + j]);
+      }
+    }
+    std::string s = "\n  // The Jacobian's band: f_i reads y_j only for j - i in [-" + std::to_string(lower) + ", " +
+                    std::to_string(upper) + "] (kernels/band.hpp).\n";
+    s += "  static constexpr batchode::port::size_t jacobian_lower_bandwidth = " + std::to_string(lower) + ";\n";
+    s += "  static constexpr batchode::port::size_t jacobian_upper_bandwidth = " + std::to_string(upper) + ";\n";
+    s += "  // Jb[i * " + std::to_string(width) + " + (j - i + " + std::to_string(lower) +
+         ")] = d f_i / d y_j over the band, symbolic (T(0) where structurally zero).\n";
+    return s + function("band_jacobian", "Jb", entries);
+  }
 
   const Model& m_;
   std::string type_;

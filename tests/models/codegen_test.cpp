@@ -29,6 +29,7 @@
 #include "batchode/models/codegen.hpp"
 #include "batchode/models/evaluate.hpp"
 #include "batchode/models/model.hpp"
+#include "bruss_model.hpp"
 #include "compile_support.hpp"
 
 namespace {
@@ -112,8 +113,12 @@ std::vector<Generated> models_for_compilation() {
           {"Chain", parse(kChain), true},
           {"Constant", parse(kConstant), true},
           {"Precedence", parse(kPrecedence), true},
-          {"Lorenz96", parse(lorenz96(20)), true}};
+          {"Lorenz96", parse(lorenz96(20)), true},
+          {"Bruss", parse(batchode::testing::bruss_toml(8)), true}};
 }
+
+/// True for the models whose generated code declares a Jacobian band (kernels/band.hpp).
+bool banded(const Generated& g) { return g.jacobian && g.type == "Bruss"; }
 
 /// Writes each model's source to `dir`/<type>.hpp; returns the lines that include them.
 std::string write_sources(const support::TempDir& dir, const std::vector<Generated>& models) {
@@ -141,6 +146,13 @@ std::string checks_of(const std::vector<Generated>& models) {
     s +=
         "static_assert(" + analytic + "batchode::kernels::has_analytic_linearization_v<" + M + ", float>);\n";
     s += "static_assert(batchode::kernels::can_linearize_v<" + M + ", double>);\n";
+    // The band where the symbolic Jacobian has one: declared, given, and what a Rosenbrock step uses.
+    const std::string band = banded(g) ? "" : "!";
+    s += "static_assert(" + band + "batchode::kernels::has_band_jacobian_v<" + M + ", double>);\n";
+    s += "static_assert(" + band + "batchode::kernels::RosenbrockShape<" + M + ", float>::banded);\n";
+    if (banded(g)) {
+      s += "static_assert(" + M + "::jacobian_lower_bandwidth == 2 && " + M + "::jacobian_upper_bandwidth == 2);\n";
+    }
     for (const std::string T : {"double", "float", "Dual<double, 4>", "Dual<float, 2>"}) {
       s += "template void " + M + "::operator()<" + T + ">(" + T + ", const " + T + "*, const " + T + "*, " +
            T + "*) const;\n";
@@ -149,6 +161,10 @@ std::string checks_of(const std::vector<Generated>& models) {
              T + "*) const;\n";
         s += "template void " + M + "::time_derivative<" + T + ">(" + T + ", const " + T + "*, const " + T +
              "*, " + T + "*) const;\n";
+      }
+      if (banded(g)) {
+        s += "template void " + M + "::band_jacobian<" + T + ">(" + T + ", const " + T + "*, const " + T + "*, " +
+             T + "*) const;\n";
       }
     }
   }
@@ -229,6 +245,31 @@ TEST(Codegen, LorenzSourceFollowsTheContract) {
   EXPECT_EQ(plain.find("time_derivative"), std::string::npos);
 }
 
+// A banded symbolic Jacobian (BRUSS: f_i reads y_j for j - i in [-2, 2]) is declared with its band and
+// written over it, row by row (Jb[i * 5 + (j - i + 2)]); a wider one (Lorenz-96 wraps around: x0 reads
+// x18 and x19) and a small one (Lorenz, 3 states: a band no narrower than dense) declare none.
+TEST(Codegen, DeclaresTheBandOfASymbolicJacobian) {
+  const std::string src = generate_system(parse(batchode::testing::bruss_toml(8)), {"Bruss", true});
+  for (const char* line : {"  static constexpr batchode::port::size_t jacobian_lower_bandwidth = 2;\n",
+                           "  static constexpr batchode::port::size_t jacobian_upper_bandwidth = 2;\n",
+                           "  BATCHODE_HOST_DEVICE void band_jacobian(T t, const T* y, const T* p, T* Jb) const {\n",
+                           "    Jb[2] = (s_u1 + s_u1) * s_v1 - T(4) + T(-3.24);\n",  // d f_u1 / d u1: row 0
+                           "    Jb[4] = T(1.62);\n",                                   // d f_u1 / d u2
+                           "    Jb[77] = T(-3.24) - s_u8 * s_u8;\n"}) {  // d f_v8 / d v8: row 15
+    EXPECT_NE(src.find(line), std::string::npos) << "missing: " << line << "in:\n" << src;
+  }
+  // Slots of columns outside the matrix (before column 0, after column 15) are not written.
+  for (const char* absent : {"Jb[0]", "Jb[1] ", "Jb[5]", "Jb[78]", "Jb[79]"}) {
+    EXPECT_EQ(src.find(absent), std::string::npos) << absent << " in:\n" << src;
+  }
+  for (const std::string& other : {generate_system(parse(lorenz96(20)), {"L96", true}),
+                                   generate_system(load("lorenz.toml"), {"Lorenz", true}),
+                                   generate_system(parse(batchode::testing::bruss_toml(8)), {"Bruss", false})}) {
+    EXPECT_EQ(other.find("bandwidth"), std::string::npos) << other;
+    EXPECT_EQ(other.find("band_jacobian"), std::string::npos) << other;
+  }
+}
+
 TEST(Codegen, TextKeepsGroupingAndUsesTheHelpers) {
   const std::string src = generate_system(parse(kPrecedence));
   for (const char* piece :
@@ -307,8 +348,10 @@ TEST(Codegen, GeneratedProgramComputesWhatTheInterpreterComputes) {
        parse(kPrecedence),
        {{0, {1.25, 1.5, 0.75}, {}}, {0, {0.5, 2.5, -1}, {}}, {0, {2, 2, 0.5}, {}}}},
       {"Lorenz", load("lorenz.toml"), {{0, {1, 2, 3}, {28}}, {0, {-8, 7, 27}, {14}}}},
-      {"Lorenz96", parse(lorenz96(20)), {{0, std::vector<double>(20, 0.5), {8}}}}};
-  for (std::size_t i = 0; i < 20; ++i) cases.back().samples[0].y[i] += 0.1 * static_cast<double>(i * i % 7);
+      {"Lorenz96", parse(lorenz96(20)), {{0, std::vector<double>(20, 0.5), {8}}}},
+      {"Bruss", parse(batchode::testing::bruss_toml(8)), {{0, std::vector<double>(16, 1.5), {1.1}}}}};
+  for (std::size_t i = 0; i < 20; ++i) cases[4].samples[0].y[i] += 0.1 * static_cast<double>(i * i % 7);
+  for (std::size_t i = 0; i < 16; ++i) cases[5].samples[0].y[i] += 0.3 * static_cast<double>(i * i % 5);
 
   support::TempDir dir;
   std::string program = "#include <cstdio>\n";
@@ -349,6 +392,18 @@ void run(const char* name, int sample, double t, const double* y, const double* 
   for (batchode::port::size_t k = 0; k < N * N; ++k) {
     put("J", k, J[k]);
     put("J_ad", k, J_ad[k]);
+  }
+  if constexpr (batchode::kernels::has_band_jacobian_v<M, double>) {  // printed at the dense index
+    using Shape = batchode::kernels::JacobianBand<M>;
+    double Jb[Shape::jacobian_size];
+    M{}.band_jacobian(t, y, p, Jb);
+    for (batchode::port::size_t i = 0; i < N; ++i) {
+      for (batchode::port::size_t c = 0; c < Shape::jacobian_width; ++c) {
+        if (c + i >= Shape::lower && c + i - Shape::lower < N) {
+          put("J_band", i * N + (c + i - Shape::lower), Jb[i * Shape::jacobian_width + c]);
+        }
+      }
+    }
   }
 }
 int main() {
@@ -409,6 +464,9 @@ int main() {
       }
       for (std::size_t e = 0; e < n * n; ++e) {
         EXPECT_EQ(at("J", e), J[e]) << where << " J[" << e << "]";
+        if (c.type == "Bruss" && J[e] != 0) {  // every nonzero in the band, as the dense one has it
+          EXPECT_EQ(at("J_band", e), J[e]) << where << " band J[" << e << "]";
+        }
         EXPECT_NEAR(at("J_ad", e), J[e], 1e-10 * std::max(1.0, std::fabs(J[e])))
             << where << " AD J[" << e << "]";
       }
@@ -434,7 +492,8 @@ std::string runtime_program(bool broken) {
   }
   const std::vector<Generated> models = {{"Lorenz", load("lorenz.toml"), true},
                                          {"EveryFunction", load("every_function.toml"), true},
-                                         {"Chain", parse(kChain), true}};
+                                         {"Chain", parse(kChain), true},
+                                         {"Bruss", parse(batchode::testing::bruss_toml(8)), true}};
   for (const Generated& g : models) {
     s += generate_system(g.model, {g.type, g.jacobian}) + "\n";
     s += "static_assert(batchode::kernels::has_analytic_linearization_v<" + g.type + ", double>);\n";
@@ -445,7 +504,8 @@ std::string runtime_program(bool broken) {
     const char *tableau, *system, *value;
   };
   for (const Kernel& k : {Kernel{"Rodas4", "Lorenz", "double"}, Kernel{"Rodas4", "EveryFunction", "float"},
-                          Kernel{"Ros3p", "Chain", "double"}, Kernel{"Dopri5", "EveryFunction", "double"}}) {
+                          Kernel{"Ros3p", "Chain", "double"}, Kernel{"Dopri5", "EveryFunction", "double"},
+                          Kernel{"Rodas4", "Bruss", "double"}}) {
     const std::string value = k.value, system = k.system;
     s += "template __global__ void batchode::kernels::integrate_chunk<batchode::tableau::" +
          std::string(k.tableau) + ", false, " + system + ", " + value + ">(" + system +

@@ -18,6 +18,7 @@
 
 #include "batchode/batchode.hpp"
 #include "batchode/models/model.hpp"
+#include "bruss_model.hpp"
 #include "forced_decay_reference.hpp"
 #include "gpu_compare.hpp"
 #include "require_gpu.hpp"
@@ -433,6 +434,33 @@ TEST_F(RuntimeModelGpuTest, Lorenz96With64StatesAgreesWithTheCpu) {
   o.backend = Backend::cpu;
   const SolveResult<double> cpu = batchode::solve_ivp(runtime, y0, forcing, o);
   batchode::testing::expect_runs_agree(gpu, cpu, 200.0 * o.rtol, "lorenz96 GPU vs CPU");
+}
+
+// A large stiff model (BRUSS, 64 states: the generated code declares its Jacobian's band, so rodas4
+// keeps J and its LU in band storage) compiles for the GPU in seconds and solves as the CPU path does.
+TEST_F(RuntimeModelGpuTest, StiffBrussWith64StatesInBandStorageAgreesWithTheCpu) {
+  BATCHODE_REQUIRE_GPU();
+  constexpr std::size_t m = 32;
+  RuntimeModel<double> runtime(parse(batchode::testing::bruss_toml(m)), options());
+  const std::size_t runs = 512;
+  const std::vector<double> start = batchode::testing::bruss_initial_state(m);
+  std::vector<double> y0, a;
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.insert(y0.end(), start.begin(), start.end());
+    a.push_back(0.9 + 0.2 * double(r) / double(runs));
+  }
+  SolveOptions o;
+  o.method = Method::rodas4;
+  o.t_end = 1;
+  o.rtol = o.atol = 1e-6;
+  o.verbosity = batchode::Verbosity::none;
+  o.backend = Backend::gpu;
+  const SolveResult<double> gpu = batchode::solve_ivp(runtime, y0, a, o);
+  ASSERT_TRUE(gpu.execution().at(0).backend.is_gpu());
+  o.backend = Backend::cpu;
+  const SolveResult<double> cpu = batchode::solve_ivp(runtime, y0, a, o);
+  ASSERT_TRUE(cpu.all_succeeded());
+  batchode::testing::expect_runs_agree(gpu, cpu, 200.0 * o.rtol, "bruss GPU vs CPU");
 }
 
 }  // namespace

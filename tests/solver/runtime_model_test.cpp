@@ -15,6 +15,7 @@
 
 #include "batchode/batchode.hpp"
 #include "batchode/models/model.hpp"
+#include "bruss_model.hpp"
 #include "forced_decay_reference.hpp"
 #include "runtime_model_systems.hpp"
 #include "test_systems.hpp"
@@ -490,6 +491,32 @@ TEST_F(RuntimeModelTest, Lorenz96With32And64StatesEqualsTheCompiledInSystem) {
   };
   check(Lorenz96CompiledIn<32>{}, 32);
   check(Lorenz96CompiledIn<64>{}, 64);
+}
+
+// A large stiff model: BRUSS with 32 states, whose generated code declares its Jacobian's band and
+// writes it symbolically (rodas4 then keeps J and its LU in band storage), against the same system
+// compiled in, whose band comes from AD by column groups. The two Jacobians differ in rounding only
+// (symbolic against forward AD), so the runs agree to far below the tolerance, not to the bit.
+TEST_F(RuntimeModelTest, StiffBrussInBandStorageAgreesWithTheCompiledInSystem) {
+  constexpr std::size_t m = 16;
+  RuntimeModel<double> runtime(parse(batchode::testing::bruss_toml(m)), options());
+  const std::vector<double> start = batchode::testing::bruss_initial_state(m);
+  std::vector<double> y0, a;
+  for (std::size_t r = 0; r < 8; ++r) {
+    y0.insert(y0.end(), start.begin(), start.end());
+    a.push_back(0.9 + 0.05 * double(r));
+  }
+  batchode::SolveOptions o = cpu_options<double>(Method::rodas4);
+  o.t_end = 1;
+  const auto from_text = batchode::solve_ivp(runtime, y0, a, o);
+  const auto compiled_in = batchode::solve_ivp(batchode::testing::Bruss<m>{}, y0, a, o);
+  ASSERT_TRUE(from_text.all_succeeded());
+  ASSERT_TRUE(compiled_in.all_succeeded());
+  for (std::size_t i = 0; i < y0.size(); ++i) {
+    EXPECT_NEAR(from_text.final_state()[i], compiled_in.final_state()[i], 1e-11 * std::fabs(compiled_in.final_state()[i]))
+        << "element " << i;
+  }
+  EXPECT_GT(from_text.counters(0).accepted_steps, 10u);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The stiff GPU path against the CPU path, run by run: a Robertson sweep over k3 (1e2 .. 1e6) with
-// rodas4 and ros3p, float and double, final states, statuses and step counts.
+// rodas4 and ros3p, float and double, final states, statuses and step counts; BRUSS (32 states) in band
+// storage with rodas4.
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
@@ -48,6 +49,34 @@ TYPED_TEST(StiffGpuVsCpu, RobertsonK3Sweep) {
     const std::size_t allowed = std::is_same_v<T, double> ? 0 : cpu.n_runs() / 20;
     EXPECT_LE(step_mismatch, allowed) << to_string(m);
   }
+}
+
+// A large stiff system in band storage (BRUSS, 32 states, rodas4: J by AD in 5 column groups, a band
+// LU), a sweep of A: the GPU's runs against the CPU's.
+TYPED_TEST(StiffGpuVsCpu, BrussInBandStorage) {
+  BATCHODE_REQUIRE_GPU();
+  using T = TypeParam;
+  constexpr std::size_t m = 16;
+  const std::vector<double> start = batchode::testing::bruss_initial_state(m);
+  std::vector<T> y0, a;
+  for (std::size_t r = 0; r < 1000; ++r) {
+    for (double v : start) y0.push_back(T(v));
+    a.push_back(T(0.9 + 0.2 * double(r) / 1000.0));
+  }
+  SolveOptions o;
+  o.outputs.counters = true;
+  o.method = Method::rodas4;
+  o.t_end = 1;
+  o.rtol = std::is_same_v<T, float> ? 1e-4 : 1e-6;
+  o.atol = o.rtol;
+  o.verbosity = Verbosity::none;
+  o.backend = Backend::cpu;
+  const SolveResult<T> cpu = solve_ivp(batchode::testing::Bruss<m>{}, y0, a, o);
+  ASSERT_TRUE(cpu.all_succeeded());
+  o.backend = Backend::gpu;
+  const SolveResult<T> gpu = solve_ivp(batchode::testing::Bruss<m>{}, y0, a, o);
+  ASSERT_EQ(gpu.execution().at(0).backend, BackendId::gpu(0));
+  batchode::testing::expect_runs_agree(gpu, cpu, batchode::testing::agreement_bound<T>(o.method, o.rtol, 1000), "bruss");
 }
 
 }  // namespace

@@ -65,7 +65,24 @@ const std::vector<double> kHires{0.7371312573325668e-3, 0.1442485726316185e-3, 0
                                  0.2849998395185769e-2, 0.2850001604814231e-2};
 const std::vector<double> kVdp{0.1706167732170483e1, -0.8928097010247975e0};
 
+// BRUSS (tests/support/bruss_model.hpp) on 16 points, 32 states, A = 1, at t = 1: scipy 1.10's Radau at
+// rtol = 1e-12, atol = 1e-14 (benchmarks/large_systems/bruss_reference.py 32 1.0; the same at 1e-13
+// to 1.5e-14). rodas4 and ros3p solve it in band storage (kernels/band.hpp), rosenbrock4 (Boost's) dense.
+const std::vector<double> kBruss32{
+    1.4174623662515193, 2.3571607306701274, 1.7025832197334791, 1.8880477981888284, 1.8444423618183372,
+    1.6230759028532378, 1.8929258220011624, 1.5116186923117423, 1.8848928680768446, 1.5084927911943682,
+    1.82683317178408,   1.5995094619302639, 1.7025202177126613, 1.7944269439529328, 1.4936507781677595,
+    2.1020129539468884, 1.2144366638672606, 2.4915032946959204, 0.92825696522953327, 2.8788474026911475,
+    0.70445421970671385, 3.1800427537867071, 0.57085534038917274, 3.3650973437405405, 0.52186686138854399,
+    3.4460794229278089, 0.54616821029822749, 3.4415180425805794, 0.63894080432889233, 3.3598031631369216,
+    0.79647816323722553, 3.2056230091051297};
+
 class StiffReference : public ::testing::TestWithParam<Method> {};
+
+TEST_P(StiffReference, BrussWith32StatesAt1) {
+  expect_reference(Bruss<16>{}, bruss_initial_state(16), {1.0}, kBruss32, stiff_options(GetParam(), 1, 1e-8, 1e-8),
+                   "bruss 32 states t=1");
+}
 
 TEST_P(StiffReference, RobertsonAt40) {
   expect_reference(Robertson{}, kRobertsonY0, kRobertsonK, kRobertson40,

@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "batchode/kernels/annotations.hpp"
+#include "bruss_model.hpp"
 
 namespace batchode::testing {
 

@@ -117,7 +117,7 @@ struct StepperFor {
 };
 template <class Tab, class System, class T>
 struct StepperFor<Tab, System, T, true> {
-  using type = RosenbrockStepper<Tab, T, System::n_states>;
+  using type = RosenbrockStepper<Tab, T, System::n_states, kernels::RosenbrockShape<System, T>>;
   static constexpr bool available = can_linearize_v<System, T>;
 };
 

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/band.hpp"
 #include "batchode/kernels/drivers.hpp"
 #include "batchode/kernels/events.hpp"
 #include "batchode/kernels/observables.hpp"
@@ -37,6 +38,9 @@ struct Driven {
   static constexpr port::size_t n_events = n_events_v<System>;
   static constexpr port::size_t D = n_drivers_v<System>;
   static_assert(D > 0, "Driven<System>: System reads no drivers");
+  /// System's Jacobian band (kernels/band.hpp), or dense.
+  static constexpr port::size_t jacobian_lower_bandwidth = kernels::JacobianBand<System>::lower;
+  static constexpr port::size_t jacobian_upper_bandwidth = kernels::JacobianBand<System>::upper;
 
   System driven;
   const DriverPieces<T>* pieces;  ///< D drivers (RunSettings::drivers)
@@ -73,6 +77,14 @@ struct Driven {
     X u[D];
     inputs(t, u);
     driven.jacobian(t, y, p, u, J);
+  }
+  /// J = df/dy in band storage, where System gives it (with u): kernels/band.hpp's has_band_jacobian_v.
+  template <class X, class S = System>
+  BATCHODE_HOST_DEVICE auto band_jacobian(X t, const X* y, const X* p, X* Jb) const
+      -> decltype(port::declval<const S&>().band_jacobian(t, y, p, static_cast<const X*>(nullptr), Jb), void()) {
+    X u[D];
+    inputs(t, u);
+    driven.band_jacobian(t, y, p, u, Jb);
   }
   template <class X>
   BATCHODE_HOST_DEVICE void observables(X t, const X* y, const X* p, X* out) const {

@@ -39,8 +39,11 @@ BATCHODE_HOST_DEVICE bool lu_factor(T* A, int* piv) {
     BATCHODE_UNROLL
     for (port::size_t r = k + 1; r < N; ++r) {
       const bool swap = (p == static_cast<int>(r));
+      // Columns k.. only: the multipliers of earlier columns stay in the rows they were made in, as
+      // lu_solve applies each column's swap and elimination in turn (LINPACK's order). Swapping them
+      // too (LAPACK's order) pairs with a solve that applies every swap first.
       BATCHODE_UNROLL
-      for (port::size_t j = 0; j < N; ++j) {
+      for (port::size_t j = k; j < N; ++j) {
         const T a = A[k * N + j], b = A[r * N + j];
         A[k * N + j] = swap ? b : a;
         A[r * N + j] = swap ? a : b;

@@ -1,10 +1,14 @@
 // kernels/: one Rosenbrock (linearly implicit) step of any table in solver/rosenbrock_tableaux.hpp,
 // host and device: J and f_t from kernels/jacobian.hpp (analytic or AD), W = I / (gamma h) - J
-// factorised by kernels/lu.hpp, one LU solve per stage. The CPU path runs this same class.
+// factorised by kernels/lu.hpp, one LU solve per stage. The CPU path runs this same class. A system
+// with a narrow declared band (kernels/band.hpp) keeps J and W in band storage and factorises them
+// with kernels/band_lu.hpp: the same numbers, in N (L + U) storage and work instead of N^2 and N^3.
 #pragma once
 
 #include "batchode/kernels/annotations.hpp"
 #include "batchode/kernels/portable.hpp"
+#include "batchode/kernels/band.hpp"
+#include "batchode/kernels/band_lu.hpp"
 #include "batchode/kernels/jacobian.hpp"
 #include "batchode/kernels/lu.hpp"
 #include "batchode/kernels/rk_stepper.hpp"
@@ -27,9 +31,12 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void static_for(F&& f) {
 /// The stepper interface of solver/run_integrator.hpp for a Rosenbrock table Tab, N states, precision T.
 /// J and f_t are computed once per accepted point (a rejected attempt reuses them); f(t, y) comes
 /// with them for free under AD. An exactly singular W ends the run: failure() turns to
-/// Status::singular_matrix and integrate_run returns it.
-template <class Tab, class T, port::size_t N>
+/// Status::singular_matrix and integrate_run returns it. Shape: the Jacobian's layout
+/// (kernels::RosenbrockShape of the system: dense, or its band).
+template <class Tab, class T, port::size_t N, class Shape = kernels::BandShape<N>>
 class RosenbrockStepper {
+  static_assert(Shape::n == N, "RosenbrockStepper: the Jacobian's shape is for another state count");
+
  public:
   using state_type = Vec<T, N>;
   static constexpr bool adaptive = true;
@@ -60,7 +67,7 @@ class RosenbrockStepper {
   BATCHODE_HOST_DEVICE void step(const System& sys, T t, const state_type& y, const T* p, T h, state_type& y_new,
                                  state_type& err) {
     if (!linearized_) {
-      kernels::linearize<N, System::n_params>(sys, t, &y[0], p, f0_.v, J_, ft_);
+      linearize(sys, t, &y[0], p, f0_.v, J_, ft_);
       ++evaluations_;  // one (dual-number) evaluation: f, J and f_t together
       linearized_ = true;
     }
@@ -76,14 +83,14 @@ class RosenbrockStepper {
         return singular(y, y_new, err);
       }
       state_type f_mid;
-      T J_mid[N * N], ft_mid[N];
+      T J_mid[Shape::jacobian_size], ft_mid[N];
       const T t_mid = t + h / T(2);
-      kernels::linearize<N, System::n_params>(sys, t_mid, &y_half[0], p, f_mid.v, J_mid, ft_mid);
+      linearize(sys, t_mid, &y_half[0], p, f_mid.v, J_mid, ft_mid);
       ++evaluations_;
       if (!solve_step<false>(sys, t_mid, y_half, p, h / T(2), f_mid, J_mid, ft_mid, y_new, unused)) {
         return singular(y, y_new, err);
       }
-      BATCHODE_UNROLL
+      BATCHODE_UNROLL_STATES
       for (port::size_t i = 0; i < N; ++i) err[i] = y_new[i] - y_whole[i];
     } else {
       if (!solve_step<true>(sys, t, y, p, h, f0_, J_, ft_, y_new, err)) singular(y, y_new, err);
@@ -103,7 +110,7 @@ class RosenbrockStepper {
   BATCHODE_HOST_DEVICE void interpolate(T t, T h, T ts, const state_type& y, const state_type& y_new, T* out) const {
     if constexpr (own_dense_output) {
       const T theta = (ts - t) / h, rest = T(1) - theta;
-      BATCHODE_UNROLL
+      BATCHODE_UNROLL_STATES
       for (port::size_t i = 0; i < N; ++i) {
         T k1 = 0, k2 = 0;
         detail::static_for<0, stages>([&](auto stage) {
@@ -119,10 +126,57 @@ class RosenbrockStepper {
   }
 
  private:
+  /// f, J (in Shape's layout) and f_t at (t, y).
+  template <class System>
+  BATCHODE_HOST_DEVICE static void linearize(const System& sys, T t, const T* y, const T* p, T* f, T* J, T* f_t) {
+    if constexpr (Shape::banded) {
+      static_assert(Shape::lower == kernels::JacobianBand<System>::lower &&
+                        Shape::upper == kernels::JacobianBand<System>::upper,
+                    "RosenbrockStepper: a band the system does not declare");
+      kernels::linearize_band<N, System::n_params>(sys, t, y, p, f, J, f_t);
+    } else {
+      kernels::linearize<N, System::n_params>(sys, t, y, p, f, J, f_t);
+    }
+  }
+
+  /// W = I / (gamma h) - J factorised in place (Shape's layout); false when singular.
+  BATCHODE_HOST_DEVICE static bool factor(T diag, const T* J, T* W, int* piv) {
+    if constexpr (Shape::banded) {
+      constexpr port::size_t L = Shape::lower, U = Shape::upper;
+      BATCHODE_UNROLL_STATES
+      for (port::size_t i = 0; i < N; ++i) {
+        // Row i's slots: columns i - L .. i + L + U; those past i + U (the fill) and outside 0 .. N - 1
+        // start at zero (the latter are never read).
+        BATCHODE_UNROLL_STATES
+        for (port::size_t c = 0; c < Shape::lu_width; ++c) {
+          const bool inside = c + i >= L && c + i - L < N && c <= L + U;
+          W[i * Shape::lu_width + c] =
+              inside ? (c == L ? diag : T(0)) - J[i * Shape::jacobian_width + c] : T(0);
+        }
+      }
+      return kernels::band_lu_factor<Shape>(W, piv);
+    } else {
+      BATCHODE_UNROLL_STATES
+      for (port::size_t i = 0; i < N; ++i) {
+        BATCHODE_UNROLL_STATES
+        for (port::size_t j = 0; j < N; ++j) W[i * N + j] = (i == j ? diag : T(0)) - J[i * N + j];
+      }
+      return kernels::lu_factor<N>(W, piv);
+    }
+  }
+
+  BATCHODE_HOST_DEVICE static void solve(const T* W, const int* piv, T* b) {
+    if constexpr (Shape::banded) {
+      kernels::band_lu_solve<Shape>(W, piv, b);
+    } else {
+      kernels::lu_solve<N>(W, piv, b);
+    }
+  }
+
   /// Ends the run at (t, y): the attempt returns y unchanged with a zero estimate.
   BATCHODE_HOST_DEVICE void singular(const state_type& y, state_type& y_new, state_type& err) {
     failure_ = Status::singular_matrix;
-    BATCHODE_UNROLL
+    BATCHODE_UNROLL_STATES
     for (port::size_t i = 0; i < N; ++i) {
       y_new[i] = y[i];
       err[i] = T(0);
@@ -135,15 +189,10 @@ class RosenbrockStepper {
   BATCHODE_HOST_DEVICE bool solve_step(const System& sys, T t, const state_type& y, const T* p, T h,
                                        const state_type& f, const T* J, const T* ft, state_type& y_new,
                                        state_type& err) {
-    T W[N * N];
+    T W[Shape::lu_size];
     int piv[N];
     const T diag = T(1) / (T(Tab::gamma()) * h);
-    BATCHODE_UNROLL
-    for (port::size_t i = 0; i < N; ++i) {
-      BATCHODE_UNROLL
-      for (port::size_t j = 0; j < N; ++j) W[i * N + j] = (i == j ? diag : T(0)) - J[i * N + j];
-    }
-    if (!kernels::lu_factor<N>(W, piv)) return false;
+    if (!factor(diag, J, W, piv)) return false;
     const T inv_h = T(1) / h;
     // Stage and coefficient indices are compile-time constants through static_for (not only through
     // unroll pragmas, which the host pass of nvcc does not honour): the table lookups fold into
@@ -152,11 +201,11 @@ class RosenbrockStepper {
       constexpr int s = decltype(stage)::value;
       T rhs[N];
       if constexpr (s == 0) {
-        BATCHODE_UNROLL
+        BATCHODE_UNROLL_STATES
         for (port::size_t i = 0; i < N; ++i) rhs[i] = f[i];
       } else {
         T arg[N];
-        BATCHODE_UNROLL
+        BATCHODE_UNROLL_STATES
         for (port::size_t i = 0; i < N; ++i) {
           T sum = y[i];
           detail::static_for<0, s>([&](auto prev) {
@@ -167,7 +216,7 @@ class RosenbrockStepper {
         }
         sys(t + T(Tab::c(s)) * h, arg, p, rhs);
       }
-      BATCHODE_UNROLL
+      BATCHODE_UNROLL_STATES
       for (port::size_t i = 0; i < N; ++i) {
         T sum = rhs[i];
         if constexpr (Tab::d(s) != 0.0) sum += (h * T(Tab::d(s))) * ft[i];
@@ -177,10 +226,10 @@ class RosenbrockStepper {
         });
         k_[s][i] = sum;
       }
-      kernels::lu_solve<N>(W, piv, k_[s]);
+      solve(W, piv, k_[s]);
     });
     evaluations_ += stages - 1;
-    BATCHODE_UNROLL
+    BATCHODE_UNROLL_STATES
     for (port::size_t i = 0; i < N; ++i) {
       T sum = y[i];
       detail::static_for<0, stages>([&](auto stage) {
@@ -201,7 +250,7 @@ class RosenbrockStepper {
   }
 
   state_type f0_{};
-  T J_[N * N];
+  T J_[Shape::jacobian_size];
   T ft_[N];
   T k_[Tab::stages][N];
   port::uint32_t evaluations_ = 0;

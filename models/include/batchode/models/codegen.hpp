@@ -36,7 +36,10 @@
 // expressions keep their written order of operations (the same rounding as written); the derivatives are
 // simplified (derivative.hpp). jacobian() writes every entry: one assignment each up to 16 states; beyond, a
 // loop writes T(0) everywhere first and the structural nonzeros follow. time_derivative() writes every
-// f_t[i].
+// f_t[i]. Where the structural nonzeros lie in a narrow band (j - i in [-L, U] with 2 L + U + 1 < N,
+// kernels/band.hpp), the struct also declares jacobian_lower_bandwidth = L, jacobian_upper_bandwidth = U
+// and writes band_jacobian(t, y, p, Jb) over the band: the Rosenbrock methods then keep J and its LU in
+// band storage (kernels/band_lu.hpp).
 #pragma once
 
 #include <string>

@@ -111,7 +111,7 @@ struct IntegratedStepperFor {
 };
 template <class Tab, class System, class T>
 struct IntegratedStepperFor<Tab, System, T, true, true> {
-  using type = RosenbrockStepper<Tab, T, System::n_states>;
+  using type = RosenbrockStepper<Tab, T, System::n_states, kernels::RosenbrockShape<System, T>>;
   static constexpr bool available = kernels::can_linearize_v<System, T>;
 };
 template <class Tab, class System, class T>
