@@ -13,16 +13,20 @@
 namespace batchode_bench {
 using batchode::port::size_t;
 
-/// Lorenz-96: dx_i = (x_{i+1} - x_{i-2}) x_{i-1} - x_i + F, p = {F}.
+/// Lorenz-96: dx_i = (x_{i+1} - x_{i-2}) x_{i-1} - x_i + F, p = {F}. Its rhs_component lets a run be
+/// split over several lanes (kernels/lane_group.hpp).
 template <size_t N>
 struct Lorenz96 {
   static constexpr size_t n_states = N;
   static constexpr size_t n_params = 1;
+  template <class T, class State>
+  BATCHODE_HOST_DEVICE T rhs_component(size_t i, T, const State& y, const T* p) const {
+    return (y[(i + 1) % N] - y[(i + N - 2) % N]) * y[(i + N - 1) % N] - y[i] + p[0];
+  }
   template <class T>
-  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* dydt) const {
+  BATCHODE_HOST_DEVICE void operator()(T t, const T* y, const T* p, T* dydt) const {
     BATCHODE_UNROLL
-    for (size_t i = 0; i < N; ++i)
-      dydt[i] = (y[(i + 1) % N] - y[(i + N - 2) % N]) * y[(i + N - 1) % N] - y[i] + p[0];
+    for (size_t i = 0; i < N; ++i) dydt[i] = rhs_component(i, t, y, p);
   }
 };
 

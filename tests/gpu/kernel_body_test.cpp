@@ -4,9 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
+#include <batchode/kernels/lane_group_kernel.hpp>
+#include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "gpu_compare.hpp"
 #include "kernel_body_on_host.hpp"
+#include "lorenz96.hpp"
 #include "test_systems.hpp"
 
 namespace {
@@ -53,5 +58,93 @@ TYPED_TEST(KernelBody, MatchesCpuPathForEveryMethod) {
     }
   }
 }
+
+// A run on one lane of the lane-group layout (kernels/lane_group_kernel.hpp with L = 1) is the one-thread
+// kernel body's run, bit for bit, for every explicit method, runs that overflow or run out of steps
+// included: the integrator's sums and tests over a run's states go through the share
+// (run_integrator.hpp's is_state_share), and where the share is the whole run they must change
+// nothing. lane_group_gpu_test checks several lanes on the device.
+TYPED_TEST(KernelBody, OneLaneOfTheLaneGroupLayoutIsTheOneThreadRun) {
+  using T = TypeParam;
+  using System = batchode::testing::Lorenz96<16>;
+  constexpr std::size_t N = System::n_states, runs = 24;
+  std::vector<T> y0(runs * N), f(runs);
+  for (std::size_t r = 0; r < runs; ++r) {
+    f[r] = T(6 + 4 * double(r) / double(runs - 1));
+    for (std::size_t i = 0; i < N; ++i)
+      y0[r * N + i] = T(8 + 0.5 * std::sin(0.4 * double(i) + 0.1 * double(r)));
+  }
+  y0[3 * N + 5] = std::is_same_v<T, float> ? T(1e30) : T(1e200);  // overflows: the run fails
+  for (Method m : all_methods) {
+    if (cpu_only(m)) continue;
+    for (std::uint64_t max_steps : {std::uint64_t{100000}, std::uint64_t{7}}) {
+      SolveOptions o;
+      o.method = m;
+      o.rtol = o.atol = 1e-6;
+      if (!method_info(m).adaptive) o.dt = 1e-2;
+      o.max_steps = max_steps;
+      const RunSettings<T> plan = make_run_settings<T>(o);
+      tableau::dispatch(m, [&](auto tag) {
+        using Tab = typename decltype(tag)::type;
+        if constexpr (tableau::runs_on_gpu_v<Tab> &&
+                      !tableau::is_rosenbrock_v<Tab>) {  // (dispatch's other tags)
+          std::vector<T> one(runs * N), lane(runs * N);
+          std::vector<std::int32_t> status_one(runs), status_lane(runs);
+          std::vector<std::uint32_t> counts_one(3 * runs), counts_lane(3 * runs);
+          const kernels::DeviceInputs<T> in{y0.data(), f.data(), runs};
+          const kernels::DeviceOutputs<T> out_one{one.data(),
+                                                  nullptr,
+                                                  status_one.data(),
+                                                  counts_one.data(),
+                                                  counts_one.data() + runs,
+                                                  counts_one.data() + 2 * runs,
+                                                  runs,
+                                                  0};
+          const kernels::DeviceOutputs<T> out_lane{lane.data(),
+                                                   nullptr,
+                                                   status_lane.data(),
+                                                   counts_lane.data(),
+                                                   counts_lane.data() + runs,
+                                                   counts_lane.data() + 2 * runs,
+                                                   runs,
+                                                   0};
+          T shared[N];
+          for (std::size_t r = 0; r < runs; ++r) {
+            kernels::integrate_chunk_run<Tab, false, System, T>(System{}, plan, in, out_one, r);
+            kernels::integrate_lane_share<Tab, System, T, 1>(System{}, plan, in, out_lane, r, shared, 0, 0);
+          }
+          const std::string what = to_string(m) + ", max_steps " + std::to_string(max_steps);
+          EXPECT_EQ(std::memcmp(one.data(), lane.data(), one.size() * sizeof(T)), 0) << what;
+          EXPECT_EQ(status_one, status_lane) << what;
+          EXPECT_EQ(counts_one, counts_lane) << what;
+          EXPECT_NE(status_lane[3], static_cast<std::int32_t>(Status::success))
+              << what;  // (adaptive: underflow)
+          if (max_steps == 7) {
+            EXPECT_EQ(status_lane[0], static_cast<std::int32_t>(Status::max_steps_reached)) << what;
+          } else {
+            EXPECT_EQ(status_lane[0], static_cast<std::int32_t>(Status::success)) << what;
+          }
+        }
+      });
+    }
+  }
+}
+
+// Which runs are split over lanes, and over how many (kernels/lane_group.hpp's rule: a run's arrays,
+// the state, the stages and two temporaries, over 512 words are split until a lane's share is at most
+// 128 words; a declared lanes_per_run wins; no rhs_component, events, drivers or a Rosenbrock method:
+// one thread per run).
+using batchode::kernels::lanes_per_run;
+static_assert(lanes_per_run<tableau::Rk4, batchode::testing::Lorenz, double>() == 1);  // no rhs_component
+static_assert(lanes_per_run<tableau::Rk4, batchode::testing::Lorenz96<32>, double>() == 1);  // 448 words
+static_assert(lanes_per_run<tableau::Rk4, batchode::testing::Lorenz96<64>, double>() ==
+              8);                                                                           // 896: 112 a lane
+static_assert(lanes_per_run<tableau::Rk4, batchode::testing::Lorenz96<64>, float>() == 1);  // 448
+static_assert(lanes_per_run<tableau::Dopri5, batchode::testing::Lorenz96<32>, double>() == 8);  // 640: 80
+static_assert(lanes_per_run<tableau::Dopri5, batchode::testing::Lorenz96<256>, double>() ==
+              32);                                                                             // at most 32
+static_assert(lanes_per_run<tableau::Rk4, batchode::testing::Lorenz96<4, 2>, double>() == 2);  // declared
+static_assert(lanes_per_run<tableau::Rk4, batchode::testing::Lorenz96<48>, double>() == 8);  // 672: 84 a lane
+static_assert(lanes_per_run<tableau::Rk4, batchode::testing::Lorenz96<50>, double>() == 2);  // 50 = 2 x 25
 
 }  // namespace

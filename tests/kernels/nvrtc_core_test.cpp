@@ -49,7 +49,21 @@ struct DampedPendulum {
     dydt[1] = -p[0] * sin(y[0]) - T(0.1) * exp(-t) * y[1];
   }
 };
+// Lorenz-96 with one component of its right-hand side: a run split over lanes (kernels/lane_group.hpp).
+struct Lorenz96 {
+  static constexpr batchode::port::size_t n_states = 16;
+  static constexpr batchode::port::size_t n_params = 1;
+  template <class T, class State>
+  BATCHODE_HOST_DEVICE T rhs_component(batchode::port::size_t i, T, const State& y, const T* p) const {
+    return (y[(i + 1) % 16] - y[(i + 14) % 16]) * y[(i + 15) % 16] - y[i] + p[0];
+  }
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T t, const T* y, const T* p, T* dydt) const {
+    for (batchode::port::size_t i = 0; i < 16; ++i) dydt[i] = rhs_component(i, t, y, p);
+  }
+};
 static_assert(batchode::is_ode_system_v<Lorenz, float> && batchode::is_ode_system_v<DampedPendulum, double>);
+static_assert(batchode::kernels::has_rhs_component_v<Lorenz96, double>);
 // The Rosenbrock kernels below must integrate, not compile to the empty body of an unavailable method.
 static_assert(batchode::kernels::StepperFor<batchode::tableau::Rodas4, Lorenz, float>::available);
 static_assert(batchode::kernels::StepperFor<batchode::tableau::Rodas4, DampedPendulum, double>::available);
@@ -63,7 +77,14 @@ struct KernelCase {
   // The summary kinds' mask (kernels/summaries.hpp), spelled even when 0: hipRTC finds a kernel by
   // its demangled name, which spells the defaulted argument.
   const char* summaries = "0u";
+  // Lanes per run: the lane-group kernel (kernels/lane_group_kernel.hpp; final state, so save_series
+  // "false"), spelled as its demangled name spells a size_t.
+  const char* lanes = nullptr;
   std::string name() const {
+    if (lanes != nullptr) {
+      return std::string("batchode::kernels::integrate_chunk_in_lane_groups<batchode::tableau::") + tableau +
+             ", " + system + ", " + precision + ", " + lanes + ">";
+    }
     return std::string("batchode::kernels::integrate_chunk<batchode::tableau::") + tableau + ", " + save_series +
            ", " + system + ", " + precision + ", " + summaries + ">";
   }
@@ -85,6 +106,9 @@ const std::vector<KernelCase> kKernels = {
     // Summary kernels: mean, max and peaks (accumulators in registers); every kind in double (memory).
     {"Rk4", "true", "Lorenz", "float", "265u"},
     {"Dopri5", "true", "Lorenz", "double", "16383u"},
+    // A run over 4 lanes (dopri5: the error norm and first step summed over the lanes), and over 8.
+    {"Dopri5", "false", "Lorenz96", "double", "0u", "4ul"},
+    {"Rk4", "false", "Lorenz96", "float", "0u", "8ul"},
 };
 
 std::string core_includes() {

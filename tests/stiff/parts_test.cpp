@@ -9,6 +9,7 @@
 #include <batchode/kernels/lu.hpp>
 #include <batchode/kernels/rosenbrock_stepper.hpp>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -112,6 +113,52 @@ TEST(DenseLu, SolvesWithPivotsInSeveralColumns) {
   EXPECT_EQ(piv[1], 3);
   kernels::lu_solve<4>(LU, piv, b);
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(b[i], x[i], 1e-14) << i;
+}
+
+// Past unrolled_states (16) the dense LU is written as loops with rows swapped by index (lu.hpp): the
+// same operations in the same order as the unrolled form, so on random matrices with small diagonals
+// (rows exchanged) the loop form gives the unrolled form's pivots, factors and solution to the bit at
+// 16 states, and at 40 states (loops only) a solution of A x = b.
+TEST(DenseLu, TheLoopFormIsTheUnrolledOneBitForBit) {
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  constexpr std::size_t N = 16;
+  static_assert(N <= kernels::unrolled_states);
+  int exchanges = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    double a[N * N], b[N * N], x[N], y[N];
+    for (std::size_t i = 0; i < N * N; ++i) a[i] = b[i] = u(rng) * (i % (N + 1) == 0 ? 0.05 : 1.0);
+    for (std::size_t i = 0; i < N; ++i) x[i] = y[i] = u(rng);
+    int pa[N], pb[N];
+    ASSERT_TRUE(kernels::lu_factor<N>(a, pa));
+    ASSERT_TRUE(kernels::detail::lu_factor_loops<N>(b, pb));
+    kernels::lu_solve<N>(a, pa, x);
+    kernels::detail::lu_solve_loops<N>(b, pb, y);
+    for (std::size_t k = 0; k < N; ++k) exchanges += pa[k] != static_cast<int>(k);
+    EXPECT_EQ(std::memcmp(pa, pb, sizeof pa), 0) << "trial " << trial;
+    EXPECT_EQ(std::memcmp(a, b, sizeof a), 0) << "trial " << trial;
+    EXPECT_EQ(std::memcmp(x, y, sizeof x), 0) << "trial " << trial;
+  }
+  EXPECT_GT(exchanges, 100);  // the pivoting paths ran
+}
+
+TEST(DenseLu, SolvesFortyStatesAsLoops) {
+  constexpr std::size_t N = 40;
+  static_assert(N > kernels::unrolled_states);
+  std::mt19937_64 rng(22);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> A(N * N), LU(N * N), x(N), b(N, 0.0);
+  for (std::size_t i = 0; i < N * N; ++i) LU[i] = A[i] = u(rng) * (i % (N + 1) == 0 ? 0.05 : 1.0);
+  for (std::size_t i = 0; i < N; ++i) x[i] = u(rng);
+  for (std::size_t i = 0; i < N; ++i) {
+    for (std::size_t j = 0; j < N; ++j) b[i] += A[i * N + j] * x[j];
+  }
+  int piv[N];
+  ASSERT_TRUE(kernels::lu_factor<N>(LU.data(), piv));
+  kernels::lu_solve<N>(LU.data(), piv, b.data());
+  for (std::size_t i = 0; i < N; ++i) EXPECT_NEAR(b[i], x[i], 1e-10) << i;
+  std::vector<double> S(N * N, 1.0);  // rank one: singular
+  EXPECT_FALSE(kernels::lu_factor<N>(S.data(), piv));
 }
 
 // Random band matrices of several shapes with small diagonals, so that rows are exchanged: the band LU

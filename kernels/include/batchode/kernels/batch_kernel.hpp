@@ -139,6 +139,19 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE Status integrate_into(
   }
 }
 
+/// Stores run r's status and counters where the chunk keeps them (a solve may keep neither).
+template <class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void store_run_outcome(const kernels::DeviceOutputs<T>& out,
+                                                                 port::size_t r, Status status,
+                                                                 const RunCounters& counters) {
+  if (out.status != nullptr) out.status[r] = static_cast<port::int32_t>(status);
+  if (out.accepted != nullptr) {
+    out.accepted[r] = counters.accepted_steps;
+    out.rejected[r] = counters.rejected_steps;
+    out.rhs_evaluations[r] = counters.rhs_evaluations;
+  }
+}
+
 /// Integrates run `r` of a chunk; shared by the kernel and by host-side tests of the kernel body.
 /// Summaries: the kinds a summary kernel keeps (0: none; the plan must then ask for none).
 template <class Tab, bool SaveSeries, class System, class T, port::uint32_t Summaries = 0>
@@ -200,12 +213,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
     }
     BATCHODE_UNROLL
     for (port::size_t i = 0; i < N; ++i) out.final_state[r * N + i] = y[i];
-    if (out.status != nullptr) out.status[r] = static_cast<port::int32_t>(status);
-    if (out.accepted != nullptr) {
-      out.accepted[r] = counters.accepted_steps;
-      out.rejected[r] = counters.rejected_steps;
-      out.rhs_evaluations[r] = counters.rhs_evaluations;
-    }
+    store_run_outcome(out, r, status, counters);
   }
 }
 

@@ -32,18 +32,70 @@ BATCHODE_HD_TEMPLATE
 template <port::size_t N, class State, class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T error_norm_squared(const State& y, const State& y_new,
                                                                const State& err, T rtol, T atol) {
-  // The sum starts at the first term, not at 0 + the first term: the same value (a square is never
-  // -0), one addition fewer.
-  const T scale0 = atol + rtol * max_of(port::fabs(y[0]), port::fabs(y_new[0]));
-  const T r0 = err[0] / scale0;
-  T sum = r0 * r0;
+  // The sum starts at 0: each term then adds one product to the sum, which a compiler that fuses
+  // multiplies into adds can only fuse one way (fma(r, r, sum)). Started at the first term, r0 r0 +
+  // r1 r1 could be fused around either product, and a lane group's sum (kernels/lane_group.hpp) and
+  // one thread's were fused differently (dopri5 on Lorenz-96, sm_90): same sums, other bits.
+  T sum = 0;
   BATCHODE_UNROLL
-  for (port::size_t i = 1; i < N; ++i) {
+  for (port::size_t i = 0; i < N; ++i) {
     const T scale = atol + rtol * max_of(port::fabs(y[i]), port::fabs(y_new[i]));
     const T r = err[i] / scale;
     sum += r * r;
   }
   return sum * (T(1) / T(N));
+}
+
+/// A system whose n_states are one lane's share of a run's state (kernels/lane_group.hpp: several
+/// threads integrate one run, each its share of the states): sums and tests over a run's states go
+/// through it (sum_of_squares, all_of), so that every lane of the run sees the whole run's. The
+/// loops below are then over the lane's share; n_states_total is the run's.
+template <class S, class = void>
+struct is_state_share : port::false_type {};
+template <class S>
+struct is_state_share<S, port::enable_if_t<S::is_state_share>> : port::true_type {};
+
+/// The states of one run of S: S::n_states, or a share's n_states_total.
+template <class S>
+BATCHODE_HOST_DEVICE constexpr port::size_t run_states() {
+  if constexpr (is_state_share<S>::value) {
+    return S::n_states_total;
+  } else {
+    return S::n_states;
+  }
+}
+
+/// sum_i q_i^2 over the run's states, in state order (a share's sum is the run's, the same bits).
+BATCHODE_HD_TEMPLATE
+template <port::size_t N, class System, class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T sum_of_squares(const System& sys, const T* q) {
+  if constexpr (is_state_share<System>::value) {
+    return sys.sum_of_squares(q);
+  } else {
+    (void)sys;
+    T sum = 0;
+    BATCHODE_UNROLL
+    for (port::size_t i = 0; i < N; ++i) sum += q[i] * q[i];
+    return sum;
+  }
+}
+
+/// error_norm_squared of a run of System (N: its n_states; a share's: the run's norm).
+BATCHODE_HD_TEMPLATE
+template <port::size_t N, class System, class State, class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T error_norm_squared(const System& sys, const State& y,
+                                                               const State& y_new, const State& err, T rtol,
+                                                               T atol) {
+  if constexpr (is_state_share<System>::value) {
+    T r[N];
+    BATCHODE_UNROLL
+    for (port::size_t i = 0; i < N; ++i)
+      r[i] = err[i] / (atol + rtol * max_of(port::fabs(y[i]), port::fabs(y_new[i])));
+    return sys.sum_of_squares(r) * (T(1) / T(System::n_states_total));
+  } else {
+    (void)sys;
+    return error_norm_squared<N>(y, y_new, err, rtol, atol);
+  }
 }
 
 /// Hairer, Norsett & Wanner's first-step estimate (Solving ODEs I, II.4). f0 = f(t0, y0).
@@ -52,15 +104,17 @@ BATCHODE_HD_TEMPLATE
 template <port::size_t N, int Order, class System, class State, class T>
 BATCHODE_HOST_DEVICE T initial_step(const System& sys, T t0, const State& y0, const State& f0, const T* p,
                                     const RunSettings<T>& plan) {
-  T d0 = 0, d1 = 0;
-BATCHODE_UNROLL
+  // (The scaled values first, then their sums of squares: a lane's share of a run sums over the run.)
+  constexpr port::size_t states = run_states<System>();
+  T q0[N], q1[N];
+  BATCHODE_UNROLL
   for (port::size_t i = 0; i < N; ++i) {
     const T sc = plan.atol + plan.rtol * port::fabs(y0[i]);
-    d0 += (y0[i] / sc) * (y0[i] / sc);
-    d1 += (f0[i] / sc) * (f0[i] / sc);
+    q0[i] = y0[i] / sc;
+    q1[i] = f0[i] / sc;
   }
-  d0 = port::sqrt(d0 / T(N));
-  d1 = port::sqrt(d1 / T(N));
+  const T d0 = port::sqrt(sum_of_squares<N>(sys, q0) / T(states));
+  const T d1 = port::sqrt(sum_of_squares<N>(sys, q1) / T(states));
   const T span = plan.t_end - t0;
   T h0 = (d0 < T(1e-5) || d1 < T(1e-5)) ? T(1e-6) : T(0.01) * d0 / d1;
   h0 = min_of(h0, span);
@@ -68,13 +122,10 @@ BATCHODE_UNROLL
 BATCHODE_UNROLL
   for (port::size_t i = 0; i < N; ++i) y1[i] = y0[i] + h0 * f0[i];
   sys(t0 + h0, &y1[0], p, &f1[0]);
-  T d2 = 0;
-BATCHODE_UNROLL
-  for (port::size_t i = 0; i < N; ++i) {
-    const T sc = plan.atol + plan.rtol * port::fabs(y0[i]);
-    d2 += ((f1[i] - f0[i]) / sc) * ((f1[i] - f0[i]) / sc);
-  }
-  d2 = port::sqrt(d2 / T(N)) / h0;
+  T q2[N];
+  BATCHODE_UNROLL
+  for (port::size_t i = 0; i < N; ++i) q2[i] = (f1[i] - f0[i]) / (plan.atol + plan.rtol * port::fabs(y0[i]));
+  const T d2 = port::sqrt(sum_of_squares<N>(sys, q2) / T(states)) / h0;
   const T dmax = max_of(d1, d2);
   const T h1 = dmax <= T(1e-15) ? max_of(T(1e-6), h0 * T(1e-3))
                                 : port::pow(T(0.01) / dmax, T(1) / T(Order + 1));
@@ -218,6 +269,17 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool all_finite(const State& y) {
   return finite;
 }
 
+/// all_finite over a run of System: a share's lanes agree (all_of), so that they stop together.
+template <port::size_t N, class System, class State>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool states_finite(const System& sys, const State& y) {
+  if constexpr (is_state_share<System>::value) {
+    return sys.all_of(all_finite<N>(y));
+  } else {
+    (void)sys;
+    return all_finite<N>(y);
+  }
+}
+
 /// Dense output of one accepted step from (t, y) to (t_new, y_new): the save times in (t, t_new]
 /// are interpolated, with the method's own dense output where it has one (before accept(), while
 /// its stages are current), else with the Hermite cubic (its start and slope kept before accept(),
@@ -241,7 +303,7 @@ struct DenseStep {
     if constexpr (own_dense_output<Stepper>::value) {
       due = false;
       // A step to a non-finite state ends the run right after: its points stay unsaved (NaN).
-      if (!all_finite<N>(y_new)) return;
+      if (!states_finite<N>(sys, y_new)) return;
       T out[N];
       for (T ts = save_time(plan, next_save); ts <= t_new;) {  // due: next_save < n_saves
         const port::uint32_t k = next_save++;
@@ -422,7 +484,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_saving_every(Stepper& stepper, const
           ++j;
           t = plan.t_end;
         }
-        return all_finite<N>(y);
+        return states_finite<N>(sys, y);
       };
       // The windows within the full steps: m steps before each sample, a count the same at every
       // sample (so its unrolled loop's set-up is out of the loop over the samples).
@@ -434,7 +496,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_saving_every(Stepper& stepper, const
           keep_step(stepper, sys, tj + h, y, y_new, p);
         }
         j += m;
-        return all_finite<N>(y);
+        return states_finite<N>(sys, y);
       };
       const port::uint32_t in_full = min_of(min_of(full / m, plan.n_saves - 1) / n, windows);
       for (port::uint32_t w = 0; w < in_full; ++w) {
@@ -483,7 +545,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_saving_every(Stepper& stepper, const
       keep_step(stepper, sys, tj + h, y, y_new, p);
     }
     if (saving) {
-      if (!all_finite<N>(y)) {
+      if (!states_finite<N>(sys, y)) {
         counters.accepted_steps += j;
         return Status::non_finite_state;
       }
@@ -500,7 +562,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_saving_every(Stepper& stepper, const
     stepper.step(sys, t_last, y, p, plan.t_end - t_last, y_new, err);
     keep_step(stepper, sys, plan.t_end, y, y_new, p);
     ++counters.accepted_steps;
-    if (!all_finite<N>(y)) return Status::non_finite_state;
+    if (!states_finite<N>(sys, y)) return Status::non_finite_state;
   }
   // A save left lands on t_end, as integrate_fixed's last stop does.
   if (next_save < plan.n_saves) sink.save(next_save++, plan.t_end, &y[0]);
@@ -576,7 +638,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
     keep_step(stepper, sys, t, y, y_new, p);
     ++attempts;
     ++counters.accepted_steps;
-    if (!all_finite<N>(y)) return Status::non_finite_state;
+    if (!states_finite<N>(sys, y)) return Status::non_finite_state;
     if constexpr (Sink::active) {
       if (stop_is_save) sink.save(next_save++, t, &y[0]);
     }
@@ -615,12 +677,12 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System
     keep_step(stepper, sys, t_new, y, y_new, p);
     ++counters.accepted_steps;
     if (dense.due || last) {
-      if (!all_finite<N>(y)) return Status::non_finite_state;
+      if (!states_finite<N>(sys, y)) return Status::non_finite_state;
     }
     dense.after_accept(stepper, sys, t, t_new, y, p, plan, sink, next_save, counters);
   }
   if (!within) return Status::max_steps_reached;
-  return all_finite<N>(y) ? Status::success : Status::non_finite_state;
+  return states_finite<N>(sys, y) ? Status::success : Status::non_finite_state;
 }
 
 /// Host compilers: makes the compiler forget the values of x it holds in registers, so that it reloads
@@ -682,7 +744,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
       if (failure != Status::success) return failure;
     }
 
-    const T e2 = error_norm_squared<N>(y, y_new, err, plan.rtol, plan.atol);
+    const T e2 = error_norm_squared<N>(sys, y, y_new, err, plan.rtol, plan.atol);
     if (!(e2 <= T(1))) {  // rejected; a NaN error lands here too
       ++counters.rejected_steps;
       const bool finite = is_finite(e2);
@@ -713,7 +775,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     }
     keep_step(stepper, sys, t_new, y, y_new, p);
     ++counters.accepted_steps;
-    if (!all_finite<N>(y)) return Status::non_finite_state;
+    if (!states_finite<N>(sys, y)) return Status::non_finite_state;
     if constexpr (Sink::active) {
       if (lands && stop_is_save) sink.save(next_save++, t_new, &y[0]);
       dense.after_accept(stepper, sys, t, t_new, y, p, plan, sink, next_save, counters);

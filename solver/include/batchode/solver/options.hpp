@@ -63,6 +63,9 @@ struct GpuOptions : arrays::MemoryBudget {
   /// process per GPU of a node gives each its own (batchode/mpi's for_local_rank).
   std::vector<int> devices;
   int block_size = 128;          ///< threads per block
+  /// Runs of a system that gives rhs_component may be split over several threads of a warp where that
+  /// is faster (kernels/lane_group.hpp: lanes_per_run); false keeps one thread per run. Same results.
+  bool split_runs = true;
   bool allow_cpu_fallback = true;  ///< under Backend::automatic: fall back to CPU if the GPU fails
 };
 

@@ -84,6 +84,7 @@ inline GpuRunRequest make_gpu_run_request(const SolveOptions& o) {
   request.method = o.method;
   request.device = o.gpu.device;
   request.block_size = o.gpu.block_size;
+  request.split_runs = o.gpu.split_runs;
   request.budget = o.gpu;
   request.outputs = o.outputs;
   request.events = event_shape(o);

@@ -16,6 +16,8 @@ struct GpuRunRequest {
   Method method = Method::dopri5;
   int device = 0;
   int block_size = 128;
+  /// GpuOptions::split_runs: the final-state kernel may split runs over lanes (kernels/lane_group.hpp).
+  bool split_runs = true;
   arrays::MemoryBudget budget;
   OutputSelection outputs;
   EventShape events;  ///< the event records kept per run (none for systems without events)

@@ -4,10 +4,12 @@
 // per run. Compiled only by the GPU compiler (included from solver.hpp when BATCHODE_GPU_COMPILER).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 // First: under hipcc it includes the HIP runtime header, whose builtins (threadIdx) batch_kernel.hpp
 // uses, also where batchode_target_gpu did not pre-include it.
@@ -16,9 +18,11 @@
 #include "batchode/backends/gpu/chunk_pipeline.hpp"
 #include "batchode/backends/gpu/gpu_run_request.hpp"
 #include "batchode/backends/gpu/launch.hpp"
+#include "batchode/checks/invalid_input.hpp"
 #include "batchode/gpu/runtime.hpp"
 #include "batchode/kernels/batch_kernel.hpp"
 #include "batchode/kernels/device_views.hpp"
+#include "batchode/kernels/lane_group_kernel.hpp"
 #include "batchode/kernels/method_registry.hpp"
 #include "batchode/kernels/observables.hpp"
 #include "batchode/kernels/run_order_kernels.hpp"
@@ -84,6 +88,14 @@ class GpuRunner {
       auto load = [&](kernels::ChunkKernel kernel, TimeLogger& l) {
         switch (kernel) {
           case kernels::ChunkKernel::final_state:
+            if constexpr (lanes<Tab>() > 1) {
+              if (request.split_runs) {
+                return load_once<Tab, 4>(
+                    reinterpret_cast<const void*>(
+                        &kernels::integrate_chunk_in_lane_groups<Tab, System, T, lanes<Tab>()>),
+                    l, lanes<Tab>());
+              }
+            }
             return load_once<Tab, 0>(
                 reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, false, System, T>), l);
           case kernels::ChunkKernel::series:
@@ -103,6 +115,14 @@ class GpuRunner {
                         const kernels::DeviceOutputs<T>& out) {
         switch (kernel) {
           case kernels::ChunkKernel::final_state:
+            if constexpr (lanes<Tab>() > 1) {
+              if (request.split_runs) {
+                const LaneGroupLaunch g = lane_group_launch<lanes<Tab>()>(grid, block);
+                kernels::integrate_chunk_in_lane_groups<Tab, System, T, lanes<Tab>()>
+                    <<<g.grid, g.block, g.shared_bytes, gpu::native_stream(stream)>>>(sys, settings, in, out);
+                break;
+              }
+            }
             kernels::integrate_chunk<Tab, false, System, T>
                 <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
             break;
@@ -128,16 +148,47 @@ class GpuRunner {
   }
 
  private:
+  /// Threads per run of method Tab's final-state kernel (kernels/lane_group.hpp).
+  template <class Tab>
+  static constexpr std::size_t lanes() {
+    return kernels::lanes_per_run<Tab, System, T>();
+  }
+
+  struct LaneGroupLaunch {
+    unsigned grid, block;
+    std::size_t shared_bytes;
+  };
+  /// The lane-group kernel's launch for the runs one-thread-per-run `grid` x `block` covers: L times
+  /// the threads, in blocks halved (multiples of 32) until their runs' values fit the 48 KiB of shared
+  /// memory every device gives a block without opting in.
+  template <std::size_t L>
+  static LaneGroupLaunch lane_group_launch(unsigned grid, unsigned block) {
+    constexpr std::size_t limit = 48 * 1024;
+    const std::size_t threads = static_cast<std::size_t>(grid) * block * L;
+    unsigned b = block;
+    while (b > 32 && kernels::lane_group_shared_bytes<System, T, L>(b) > limit)
+      b = std::max(32u, b / 2 / 32 * 32);
+    const std::size_t bytes = kernels::lane_group_shared_bytes<System, T, L>(b);
+    if (bytes > limit) {
+      throw InvalidInput("a run of " + std::to_string(N) + " states split over " + std::to_string(L) +
+                         " lanes needs " + std::to_string(bytes) +
+                         " bytes of shared memory a block, over the 49152 a block has: declare more "
+                         "lanes_per_run, or give no rhs_component (one thread per run)");
+    }
+    return {static_cast<unsigned>((threads + b - 1) / b), b, bytes};
+  }
+
   /// The first launch of a kernel instantiation loads its module (lazy loading on CUDA): done here
   /// once, on purpose, and timed as `kernel_compile`, so chunk timings exclude it.
   template <class Tab, int Kernel>
-  void load_once(const void* kernel, TimeLogger& log) {
+  void load_once(const void* kernel, TimeLogger& log, std::size_t lanes_per_run = 1) {
     static std::atomic<bool> loaded{false};  // per instantiation; part threads of several GPUs share it
     if (loaded.load(std::memory_order_acquire)) return;
     ScopedTimer t(log, events::kernel_compile);
     const gpu::KernelAttributes attributes = gpu::kernel_attributes(kernel);
     t.add_metadata("registers", static_cast<std::int64_t>(attributes.registers));
     t.add_metadata("local_bytes", static_cast<std::int64_t>(attributes.local_bytes));
+    t.add_metadata("lanes_per_run", static_cast<std::int64_t>(lanes_per_run));
     loaded.store(true, std::memory_order_release);
   }
 
