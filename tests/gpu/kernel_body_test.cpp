@@ -52,12 +52,33 @@ TYPED_TEST(KernelBody, MatchesCpuPathForEveryMethod) {
         const RunCounters& b = cpu.counters(r);
         EXPECT_NEAR(double(a.accepted_steps), double(b.accepted_steps), 2.0) << to_string(m) << " run " << r;
         // The register stepper reuses FSAL stages that odeint's generic stepper cannot.
-        EXPECT_LE(a.rhs_evaluations, b.rhs_evaluations + 2 * method_info(m).stages) << to_string(m) << " run " << r;
+        EXPECT_LE(a.rhs_evaluations, b.rhs_evaluations + 2 * method_info(m).stages)
+            << to_string(m) << " run " << r;
         EXPECT_GE(a.rhs_evaluations, a.accepted_steps) << to_string(m);
       }
     }
   }
 }
+
+/// One chunk's final states, statuses and counters on the host, viewed in the device layout.
+template <class T>
+struct HostOutputs {
+  std::vector<T> final_state;
+  std::vector<std::int32_t> status;
+  std::vector<std::uint32_t> counts;  // accepted, rejected and rhs evaluations, a run-long block each
+  HostOutputs(std::size_t runs, std::size_t n) : final_state(runs * n), status(runs), counts(3 * runs) {}
+  kernels::DeviceOutputs<T> view() {
+    const std::size_t runs = status.size();
+    return {final_state.data(),
+            nullptr,
+            status.data(),
+            counts.data(),
+            counts.data() + runs,
+            counts.data() + 2 * runs,
+            runs,
+            0};
+  }
+};
 
 // A run on one lane of the lane-group layout (kernels/lane_group_kernel.hpp with L = 1) is the one-thread
 // kernel body's run, bit for bit, for every explicit method, runs that overflow or run out of steps
@@ -88,41 +109,27 @@ TYPED_TEST(KernelBody, OneLaneOfTheLaneGroupLayoutIsTheOneThreadRun) {
         using Tab = typename decltype(tag)::type;
         if constexpr (tableau::runs_on_gpu_v<Tab> &&
                       !tableau::is_rosenbrock_v<Tab>) {  // (dispatch's other tags)
-          std::vector<T> one(runs * N), lane(runs * N);
-          std::vector<std::int32_t> status_one(runs), status_lane(runs);
-          std::vector<std::uint32_t> counts_one(3 * runs), counts_lane(3 * runs);
+          HostOutputs<T> one(runs, N), lane(runs, N);
           const kernels::DeviceInputs<T> in{y0.data(), f.data(), runs};
-          const kernels::DeviceOutputs<T> out_one{one.data(),
-                                                  nullptr,
-                                                  status_one.data(),
-                                                  counts_one.data(),
-                                                  counts_one.data() + runs,
-                                                  counts_one.data() + 2 * runs,
-                                                  runs,
-                                                  0};
-          const kernels::DeviceOutputs<T> out_lane{lane.data(),
-                                                   nullptr,
-                                                   status_lane.data(),
-                                                   counts_lane.data(),
-                                                   counts_lane.data() + runs,
-                                                   counts_lane.data() + 2 * runs,
-                                                   runs,
-                                                   0};
           T shared[N];
           for (std::size_t r = 0; r < runs; ++r) {
-            kernels::integrate_chunk_run<Tab, false, System, T>(System{}, plan, in, out_one, r);
-            kernels::integrate_lane_share<Tab, System, T, 1>(System{}, plan, in, out_lane, r, shared, 0, 0);
+            kernels::integrate_chunk_run<Tab, false, System, T>(System{}, plan, in, one.view(), r);
+            kernels::integrate_lane_share<Tab, System, T, 1>(System{}, plan, in, lane.view(), r, shared, 0,
+                                                             0);
           }
           const std::string what = to_string(m) + ", max_steps " + std::to_string(max_steps);
-          EXPECT_EQ(std::memcmp(one.data(), lane.data(), one.size() * sizeof(T)), 0) << what;
-          EXPECT_EQ(status_one, status_lane) << what;
-          EXPECT_EQ(counts_one, counts_lane) << what;
-          EXPECT_NE(status_lane[3], static_cast<std::int32_t>(Status::success))
+          EXPECT_EQ(std::memcmp(one.final_state.data(), lane.final_state.data(),
+                                one.final_state.size() * sizeof(T)),
+                    0)
+              << what;
+          EXPECT_EQ(one.status, lane.status) << what;
+          EXPECT_EQ(one.counts, lane.counts) << what;
+          EXPECT_NE(lane.status[3], static_cast<std::int32_t>(Status::success))
               << what;  // (adaptive: underflow)
           if (max_steps == 7) {
-            EXPECT_EQ(status_lane[0], static_cast<std::int32_t>(Status::max_steps_reached)) << what;
+            EXPECT_EQ(lane.status[0], static_cast<std::int32_t>(Status::max_steps_reached)) << what;
           } else {
-            EXPECT_EQ(status_lane[0], static_cast<std::int32_t>(Status::success)) << what;
+            EXPECT_EQ(lane.status[0], static_cast<std::int32_t>(Status::success)) << what;
           }
         }
       });
