@@ -46,6 +46,20 @@ batchode_nvcc() {
   fi
 }
 
+# batchode_sanitizer_cxx: the C++ compiler of the sanitized build: clang++ (15, hipcc's, or any on PATH)
+# with its sanitizer runtime, else c++.
+batchode_sanitizer_cxx() {
+  local clang
+  for clang in /usr/lib/llvm-15/bin/clang++ "$(command -v clang++-15 || true)" "$(command -v clang++ || true)"; do
+    if [[ -n "$clang" && -x "$clang" ]] &&
+      [[ -e "$("$clang" -print-file-name=libclang_rt.asan-x86_64.a)" ]]; then
+      echo "$clang"
+      return
+    fi
+  done
+  command -v c++
+}
+
 # batchode_configure <build-dir> <cmake -D args...>: configures <build-dir> from the repo root.
 # Ninja when available, but only for a fresh folder: an existing cache keeps its own generator.
 batchode_configure() {
