@@ -63,8 +63,8 @@ int run(const Device& d, const RunSettings<T>& plan, const Outputs* one_thread, 
     ms =
         median_batch_kernel_ms<System>(kernels::integrate_chunk<Tab, false, System, T, 0u>, plan, in, out, 5);
   } else {
-    int block = 128;  // halved until its runs fit 48 KiB of shared memory, as GpuRunner launches it
-    while (block > 32 && kernels::lane_group_shared_bytes<System, T, L>(block) > 48 * 1024) block /= 2;
+    // Halved until its runs fit 48 KiB of shared memory, as GpuRunner launches it.
+    const int block = static_cast<int>(kernels::lane_group_block<System, T, L>(128));
     const int grid = static_cast<int>((n * L + block - 1) / block);
     const size_t shared = kernels::lane_group_shared_bytes<System, T, L>(block);
     ms = median_launch_ms(

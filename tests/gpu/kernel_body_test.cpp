@@ -154,4 +154,15 @@ static_assert(lanes_per_run<tableau::Rk4, batchode::testing::Lorenz96<4, 2>, dou
 static_assert(lanes_per_run<tableau::Rk4, batchode::testing::Lorenz96<48>, double>() == 8);  // 672: 84 a lane
 static_assert(lanes_per_run<tableau::Rk4, batchode::testing::Lorenz96<50>, double>() == 2);  // 50 = 2 x 25
 
+// The split kernel's block (lane_group_kernel.hpp): 128 threads halved until its runs' N + L values
+// each fit 48 KiB; past that even one run in a block of 32 threads does not (GpuRunner refuses it).
+using batchode::kernels::lane_group_block;
+using batchode::kernels::lane_group_shared_bytes;
+using batchode::kernels::lane_group_shared_limit;
+static_assert(lane_group_block<batchode::testing::Lorenz96<256, 32>, double, 32>(128) == 128);  // 4 x 2304 B
+static_assert(lane_group_block<batchode::testing::Lorenz96<2048, 32>, double, 32>(128) == 64);  // 2 x 16640 B
+static_assert(lane_group_block<batchode::testing::Lorenz96<8192, 32>, double, 32>(128) == 32 &&
+              lane_group_shared_bytes<batchode::testing::Lorenz96<8192, 32>, double, 32>(32) >
+                  lane_group_shared_limit);  // 65792 B for one run
+
 }  // namespace

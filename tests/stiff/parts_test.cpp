@@ -220,15 +220,18 @@ TEST(BandLu, FlagsASingularBand) {
 }
 
 // The band by AD (columns L + U + 1 apart share a direction) against the dense AD of the same system:
-// the same bits in the band, zeros outside it.
-TEST(BandJacobian, ColumnGroupsGiveTheDenseAdBitForBit) {
-  using Banded = Bruss<8>;
-  using Dense = Bruss<8, false>;
+// the same bits in the band, zeros outside it. With 16 states the dense AD is one call with every
+// column; with 24 it takes its columns 8 at a time (jacobian.hpp's dense_ad_group).
+template <std::size_t M>
+void expect_band_ad_equals_dense_ad() {
+  using Banded = Bruss<M>;
+  using Dense = Bruss<M, false>;
   constexpr std::size_t N = Banded::n_states;
   using Shape = kernels::RosenbrockShape<Banded, double>;
   static_assert(Shape::banded && Shape::lower == 2 && Shape::upper == 2);
   static_assert(!kernels::RosenbrockShape<Dense, double>::banded);
   static_assert(kernels::can_linearize_v<Banded, double> && kernels::can_linearize_v<Banded, float>);
+  static_assert(kernels::can_linearize_v<Dense, double> && kernels::can_linearize_v<Dense, float>);
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(0.5, 3.5);
   for (int trial = 0; trial < 20; ++trial) {
@@ -251,9 +254,70 @@ TEST(BandJacobian, ColumnGroupsGiveTheDenseAdBitForBit) {
   }
 }
 
+TEST(BandJacobian, ColumnGroupsGiveTheDenseAdBitForBit) {
+  static_assert(kernels::detail::DenseColumns<16>::calls == 1 &&
+                kernels::detail::DenseColumns<24>::calls == 3);
+  expect_band_ad_equals_dense_ad<8>();
+  expect_band_ad_equals_dense_ad<12>();
+}
+
+// Every state in every right-hand side: f_i = p0 sum_j a_ij sin(y_j) - y_i^3 + t y_i, a_ij = 1 / (1 + i +
+// 2 j). J_ij = p0 a_ij cos(y_j) + (t - 3 y_i^2) [i = j], f_t = y.
+template <std::size_t N>
+struct AllCoupled {
+  static constexpr std::size_t n_states = N;
+  static constexpr std::size_t n_params = 1;
+  static double a(std::size_t i, std::size_t j) { return 1.0 / double(1 + i + 2 * j); }
+  template <class T>
+  void operator()(T t, const T* y, const T* p, T* f) const {
+    using std::sin;
+    for (std::size_t i = 0; i < N; ++i) {
+      T s(0.0);
+      for (std::size_t j = 0; j < N; ++j) s += T(a(i, j)) * sin(y[j]);
+      f[i] = p[0] * s - y[i] * y[i] * y[i] + t * y[i];
+    }
+  }
+};
+
+// Past 16 states the dense AD takes its columns in groups (several calls, a loop): each entry has the
+// bits of one call with all N + 1 directions (the layout up to 16 states), and is the derivative.
+template <std::size_t N>
+void expect_grouped_ad_equals_one_call() {
+  using System = AllCoupled<N>;
+  using D = kernels::Dual<double, int(N) + 1>;
+  static_assert(kernels::can_linearize_v<System, double>);
+  static_assert(kernels::detail::DenseColumns<N>::calls == (N + 7) / 8, "8 columns a call past 16 states");
+  std::mt19937_64 rng(N);
+  std::uniform_real_distribution<double> u(-1.5, 1.5);
+  for (int trial = 0; trial < 5; ++trial) {
+    const double t = u(rng);
+    double y[N], p[1] = {u(rng)}, f[N], J[N * N], ft[N];
+    for (std::size_t i = 0; i < N; ++i) y[i] = u(rng);
+    kernels::linearize<N, 1>(System{}, t, y, p, f, J, ft);
+    D yd[N], pd[1] = {D(p[0])}, fd[N];
+    for (std::size_t i = 0; i < N; ++i) yd[i] = D::variable(y[i], int(i));
+    System{}(D::variable(t, int(N)), yd, pd, fd);
+    for (std::size_t i = 0; i < N; ++i) {
+      ASSERT_EQ(f[i], fd[i].v) << i;
+      ASSERT_EQ(ft[i], fd[i].d[N]) << i;
+      EXPECT_NEAR(ft[i], y[i], 1e-15);
+      for (std::size_t j = 0; j < N; ++j) {
+        ASSERT_EQ(J[i * N + j], fd[i].d[j]) << N << " states, entry " << i << "," << j;
+        const double exact = p[0] * System::a(i, j) * std::cos(y[j]) + (i == j ? t - 3 * y[i] * y[i] : 0.0);
+        EXPECT_NEAR(J[i * N + j], exact, 1e-14 * (1 + std::abs(exact))) << i << "," << j;
+      }
+    }
+  }
+}
+
+TEST(DenseJacobian, ColumnGroupsGiveTheOneCallAdBitForBit) {
+  expect_grouped_ad_equals_one_call<17>();  // two full groups and one column
+  expect_grouped_ad_equals_one_call<40>();
+}
+
 // Whole solves: the band path gives the dense path's final states and step counts to the bit, for
 // rodas4 and ros3p (whose step doubling linearises at the midpoint too), in both precisions.
-template <class T>
+template <class T, std::size_t M = 8>
 void expect_band_solve_equals_dense(Method m) {
   SolveOptions o;
   o.method = m;
@@ -263,15 +327,15 @@ void expect_band_solve_equals_dense(Method m) {
   o.backend = Backend::cpu;
   o.verbosity = Verbosity::none;
   o.outputs.counters = true;
-  const std::vector<double> y1 = bruss_initial_state(8);
+  const std::vector<double> y1 = bruss_initial_state(M);
   const std::vector<double> A{0.9, 1.0, 1.1, 1.3};
   std::vector<T> y0, p;
   for (double a : A) {
     for (double v : y1) y0.push_back(T(v));
     p.push_back(T(a));
   }
-  const SolveResult<T> band = solve_ivp(Bruss<8>{}, y0, p, o);
-  const SolveResult<T> dense = solve_ivp(Bruss<8, false>{}, y0, p, o);
+  const SolveResult<T> band = solve_ivp(Bruss<M>{}, y0, p, o);
+  const SolveResult<T> dense = solve_ivp(Bruss<M, false>{}, y0, p, o);
   for (std::size_t r = 0; r < A.size(); ++r) {
     ASSERT_EQ(band.status(r), Status::success) << to_string(m) << " run " << r;
     ASSERT_EQ(dense.status(r), Status::success) << to_string(m) << " run " << r;
@@ -288,6 +352,8 @@ TEST(BandRosenbrock, SolvesAsTheDensePathBitForBit) {
   expect_band_solve_equals_dense<double>(Method::rodas4);
   expect_band_solve_equals_dense<double>(Method::ros3p);
   expect_band_solve_equals_dense<float>(Method::rodas4);
+  // 24 states: the dense path's J by AD in three calls, its LU as loops (past 16 states).
+  expect_band_solve_equals_dense<double, 12>(Method::rodas4);
 }
 
 // y' = 8 y: with rodas4 (gamma = 1/4) and a first step of 1/2, W = 1/(gamma h) - 8 = 0 exactly.

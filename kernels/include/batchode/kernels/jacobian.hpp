@@ -56,11 +56,26 @@ template <class System, class T>
 inline constexpr bool has_analytic_linearization_v =
     has_jacobian_v<System, T> && has_time_derivative_v<System, T>;
 
-/// The dual number linearize() calls the system with: N + 1 directions (states and t) under AD, one
-/// (t) with an analytic J. The trait below asks about exactly this type: nvcc warns (an error under
-/// -Werror) about a declared-but-unused specialisation of a call operator in an anonymous namespace.
+/// The columns of a dense Jacobian one AD call of linearize() differentiates: all N up to
+/// unrolled_states (one call), else groups of dense_ad_columns, one call each (a loop). A call with
+/// N + 1 directions costs about N + 2 evaluations of f either way, but its code grows with N times the
+/// model's: a 64-state system's dense Rosenbrock kernel took nvcc 74 s with 65 directions.
+/// BATCHODE_DENSE_AD_COLUMNS: another group size, for a benchmark (benchmarks/large_systems/bruss_kernel.sh,
+/// AD_GROUPS).
+#ifndef BATCHODE_DENSE_AD_COLUMNS
+#define BATCHODE_DENSE_AD_COLUMNS 8
+#endif
+inline constexpr port::size_t dense_ad_columns = BATCHODE_DENSE_AD_COLUMNS;
+template <port::size_t N>
+inline constexpr port::size_t dense_ad_group = N <= unrolled_states ? N : dense_ad_columns;
+
+/// The dual number linearize() calls the system with: a group of columns and t under AD (N + 1
+/// directions up to unrolled_states states), one (t) with an analytic J. The trait below asks about
+/// exactly this type: nvcc warns (an error under -Werror) about a declared-but-unused specialisation of
+/// a call operator in an anonymous namespace.
 template <class System, class T>
-using LinearizeDual = Dual<T, has_jacobian_v<System, T> ? 1 : static_cast<int>(System::n_states) + 1>;
+using LinearizeDual =
+    Dual<T, has_jacobian_v<System, T> ? 1 : static_cast<int>(dense_ad_group<System::n_states>) + 1>;
 
 /// The Jacobian layout a Rosenbrock method uses for System in precision T: its declared band where
 /// that is narrow enough to pay (BandShape::banded) and the band can be had (band_jacobian, or AD: a
@@ -118,10 +133,78 @@ BATCHODE_HOST_DEVICE void time_derivative_by_ad(const System& sys, T t, const T*
   BATCHODE_UNROLL_STATES
   for (port::size_t i = 0; i < N; ++i) f_t[i] = fd[i].d[0];
 }
+
+// Which direction of which AD call differentiates column j of the Jacobian, and where an entry goes.
+// Dense: columns in groups of dense_ad_group<N>, call g seeding columns g G .. g G + G - 1 (one call
+// up to unrolled_states states).
+template <port::size_t N>
+struct DenseColumns {
+  static constexpr port::size_t width = dense_ad_group<N>, calls = (N + width - 1) / width;
+  /// y_j as call `call` passes it: seeded in its direction if column j is in the call's group.
+  template <class D, class T>
+  BATCHODE_HOST_DEVICE static D seed(T yj, port::size_t j, port::size_t call) {
+    return j >= call * width && j < (call + 1) * width ? D::variable(yj, static_cast<int>(j - call * width))
+                                                       : D(yj);
+  }
+  template <class D, class T>
+  BATCHODE_HOST_DEVICE static void store(const D& fi, port::size_t i, port::size_t call, T* J) {
+    BATCHODE_UNROLL
+    for (port::size_t k = 0; k < width; ++k) {
+      if (call * width + k < N) J[i * N + call * width + k] = fi.d[k];
+    }
+  }
+};
+// Band (kernels/band.hpp): one call, column j seeded in direction j mod (L + U + 1) (Curtis, Powell &
+// Reid's grouping: row i depends on no two columns of one group), J in band storage.
+template <class Shape>
+struct BandColumns {
+  static constexpr port::size_t width = Shape::jacobian_width, calls = 1;
+  template <class D, class T>
+  BATCHODE_HOST_DEVICE static D seed(T yj, port::size_t j, port::size_t) {
+    return D::variable(yj, static_cast<int>(j % width));
+  }
+  template <class D, class T>
+  BATCHODE_HOST_DEVICE static void store(const D& fi, port::size_t i, port::size_t, T* Jb) {
+    constexpr port::size_t N = Shape::n, L = Shape::lower;
+    BATCHODE_UNROLL_STATES
+    for (port::size_t c = 0; c < width; ++c) {  // column j = i - L + c
+      if (c + i >= L && c + i - L < N) Jb[i * width + c] = fi.d[(c + i - L) % width];
+    }
+  }
+};
+
+/// f, J (in Columns' layout) and f_t by forward-mode AD: Columns::calls calls of the system with
+/// D = Dual<T, Columns::width + 1> (the columns' directions and t, seeded in the first call only,
+/// which also gives f). Every entry takes the operations of the one-call dense AD on its own
+/// direction, so it has that AD's bits however the columns are grouped (a model whose branches look at
+/// derivatives, such as pow with a variable exponent, excepted).
+BATCHODE_HD_TEMPLATE
+template <port::size_t N, port::size_t P, class Columns, class D, class System, class T>
+BATCHODE_HOST_DEVICE void linearize_by_ad(const System& sys, T t, const T* y, const T* p, T* f, T* J,
+                                          T* f_t) {
+  constexpr int t_direction = static_cast<int>(Columns::width);
+  D yd[N], pd[P > 0 ? P : 1], fd[N];
+  BATCHODE_UNROLL
+  for (port::size_t i = 0; i < P; ++i) pd[i] = D(p[i]);
+  // A loop, never unrolled: unrolling would put the model's code back `calls` times.
+  BATCHODE_NO_UNROLL
+  for (port::size_t call = 0; call < Columns::calls; ++call) {
+    BATCHODE_UNROLL_STATES
+    for (port::size_t i = 0; i < N; ++i) yd[i] = Columns::template seed<D>(y[i], i, call);
+    sys(call == 0 ? D::variable(t, t_direction) : D(t), yd, P > 0 ? pd : nullptr, fd);
+    BATCHODE_UNROLL_STATES
+    for (port::size_t i = 0; i < N; ++i) {
+      if (call == 0) f[i] = fd[i].v;
+      Columns::store(fd[i], i, call, J);
+      if (call == 0) f_t[i] = fd[i].d[t_direction];
+    }
+  }
+}
 }  // namespace detail
 
 /// f, J and f_t at (t, y). Without an analytic Jacobian: ONE call of the system with N + 1 dual
-/// directions (the N states and t), which costs about (N + 2) evaluations of f but gives all three.
+/// directions (the N states and t), which costs about (N + 2) evaluations of f but gives all three;
+/// past unrolled_states states, one call per group of dense_ad_columns columns (the same bits).
 /// With one: f by a plain call, J by `jacobian`, f_t by a call with one dual direction. With both
 /// `jacobian` and `time_derivative`: three plain calls.
 BATCHODE_HD_TEMPLATE
@@ -136,21 +219,7 @@ BATCHODE_HOST_DEVICE void linearize(const System& sys, T t, const T* y, const T*
     sys.jacobian(t, y, p, J);
     detail::time_derivative_by_ad<N, P>(sys, t, y, p, f_t);
   } else {
-    constexpr int M = static_cast<int>(N) + 1;
-    using D = LinearizeDual<System, T>;
-    D yd[N], pd[P > 0 ? P : 1], fd[N];
-    BATCHODE_UNROLL_STATES
-    for (port::size_t i = 0; i < N; ++i) yd[i] = D::variable(y[i], static_cast<int>(i));
-    BATCHODE_UNROLL
-    for (port::size_t i = 0; i < P; ++i) pd[i] = D(p[i]);
-    sys(D::variable(t, M - 1), yd, P > 0 ? pd : nullptr, fd);
-    BATCHODE_UNROLL_STATES
-    for (port::size_t i = 0; i < N; ++i) {
-      f[i] = fd[i].v;
-      BATCHODE_UNROLL_STATES
-      for (port::size_t j = 0; j < N; ++j) J[i * N + j] = fd[i].d[j];
-      f_t[i] = fd[i].d[M - 1];
-    }
+    detail::linearize_by_ad<N, P, detail::DenseColumns<N>, LinearizeDual<System, T>>(sys, t, y, p, f, J, f_t);
   }
 }
 
@@ -164,7 +233,6 @@ BATCHODE_HD_TEMPLATE
 template <port::size_t N, port::size_t P, class System, class T>
 BATCHODE_HOST_DEVICE void linearize_band(const System& sys, T t, const T* y, const T* p, T* f, T* Jb, T* f_t) {
   using Shape = JacobianBand<System>;
-  constexpr port::size_t L = Shape::lower, width = Shape::jacobian_width;
   if constexpr (has_band_jacobian_v<System, T> && has_time_derivative_v<System, T>) {
     sys(t, y, p, f);
     sys.band_jacobian(t, y, p, Jb);
@@ -174,23 +242,8 @@ BATCHODE_HOST_DEVICE void linearize_band(const System& sys, T t, const T* y, con
     sys.band_jacobian(t, y, p, Jb);
     detail::time_derivative_by_ad<N, P>(sys, t, y, p, f_t);
   } else {
-    constexpr int M = static_cast<int>(width) + 1;
-    using D = LinearizeBandDual<System, T>;
-    D yd[N], pd[P > 0 ? P : 1], fd[N];
-    BATCHODE_UNROLL_STATES
-    for (port::size_t i = 0; i < N; ++i) yd[i] = D::variable(y[i], static_cast<int>(i % width));
-    BATCHODE_UNROLL
-    for (port::size_t i = 0; i < P; ++i) pd[i] = D(p[i]);
-    sys(D::variable(t, M - 1), yd, P > 0 ? pd : nullptr, fd);
-    BATCHODE_UNROLL_STATES
-    for (port::size_t i = 0; i < N; ++i) {
-      f[i] = fd[i].v;
-      BATCHODE_UNROLL_STATES
-      for (port::size_t c = 0; c < width; ++c) {  // column j = i - L + c
-        if (c + i >= L && c + i - L < N) Jb[i * width + c] = fd[i].d[(c + i - L) % width];
-      }
-      f_t[i] = fd[i].d[M - 1];
-    }
+    detail::linearize_by_ad<N, P, detail::BandColumns<Shape>, LinearizeBandDual<System, T>>(sys, t, y, p, f,
+                                                                                            Jb, f_t);
   }
 }
 

@@ -20,6 +20,20 @@ BATCHODE_HOST_DEVICE constexpr port::size_t lane_group_shared_bytes(port::size_t
   return (block / L) * lane_group_stride<System::n_states, L>() * sizeof(T);
 }
 
+/// The shared memory every device gives a block without opting in.
+inline constexpr port::size_t lane_group_shared_limit = 48 * 1024;
+
+/// The block for runs of System split over L lanes: `block` threads halved (multiples of 32, at least
+/// 32) until the block's runs fit lane_group_shared_limit. A run too large for that in a block of 32
+/// threads does not fit: the caller checks lane_group_shared_bytes of the result.
+template <class System, class T, port::size_t L>
+BATCHODE_HOST_DEVICE constexpr port::size_t lane_group_block(port::size_t block) {
+  while (block > 32 && lane_group_shared_bytes<System, T, L>(block) > lane_group_shared_limit) {
+    block = block / 2 / 32 * 32 < 32 ? 32 : block / 2 / 32 * 32;
+  }
+  return block;
+}
+
 /// Lane `lane` of run r's group (`shared`: the group's values) integrates its share of the run and
 /// writes it: the final state, and (lane 0) the status and counters. Shared by the kernel and by host
 /// tests of one lane (L = 1).

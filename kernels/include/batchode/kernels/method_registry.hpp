@@ -95,6 +95,46 @@ static_assert(detail::method_lists_match_registry(), "all_methods/stiff_methods 
 
 namespace batchode::tableau {
 
+/// The Method whose tableau is Tab (the registry read backwards).
+template <class Tab>
+struct method_of;
+#define BATCHODE_METHOD_OF(method, Tab)             \
+  template <>                                       \
+  struct method_of<Tab> {                           \
+    static constexpr Method value = Method::method; \
+  };
+BATCHODE_METHOD_REGISTRY(BATCHODE_METHOD_OF)
+#undef BATCHODE_METHOD_OF
+
+namespace detail {
+template <class S, class = void>
+struct declares_compiled_methods : port::false_type {};
+template <class S>
+struct declares_compiled_methods<S, port::void_t<decltype(Method{S::compiled_methods[0]})>>
+    : port::true_type {};
+}  // namespace detail
+
+/// True when a compiled-in System has code built for method m: every method, unless the system lists
+/// the ones it is solved with,
+///   static constexpr batchode::Method compiled_methods[] = {batchode::Method::rodas4};
+/// Each method is a few kernels (final state, series, summaries) a build instantiates for the system
+/// and precision, seconds of nvcc each and more as N grows; a program that uses one method builds one.
+template <class System>
+constexpr bool compiles_method(Method m) {
+  if constexpr (detail::declares_compiled_methods<System>::value) {
+    for (Method listed : System::compiled_methods) {
+      if (listed == m) return true;
+    }
+    return false;
+  } else {
+    return true;
+  }
+}
+
+/// True when System has declared compiled_methods (a list, possibly not every method).
+template <class System>
+inline constexpr bool declares_compiled_methods_v = detail::declares_compiled_methods<System>::value;
+
 /// Calls `f(Tag<Tableau>{})` with the tableau of `m`: the one switch from a run-time method to
 /// compile-time code (CPU steppers, GPU kernel instantiations). Stiff methods give the tables of
 /// rosenbrock_tableaux.hpp (is_rosenbrock_v) or a CPU-only tag (runs_on_gpu_v false).
@@ -108,6 +148,19 @@ decltype(auto) dispatch(Method m, F&& f) {
 #undef BATCHODE_DISPATCH_CASE
   }
   return f(Tag<Dopri5>{});  // unreachable: options are validated before dispatch
+}
+
+/// dispatch() over the methods System compiles (compiles_method): `f(Tag<Tableau>{})` for those,
+/// `not_compiled()` for the others, whose code is then never instantiated.
+template <class System, class F, class G>
+void dispatch_compiled(Method m, F&& f, G&& not_compiled) {
+  dispatch(m, [&](auto tag) {
+    if constexpr (compiles_method<System>(method_of<typename decltype(tag)::type>::value)) {
+      f(tag);
+    } else {
+      not_compiled();
+    }
+  });
 }
 
 }  // namespace batchode::tableau

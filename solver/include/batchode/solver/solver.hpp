@@ -108,6 +108,7 @@ class Solver {
     // A system with events and no specs: a runtime model's own, else each recorded once, both ways.
     if (options_.events.empty()) options_.events = detail::default_event_specs(system_);
     validate_for<T>(options_);
+    detail::check_method_compiled(system_, options_.method);
     check_events_for_system(options_, detail::n_events_of(system_));
     if (!options_.summaries.empty()) {
       summaries_ = std::make_shared<const SummaryLayout>(

@@ -14,8 +14,10 @@
 #include "batchode/arrays/host_workers.hpp"
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/backends/cpu/cpu_backend.hpp"
+#include "batchode/checks/invalid_input.hpp"
 #include "batchode/kernels/events.hpp"
 #include "batchode/kernels/method.hpp"
+#include "batchode/kernels/method_registry.hpp"
 #include "batchode/kernels/observables.hpp"
 #include "batchode/kernels/run_settings.hpp"
 #include "batchode/kernels/system.hpp"
@@ -191,6 +193,16 @@ std::string gpu_unavailable_for_system(const System& system, Method method) {
   } else {
     (void)system;
     return cpu::gpu_unavailable_for_method<System, T>(method);
+  }
+}
+
+/// Refuses, before any work, a method a compiled-in system has no code for (its compiled_methods).
+template <class System>
+void check_method_compiled(const System& system, Method method) {
+  (void)system;
+  if constexpr (!is_runtime_model_v<System>) {
+    if (!tableau::compiles_method<System>(method))
+      throw InvalidInput(cpu::method_not_compiled_message<System>(method));
   }
 }
 

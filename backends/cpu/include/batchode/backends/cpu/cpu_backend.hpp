@@ -44,6 +44,17 @@ std::string gpu_unavailable_for_method(Method method) {
   return "";
 }
 
+/// Why a compiled-in System cannot run `method`: not among its compiled_methods (method_registry.hpp).
+template <class System>
+std::string method_not_compiled_message(Method method) {
+  std::string listed;
+  if constexpr (tableau::declares_compiled_methods_v<System>) {
+    for (Method m : System::compiled_methods) listed += (listed.empty() ? "" : ", ") + to_string(m);
+  }
+  return "method " + to_string(method) + " is not compiled for this system: its compiled_methods lists " +
+         listed + " (add the method there to build its code)";
+}
+
 /// Number of worker threads for `runs` runs under `requested` (0: all hardware threads).
 inline unsigned worker_count(unsigned requested, std::size_t runs) {
   unsigned n = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
@@ -130,21 +141,29 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
     throw std::logic_error("integrate_batch: the plan does not carry the system's drivers (make_run_settings' "
                            "DriverTable)");
   }
-  tableau::dispatch(method, [&](auto tag) {
-    using Tab = typename decltype(tag)::type;
-    using Select = CpuStepperFor<Tab, System, T>;
-    if constexpr (!Select::available) {
-      throw InvalidInput("method " + to_string(method) +
-                         " needs the Jacobian: give the system a call operator templated on the number type "
-                         "(for automatic differentiation; with an analytic `jacobian` member still needed for df/dt)");
-    } else {
-      run_on_workers(count, threads, logger, pool, [&] {
-        return [&, stepper = typename Select::type{}](std::size_t begin, std::size_t end) mutable {
-          integrate_run_range<Tab>(sys, y0, params, first + begin, first + end, plan, result, stepper);
-        };
-      }, stop);
-    }
-  });
+  tableau::dispatch_compiled<System>(
+      method,
+      [&](auto tag) {
+        using Tab = typename decltype(tag)::type;
+        using Select = CpuStepperFor<Tab, System, T>;
+        if constexpr (!Select::available) {
+          throw InvalidInput(
+              "method " + to_string(method) +
+              " needs the Jacobian: give the system a call operator templated on the number type "
+              "(for automatic differentiation; with an analytic `jacobian` member still needed for df/dt)");
+        } else {
+          run_on_workers(
+              count, threads, logger, pool,
+              [&] {
+                return [&, stepper = typename Select::type{}](std::size_t begin, std::size_t end) mutable {
+                  integrate_run_range<Tab>(sys, y0, params, first + begin, first + end, plan, result,
+                                           stepper);
+                };
+              },
+              stop);
+        }
+      },
+      [&] { throw InvalidInput(method_not_compiled_message<System>(method)); });
 }
 
 /// The same for a model compiled at run time: `entry` is its loaded shared object's range function

@@ -78,73 +78,83 @@ class GpuRunner {
                                        gpu::native_stream(stream)>>>(job);
       gpu::check_last_launch("kernels::run_order_segments", __FILE__, __LINE__);
     };
-    tableau::dispatch(request.method, [&](auto tag) {
-      using Tab = typename decltype(tag)::type;
-      // The three instantiations (kernels/batch_kernel.hpp). Summaries: a solve keeping exactly the
-      // kinds the system declares (summary_kinds_v) runs the kernel built for them, any other the one
-      // built for every kind.
-      constexpr std::uint32_t declared = summary_kinds_v<System>;
-      const bool lean = runs_declared_summary_kernel<System>(run_plan.summary_metrics);
-      auto load = [&](kernels::ChunkKernel kernel, TimeLogger& l) {
-        switch (kernel) {
-          case kernels::ChunkKernel::final_state:
-            if constexpr (lanes<Tab>() > 1) {
-              if (request.split_runs) {
-                return load_once<Tab, 4>(
+    tableau::dispatch_compiled<System>(
+        request.method,
+        [&](auto tag) {
+          using Tab = typename decltype(tag)::type;
+          // The three instantiations (kernels/batch_kernel.hpp). Summaries: a solve keeping exactly the
+          // kinds the system declares (summary_kinds_v) runs the kernel built for them, any other the one
+          // built for every kind.
+          constexpr std::uint32_t declared = summary_kinds_v<System>;
+          const bool lean = runs_declared_summary_kernel<System>(run_plan.summary_metrics);
+          auto load = [&](kernels::ChunkKernel kernel, TimeLogger& l) {
+            switch (kernel) {
+              case kernels::ChunkKernel::final_state:
+                if constexpr (lanes<Tab>() > 1) {
+                  if (request.split_runs) {
+                    return load_once<Tab, 4>(
+                        reinterpret_cast<const void*>(
+                            &kernels::integrate_chunk_in_lane_groups<Tab, System, T, lanes<Tab>()>),
+                        l, lanes<Tab>());
+                  }
+                }
+                return load_once<Tab, 0>(
+                    reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, false, System, T>), l);
+              case kernels::ChunkKernel::series:
+                return load_once<Tab, 1>(
+                    reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, true, System, T>), l);
+              case kernels::ChunkKernel::summaries:
+                if (lean) {
+                  return load_once<Tab, 3>(reinterpret_cast<const void*>(
+                                               &kernels::integrate_chunk<Tab, true, System, T, declared>),
+                                           l);
+                }
+                return load_once<Tab, 2>(
                     reinterpret_cast<const void*>(
-                        &kernels::integrate_chunk_in_lane_groups<Tab, System, T, lanes<Tab>()>),
-                    l, lanes<Tab>());
-              }
+                        &kernels::integrate_chunk<Tab, true, System, T, all_summary_kinds>),
+                    l);
             }
-            return load_once<Tab, 0>(
-                reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, false, System, T>), l);
-          case kernels::ChunkKernel::series:
-            return load_once<Tab, 1>(reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, true, System, T>),
-                                     l);
-          case kernels::ChunkKernel::summaries:
-            if (lean) {
-              return load_once<Tab, 3>(
-                  reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, true, System, T, declared>), l);
-            }
-            return load_once<Tab, 2>(
-                reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, true, System, T, all_summary_kinds>), l);
-        }
-      };
-      auto launch = [&](kernels::ChunkKernel kernel, unsigned grid, unsigned block, gpu::stream_t stream,
-                        const RunSettings<T>& settings, const kernels::DeviceInputs<T>& in,
-                        const kernels::DeviceOutputs<T>& out) {
-        switch (kernel) {
-          case kernels::ChunkKernel::final_state:
-            if constexpr (lanes<Tab>() > 1) {
-              if (request.split_runs) {
-                const LaneGroupLaunch g = lane_group_launch<lanes<Tab>()>(grid, block);
-                kernels::integrate_chunk_in_lane_groups<Tab, System, T, lanes<Tab>()>
-                    <<<g.grid, g.block, g.shared_bytes, gpu::native_stream(stream)>>>(sys, settings, in, out);
+          };
+          auto launch = [&](kernels::ChunkKernel kernel, unsigned grid, unsigned block, gpu::stream_t stream,
+                            const RunSettings<T>& settings, const kernels::DeviceInputs<T>& in,
+                            const kernels::DeviceOutputs<T>& out) {
+            switch (kernel) {
+              case kernels::ChunkKernel::final_state:
+                if constexpr (lanes<Tab>() > 1) {
+                  if (request.split_runs) {
+                    const LaneGroupLaunch g = lane_group_launch<lanes<Tab>()>(grid, block);
+                    kernels::integrate_chunk_in_lane_groups<Tab, System, T, lanes<Tab>()>
+                        <<<g.grid, g.block, g.shared_bytes, gpu::native_stream(stream)>>>(sys, settings, in,
+                                                                                          out);
+                    break;
+                  }
+                }
+                kernels::integrate_chunk<Tab, false, System, T>
+                    <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
                 break;
-              }
+              case kernels::ChunkKernel::series:
+                kernels::integrate_chunk<Tab, true, System, T>
+                    <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
+                break;
+              case kernels::ChunkKernel::summaries:
+                if (lean) {
+                  kernels::integrate_chunk<Tab, true, System, T, declared>
+                      <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
+                } else {
+                  kernels::integrate_chunk<Tab, true, System, T, all_summary_kinds>
+                      <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
+                }
+                break;
             }
-            kernels::integrate_chunk<Tab, false, System, T>
-                <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
-            break;
-          case kernels::ChunkKernel::series:
-            kernels::integrate_chunk<Tab, true, System, T>
-                <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
-            break;
-          case kernels::ChunkKernel::summaries:
-            if (lean) {
-              kernels::integrate_chunk<Tab, true, System, T, declared>
-                  <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
-            } else {
-              kernels::integrate_chunk<Tab, true, System, T, all_summary_kinds>
-                  <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
-            }
-            break;
-        }
-        gpu::check_last_launch("kernels::integrate_chunk", __FILE__, __LINE__);
-      };
-      pipeline_.run(N, P, request, run_plan, y0, params, runs, result, log, first_run, load, launch,
-                    launch_order);
-    });
+            gpu::check_last_launch("kernels::integrate_chunk", __FILE__, __LINE__);
+          };
+          pipeline_.run(N, P, request, run_plan, y0, params, runs, result, log, first_run, load, launch,
+                        launch_order);
+        },
+        [&] {
+          throw InvalidInput("GpuRunner: method " + to_string(request.method) +
+                             " is not among the system's compiled_methods");
+        });
   }
 
  private:
@@ -163,13 +173,10 @@ class GpuRunner {
   /// memory every device gives a block without opting in.
   template <std::size_t L>
   static LaneGroupLaunch lane_group_launch(unsigned grid, unsigned block) {
-    constexpr std::size_t limit = 48 * 1024;
     const std::size_t threads = static_cast<std::size_t>(grid) * block * L;
-    unsigned b = block;
-    while (b > 32 && kernels::lane_group_shared_bytes<System, T, L>(b) > limit)
-      b = std::max(32u, b / 2 / 32 * 32);
+    const auto b = static_cast<unsigned>(kernels::lane_group_block<System, T, L>(block));
     const std::size_t bytes = kernels::lane_group_shared_bytes<System, T, L>(b);
-    if (bytes > limit) {
+    if (bytes > kernels::lane_group_shared_limit) {
       throw InvalidInput("a run of " + std::to_string(N) + " states split over " + std::to_string(L) +
                          " lanes needs " + std::to_string(bytes) +
                          " bytes of shared memory a block, over the 49152 a block has: declare more "
