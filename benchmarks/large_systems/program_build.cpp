@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <vector>
 
-#define BAND_ 0
+#ifndef BAND_
+#define BAND_ 0  // -DBAND_=1: the band declared (the band path's kernels)
+#endif
 #include "large_systems/systems.hpp"
 
 #ifndef N_
