@@ -4,7 +4,6 @@
 // per run. Compiled only by the GPU compiler (included from solver.hpp when BATCHODE_GPU_COMPILER).
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
