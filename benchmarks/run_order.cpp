@@ -17,6 +17,8 @@
 // With --split (several GPUs): the same sweep in its own order over every GPU as the cost model
 // splits it (Backend::automatic, the GPUs sharing their runs), in equal run counts (forced parts,
 // nothing shared), and on one GPU.
+// RUN_ORDER_TRACE=<prefix> with --split: a trace of one more solve of each configuration, written
+// to <prefix>_f32_20.json etc. (TimeLogger::start_trace: host events and every GPU part by stream).
 // Usage: run_order_bench [--reps R] [--max-log2 K] [--backend gpu|automatic] [--split [--t-end T]]
 //        (GPU builds; run on the device)
 #include <algorithm>
@@ -286,8 +288,18 @@ void split_over_gpus(int reps, int log2) {
   }
   // Where one more automatic solve's time goes, by event (every part's events nest in the solve's).
   log.reset();
+  const char* trace = std::getenv("RUN_ORDER_TRACE");  // a trace of one more solve of each configuration
+  if (trace != nullptr) {
+    log.start_trace(std::string(trace) + (sizeof(T) == 4 ? "_f32_" : "_f64_") + std::to_string(log2) +
+                    ".json");
+  }
   (void)automatic.solve(lorenz);
   const std::string events = log.summary();
+  if (trace != nullptr) {
+    (void)one.solve(lorenz);
+    (void)even.solve(lorenz);
+    (void)log.stop_trace();
+  }
   const double a = median(ms[0]), e = median(ms[1]), g1 = median(ms[2]);
   std::printf("| %s | 2^%d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %s |\n",
               sizeof(T) == 4 ? "float32" : "float64", log2, gpus, g1, e, a, e / g1, a / g1, parts.c_str());

@@ -76,6 +76,13 @@ std::optional<RunSlice> SharedRuns::next(std::size_t consumer, std::size_t max_r
   return s;
 }
 
+bool SharedRuns::plenty_left(std::size_t max_runs) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  std::size_t all_left = 0;
+  for (const Range& r : ranges_) all_left += r.end - r.next;
+  return !cancelled_ && all_left / (ranges_.size() + 1) >= max_runs;
+}
+
 std::vector<RunSlice> SharedRuns::leave(std::size_t consumer) {
   const std::lock_guard<std::mutex> lock(mutex_);
   Range& own = ranges_.at(consumer);

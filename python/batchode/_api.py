@@ -452,8 +452,9 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
                 (raises batchode.GpuUnavailable when none can run)
     verbosity   "default", "none", "verbose", "debug" (None: the time logger's level)
     counters    also return per-run step counters (r.counters)
-    run_order   "auto" (GPU: order each chunk's runs by their inputs; not when backend "auto"'s cost
-                probe saw its runs take the same steps) or "off"; results are the same
+    run_order   "auto" (GPU: order each chunk's runs by their inputs; not when the cost probe saw
+                its runs take the same steps: backend "auto"'s before each solve, backend "gpu"'s
+                beside a Solver's previous solve of the same batch) or "off"; results are the same
     cpu_threads CPU worker threads (0: every core)
     event_tolerance  the width in t to which event times are located (the model's events; r.events);
                 None: 100 ulps of the span's larger end in the solve's precision

@@ -81,6 +81,20 @@ TEST(SharedRuns, GuidedSlicesShrinkToMinTake) {
   EXPECT_EQ(sizes, expected);
 }
 
+TEST(SharedRuns, SlicesAreTakenAheadOfNeedOnlyWhilePlentyIsLeft) {
+  // Two consumers: ahead of need while three slices of 100 are left (one more each, after it).
+  SharedRuns shared({{0, 200}, {200, 200}}, 100);
+  EXPECT_TRUE(shared.plenty_left(100)) << "400 left";
+  EXPECT_FALSE(shared.plenty_left(134)) << "400 left, under three slices of 134";
+  (void)shared.next(0, 100);
+  EXPECT_TRUE(shared.plenty_left(100)) << "300 left";
+  (void)shared.next(1, 100);
+  EXPECT_FALSE(shared.plenty_left(100)) << "200 left";
+  EXPECT_TRUE(shared.plenty_left(60)) << "200 left, three slices of 60";
+  shared.cancel();
+  EXPECT_FALSE(shared.plenty_left(1)) << "nothing is taken after cancel()";
+}
+
 TEST(SharedRuns, NothingBelowMinTakeFromAConsumerStillWorking) {
   SharedRuns shared({{0, 10}, {10, 150}}, 100);
   EXPECT_EQ(*shared.next(1, 100), (RunSlice{10, 100}));

@@ -181,4 +181,58 @@ TEST(RunOrderGpu, FixedStepsConstantInputsAndSweepsInOrderAreNotOrdered) {
                               false, "a sweep in its own order");
 }
 
+/// Under Backend::gpu no cost probe runs before a solve: a Solver's first solve of a batch orders its
+/// runs, and the probe run beside it (run_order_probe, 16 runs on a CPU thread) decides the next
+/// solve of the same batch: an even sweep (every run the same steps) is then not ordered, an uneven
+/// one still is; the results are bitwise the same whichever it was. A probe that the GPU outran is
+/// stopped and decides nothing, so the solve is repeated until one completes (a few at most).
+TEST(RunOrderGpu, RepeatedSolvesUnderBackendGpuAreOrderedOnlyWhereTheProbeSaysItPays) {
+  BATCHODE_REQUIRE_GPU();
+  const Batch<double> uneven = uneven_lorenz<double>(20000);
+  Batch<double> even = uneven;
+  const std::vector<double> x0 = shuffled(linspace<double>(1.0, 1.001, even.n_runs), 3);
+  for (std::size_t r = 0; r < even.n_runs; ++r) {
+    even.params[3 * r + 1] = 28.0;
+    even.y0[3 * r] = x0[r];  // an input varies, so the plan alone would order them
+  }
+  for (const bool is_even : {true, false}) {
+    const std::string what = is_even ? "even sweep" : "uneven sweep";
+    const Batch<double>& batch = is_even ? even : uneven;
+    TimeLogger log(nullptr, Verbosity::normal);
+    Solver<Lorenz, double> solver(Lorenz{}, gpu_options(Method::dopri5, 1.0, 1e-8, RunOrder::automatic), log);
+    SolveResult<double> first = solver.solve(batch);
+    EXPECT_EQ(log.stats(events::run_ordering).count, 4u)
+        << what << ": a first solve orders (plan + 3 chunks)";
+    bool probed = false;
+    for (int attempt = 0; attempt < 5 && !probed; ++attempt) {
+      const std::vector<Occurrence> probes = log.occurrences(events::run_order_probe);
+      ASSERT_EQ(probes.size(), 1u) << what << ": a solve without a probe of its batch runs one";
+      ASSERT_NE(probes[0].metadata.find("completed"), nullptr) << what;
+      probed = probes[0].metadata.find("completed")->as_int() == 1;
+      if (!probed) {
+        log.reset();
+        (void)solver.solve(batch);
+      }
+    }
+    ASSERT_TRUE(probed) << what << ": the GPU outran the 16-run probe five times";
+    log.reset();
+    SolveResult<double> next = solver.solve(batch);
+    EXPECT_EQ(log.stats(events::run_order_probe).count, 0u)
+        << what << ": the last probe of the batch is recalled";
+    const std::vector<Occurrence> parts = log.occurrences(events::execution_part);
+    ASSERT_EQ(parts.size(), 1u) << what;
+    const MetaValue* reason = parts[0].metadata.find("run_order");
+    if (is_even) {
+      EXPECT_EQ(log.stats(events::run_ordering).count, 0u) << what << ": ordering cannot pay";
+      ASSERT_NE(reason, nullptr) << what;
+      EXPECT_EQ(reason->as_string().rfind("not ordered: the cost probe's runs took", 0), 0u)
+          << what << ": " << reason->as_string();
+    } else {
+      EXPECT_EQ(log.stats(events::run_ordering).count, 4u) << what << ": still ordered";
+      EXPECT_EQ(reason, nullptr) << what;
+    }
+    expect_identical(next, first, what + ", second solve against the first");
+  }
+}
+
 }  // namespace

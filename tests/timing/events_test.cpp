@@ -21,19 +21,31 @@ TEST(SolverEvents, EveryEventIsRegisteredWithItsCategoryAndADescription) {
     category[info.label] = info.category;
     EXPECT_FALSE(info.description.empty()) << info.label;
   }
-  const char* runtime[] = {
-      batchode::events::solve_ivp_execution, batchode::events::solver_solve_execution,
-      batchode::events::kernel_run_execution, batchode::events::kernel_launch,
-      batchode::events::h2d_transfer_initial_values, batchode::events::h2d_transfer_parameters,
-      batchode::events::h2d_transfer_driver_coefficients, batchode::events::h2d_transfer_save_times,
-      batchode::events::d2h_transfer_state,
-      batchode::events::d2h_transfer_observables, batchode::events::d2h_transfer_summaries,
-      batchode::events::d2h_transfer_status_codes, batchode::events::d2h_transfer_iteration_counters,
-      batchode::events::d2h_transfer_events,
-      batchode::events::cpu_integration, batchode::events::host_transpose, batchode::events::host_staging,
-      batchode::events::input_validation, batchode::events::result_allocation, batchode::events::chunk_planning,
-      batchode::events::execution_part, batchode::events::execution_planning,
-      batchode::events::gpu_buffer_allocation, batchode::events::run_ordering};
+  const char* runtime[] = {batchode::events::solve_ivp_execution,
+                           batchode::events::solver_solve_execution,
+                           batchode::events::kernel_run_execution,
+                           batchode::events::kernel_launch,
+                           batchode::events::h2d_transfer_initial_values,
+                           batchode::events::h2d_transfer_parameters,
+                           batchode::events::h2d_transfer_driver_coefficients,
+                           batchode::events::h2d_transfer_save_times,
+                           batchode::events::d2h_transfer_state,
+                           batchode::events::d2h_transfer_observables,
+                           batchode::events::d2h_transfer_summaries,
+                           batchode::events::d2h_transfer_status_codes,
+                           batchode::events::d2h_transfer_iteration_counters,
+                           batchode::events::d2h_transfer_events,
+                           batchode::events::cpu_integration,
+                           batchode::events::host_transpose,
+                           batchode::events::host_staging,
+                           batchode::events::input_validation,
+                           batchode::events::result_allocation,
+                           batchode::events::chunk_planning,
+                           batchode::events::execution_part,
+                           batchode::events::execution_planning,
+                           batchode::events::gpu_buffer_allocation,
+                           batchode::events::run_ordering,
+                           batchode::events::run_order_probe};
   for (const char* label : runtime) EXPECT_EQ(category[label], "runtime") << label;
   EXPECT_EQ(category["kernel_compile"], "compile");
   EXPECT_EQ(category["codegen"], "codegen");
@@ -43,7 +55,7 @@ TEST(SolverEvents, EveryEventIsRegisteredWithItsCategoryAndADescription) {
   EXPECT_EQ(category["model_cache_hit"], "compile");
   EXPECT_EQ(category["model_load"], "compile");
   EXPECT_EQ(category["model_prelude_compile"], "compile");
-  EXPECT_EQ(category.size(), 32u);
+  EXPECT_EQ(category.size(), 33u);
   EXPECT_STREQ(batchode::events::kernel_launch, "kernel_launch");
 }
 
@@ -61,7 +73,7 @@ TEST(SolverEvents, ConflictingEarlierRegistrationIsReported) {
     EXPECT_NE(what.find("'codegen'"), std::string::npos) << what;
   }
   // The conflicting labels keep their owner's category; every other one is registered.
-  EXPECT_EQ(log.registered_events().size(), 32u);
+  EXPECT_EQ(log.registered_events().size(), 33u);
   EXPECT_EQ(log.stats("kernel_launch").category, "my_category");
   EXPECT_TRUE(log.is_registered(batchode::events::kernel_compile));  // registered after the conflict
 }

@@ -50,6 +50,12 @@ class SharedRuns {
   /// the consumer is then done, and takes nothing more.
   std::optional<RunSlice> next(std::size_t consumer, std::size_t max_runs);
 
+  /// Whether a slice of up to `max_runs` may be taken ahead of need (a GPU staging its next chunk
+  /// while two are in flight): while the runs left would still give every consumer one more such
+  /// slice after it, (consumers + 1) x max_runs. Nearer the end a slice is taken only when its GPU
+  /// has room for it, or it could sit staged while another GPU runs out of work.
+  bool plenty_left(std::size_t max_runs) const;
+
   /// `consumer` stops taking (its device failed): the slices it took are returned, for the caller to
   /// run elsewhere, and what is left of its range goes to the others, in slices of any size. The
   /// last consumer to stop or leave while runs are left receives those too (no one else would take

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <map>
@@ -82,19 +83,58 @@ class Calibrator {
     probed_runs_.clear();
   }
 
+  /// A probed run: its index in the batch and the steps it took.
+  struct ProbedRun {
+    std::size_t run = 0;
+    double steps = 0;
+  };
+  /// The runs a probe of a batch integrates: 16 spread over it (fewer in a smaller batch), their values.
+  struct ProbeSamples {
+    std::size_t runs = 0;  // the batch's
+    std::vector<T> y, p;
+  };
+
   /// Mean steps per run of a few runs spread over the batch, integrated on one CPU thread. Few,
   /// because every automatic solve pays for them: 32 Lorenz runs took 0.2 ms, as long as a warm CPU
   /// solve of a hundred runs (and 16 runs to t = 10, 800 steps each, 1-2 ms). A solve whose sampled
   /// runs are those of the previous probe (a repeated solve of the same batch: a Solver's options do
   /// not change) takes its step counts: the same integration gives the same steps.
   double probe_steps(const Context& ctx, const T* y0, const T* params, std::size_t runs) {
-    const std::size_t n = std::min<std::size_t>(runs, 16);
-    std::vector<T> y, p;
-    sample_runs(y0, params, runs, n, n_states_of(ctx.system), n_params_of(ctx.system), y, p, ctx.workers);
-    if (last_probe_ && last_probe_->runs == runs && last_probe_->y == y && last_probe_->p == p) {
-      probed_runs_ = last_probe_->along;
-      return steps_estimate_ = mean_steps(probed_runs_);
+    ProbeSamples samples = sample_probe(ctx, y0, params, runs);
+    if (recall_probe(samples)) return steps_estimate_;
+    std::optional<std::vector<ProbedRun>> along = integrate_probe(ctx, samples, nullptr);
+    return remember_probe(std::move(samples), std::move(*along));  // without a stop flag it completes
+  }
+
+  /// The samples a probe of this batch integrates. Throws the batch's InvalidInput when one holds a
+  /// value that is not finite (sample_runs).
+  ProbeSamples sample_probe(const Context& ctx, const T* y0, const T* params, std::size_t runs) const {
+    ProbeSamples samples;
+    samples.runs = runs;
+    sample_runs(y0, params, runs, probe_size(runs), n_states_of(ctx.system), n_params_of(ctx.system),
+                samples.y, samples.p, ctx.workers);
+    return samples;
+  }
+
+  /// When the last probe integrated these very samples (a repeated solve of the same batch), this
+  /// solve's probed runs are its, with no integration: true. Else false, and nothing changes.
+  bool recall_probe(const ProbeSamples& samples) {
+    if (!last_probe_ || last_probe_->runs != samples.runs || last_probe_->y != samples.y ||
+        last_probe_->p != samples.p) {
+      return false;
     }
+    probed_runs_ = last_probe_->along;
+    steps_estimate_ = mean_steps(probed_runs_);
+    return true;
+  }
+
+  /// The steps each sample took, integrated on the calling thread; nullopt when `stop` (null: never)
+  /// was set before the last sample ended. Reads no member, so it may run on another thread while
+  /// the Solver's GPU parts run (Executor: the probe that decides the next Backend::gpu solve's run
+  /// order).
+  std::optional<std::vector<ProbedRun>> integrate_probe(const Context& ctx, const ProbeSamples& samples,
+                                                        const std::atomic<bool>* stop) const {
+    const std::size_t n = probe_size(samples.runs);
     SolveOptions o = options_for_samples(ctx.options);
     o.cpu_threads = 1;
     o.outputs.counters = true;
@@ -102,25 +142,36 @@ class Calibrator {
     // With the solve's summaries: their samples are points adaptive steps land on.
     SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(o), o, nullptr, ctx.saved_observable_names(),
                            ctx.summaries, ctx.series);
-    integrate_on_cpu(ctx.system, y.data(), p.empty() ? nullptr : p.data(), 0, n, o.method,
-                     make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout(), ctx.drivers.get(), scratch.series_layout()),
-                     o.cpu_threads, scratch.view(), quiet, ctx.workers);
-    probed_runs_.clear();
+    try {
+      // One thread: integrate_on_cpu runs it on the caller and hands it one run at a time, so a set
+      // `stop` ends the probe within one run.
+      integrate_on_cpu(ctx.system, samples.y.data(), samples.p.empty() ? nullptr : samples.p.data(), 0, n,
+                       o.method,
+                       make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout(),
+                                            ctx.drivers.get(), scratch.series_layout()),
+                       o.cpu_threads, scratch.view(), quiet, ctx.workers, stop);
+    } catch (const SolveInterrupted&) {
+      return std::nullopt;
+    }
+    std::vector<ProbedRun> along;
     for (std::size_t i = 0; i < n; ++i) {
       const RunCounters& c = scratch.counters()[i];
-      probed_runs_.push_back({sampled_run(i, n, runs), static_cast<double>(c.accepted_steps + c.rejected_steps)});
+      along.push_back(
+          {sampled_run(i, n, samples.runs), static_cast<double>(c.accepted_steps + c.rejected_steps)});
     }
-    last_probe_ = Probe{runs, std::move(y), std::move(p), probed_runs_};
+    return along;
+  }
+
+  /// Keeps what a probe of `samples` found: this solve's probed runs, and the last probe (which a
+  /// repeated solve of the batch recalls). Returns the mean steps per run.
+  double remember_probe(ProbeSamples samples, std::vector<ProbedRun> along) {
+    probed_runs_ = along;
+    last_probe_ = Probe{samples.runs, std::move(samples.y), std::move(samples.p), std::move(along)};
     return steps_estimate_ = mean_steps(probed_runs_);
   }
 
-  /// A probed run: its index in the batch and the steps it took.
-  struct ProbedRun {
-    std::size_t run = 0;
-    double steps = 0;
-  };
-  /// This solve's probed runs in batch order; empty when this solve did not probe (Backend::cpu or
-  /// gpu, forced parts).
+  /// This solve's probed runs in batch order; empty when this solve did not probe (Backend::cpu,
+  /// forced parts; Backend::gpu until the probe run beside its parts ends, or recalled).
   const std::vector<ProbedRun>& probed_runs() const noexcept { return probed_runs_; }
 
   /// The last probe's steps per run (what a part without counters is assumed to have taken).
@@ -292,6 +343,8 @@ class Calibrator {
     std::vector<T> y, p;
     std::vector<ProbedRun> along;
   };
+
+  static std::size_t probe_size(std::size_t runs) { return std::min<std::size_t>(runs, 16); }
 
   /// Mean steps of probed runs, at least 1.
   static double mean_steps(const std::vector<ProbedRun>& probed) {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -60,6 +61,10 @@ class Executor {
     shared_.reset();
     consumer_of_.assign(selection.parts.size(), no_consumer);
     share_gpu_runs(selection);
+    // Decided once, before any part starts: the probe below may change the calibrator's probed runs.
+    std::optional<ProbeSamples> to_probe = recall_order_probe(selection, y0, params, result.n_runs());
+    order_skip_ = order_cannot_pay();
+    OrderProbe probe(*this, std::move(to_probe));
     if (selection.parts.size() == 1) {
       run_part(selection.parts[0], consumer_of_[0], y0, params, result, outcomes[0]);
     } else {
@@ -79,6 +84,7 @@ class Executor {
       }
       for (std::thread& t : threads) t.join();
     }
+    probe.finish();
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
       if (!outcomes[i].error) record(selection, selection.parts[i], outcomes[i], result);
     }
@@ -150,9 +156,10 @@ class Executor {
     return n_front > 0 && n_back > 0 && back / static_cast<double>(n_back) > front / static_cast<double>(n_front);
   }
 
-  /// Why ordering a GPU part's runs cannot pay, or empty: this solve's cost probe (Backend::automatic)
-  /// found its sampled runs taking the same steps to within 10%, where ordering costs its kernel and
-  /// wins nothing. Without a probe (Backend::gpu) the runs are ordered.
+  /// Why ordering a GPU part's runs cannot pay, or empty: the cost probe's runs (this solve's, under
+  /// Backend::automatic; the last solve's of the same batch, under Backend::gpu) took the same steps
+  /// to within 10%, where ordering costs its kernel and wins nothing. Without a probe the runs are
+  /// ordered.
   std::string order_cannot_pay() const {
     const auto& probed = calibrator_.probed_runs();
     if (probed.empty()) return {};
@@ -161,6 +168,78 @@ class Executor {
     if (most->steps > 1.1 * fewest->steps) return {};
     return fmt::format("not ordered: the cost probe's runs took {} to {} steps", fewest->steps, most->steps);
   }
+
+  using ProbeSamples = typename Calibrator<System, T>::ProbeSamples;
+
+  /// Under Backend::gpu no cost probe runs before the solve, so what decides whether ordering can pay
+  /// is the last probe of the same batch, which a repeated solve (the common case) recalls here. The
+  /// samples to probe when there is none (this solve then orders its runs, as a first solve must), or
+  /// nullopt: not Backend::gpu, no ordering asked, this solve probed (Backend::automatic), or recalled.
+  std::optional<ProbeSamples> recall_order_probe(const sched::Selection& selection, const T* y0,
+                                                 const T* params, std::size_t runs) {
+    const bool on_gpu = std::any_of(selection.parts.begin(), selection.parts.end(),
+                                    [](const sched::Part& p) { return p.backend.is_gpu(); });
+    if (ctx_.options.backend != Backend::gpu || !on_gpu || !make_gpu_run_request(ctx_.options).order_runs ||
+        !calibrator_.probed_runs().empty()) {
+      return std::nullopt;
+    }
+    try {
+      ProbeSamples samples = calibrator_.sample_probe(ctx_, y0, params, runs);
+      if (calibrator_.recall_probe(samples)) return std::nullopt;
+      return samples;
+    } catch (const InvalidInput&) {
+      return std::nullopt;  // a sample that is not finite: the GPU's staging names it
+    }
+  }
+
+  /// The probe behind the next Backend::gpu solve's order, run beside this solve's GPU parts on a
+  /// thread of its own (one CPU core, 16 runs), so that it costs a first solve no wall time. The
+  /// parts never wait for it: when they end first it is stopped (within one run: it hands itself one
+  /// run at a time) and nothing is kept, so a batch whose probe takes longer than its GPU solve stays
+  /// ordered. Timed as run_order_probe, nested in the solve. Joined by finish() or the destructor.
+  class OrderProbe {
+   public:
+    OrderProbe(Executor& executor, std::optional<ProbeSamples> samples)
+        : executor_(executor), samples_(std::move(samples)) {
+      if (!samples_) return;
+      thread_ = std::thread([this, timing = executor_.ctx_.logger.context()] {
+        TimeLogger& logger = executor_.ctx_.logger;
+        const TimeLogger::CallScope scope(logger, timing);
+        std::optional<ScopedTimer> event;
+        if (logger.enabled() && logger.is_registered(events::run_order_probe)) {
+          event.emplace(logger, events::run_order_probe);
+        }
+        try {
+          found_ = executor_.calibrator_.integrate_probe(executor_.ctx_, *samples_, &stop_);
+        } catch (...) {
+          found_.reset();  // the next solve orders its runs, as this one does
+        }
+        if (event) event->add_metadata("completed", std::int64_t{found_ ? 1 : 0});
+      });
+    }
+    OrderProbe(const OrderProbe&) = delete;
+    OrderProbe& operator=(const OrderProbe&) = delete;
+    ~OrderProbe() { join(); }
+
+    /// Stops the probe if it is still running, waits for it, and keeps what it found for the next solve.
+    void finish() {
+      join();
+      if (found_) executor_.calibrator_.remember_probe(std::move(*samples_), std::move(*found_));
+      found_.reset();
+    }
+
+   private:
+    void join() {
+      if (!thread_.joinable()) return;
+      stop_.store(true, std::memory_order_relaxed);
+      thread_.join();
+    }
+    Executor& executor_;
+    std::optional<ProbeSamples> samples_;
+    std::optional<std::vector<typename Calibrator<System, T>::ProbedRun>> found_;  // written by thread_
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+  };
 
   /// Runs `pieces` on the CPU (a failed GPU's runs, checked first); returns the wall time in ms.
   double run_cpu_pieces(const T* y0, const T* params, const std::vector<arrays::RunSlice>& pieces,
@@ -240,7 +319,7 @@ class Executor {
         GpuRunRequest request = make_gpu_run_request(ctx_.options);
         request.device = device;
         if (request.order_runs) {
-          out.run_order = order_cannot_pay();
+          out.run_order = order_skip_;
           request.order_runs = out.run_order.empty();
         }
         if (consumer != no_consumer) {
@@ -349,6 +428,7 @@ class Executor {
   bool may_fall_back_;
   std::optional<arrays::SharedRuns> shared_;  // this solve's, when GPUs share their runs
   std::vector<std::size_t> consumer_of_;      // part index -> consumer of shared_, or no_consumer
+  std::string order_skip_;                    // order_cannot_pay() for this solve's GPU parts
 };
 
 }  // namespace batchode::detail

@@ -40,6 +40,8 @@ inline constexpr const char* execution_planning = "execution_planning";        /
 inline constexpr const char* gpu_buffer_allocation = "gpu_buffer_allocation";  ///< the chunk pipeline's buffers
 inline constexpr const char* execution_part = "execution_part";
 inline constexpr const char* run_ordering = "run_ordering";  ///< GPU chunks' runs ordered by their inputs
+inline constexpr const char* run_order_probe =
+    "run_order_probe";  ///< Backend::gpu: the probe behind the next solve's order
 // category compile
 inline constexpr const char* kernel_compile = "kernel_compile";
 // category codegen

@@ -4,7 +4,8 @@
 // run_order_kernels.hpp, planned by arrays/run_order.hpp), launch the batch kernel (through the
 // caller's launcher), download the active outputs, and scatter them into the result. Chunks
 // alternate between two streams with their own buffer slots, so chunk k+1's upload and chunk k-1's
-// download overlap chunk k's kernel. When several GPUs of a solve share their runs
+// download overlap chunk k's kernel; chunk k+1's inputs are staged as soon as chunk k is enqueued.
+// When several GPUs of a solve share their runs
 // (request.shared, arrays/shared_runs.hpp), each chunk is the next slice this GPU takes from them,
 // at most the plan's chunk size: the GPUs finish together however uneven the runs' costs.
 // Every phase is a TimeLogger event with its GPU time from a KernelTimer event pair.
@@ -307,6 +308,37 @@ class ChunkPipeline {
     };
 
     const std::int64_t chunked = plan_.n_chunks > 1 || request.shared != nullptr ? 1 : 0;
+    // Chunk c's inputs are staged (claimed, copied into its slot's pinned buffer and checked) right
+    // after chunk c - 1 is enqueued, while the GPU works on it and on chunk c - 2: so once chunk
+    // c - 2 leaves the slot, chunk c's upload and kernel follow at once. Staged after that wait, a
+    // light sweep's host work and the GPU's took turns (H200, Lorenz to t = 1, 2^22 runs: 7.2-8.3 ms
+    // a solve, 5.5 staged ahead), and a GPU sharing an uneven sweep's runs, whose cheap chunks'
+    // kernels are as short as a chunk's staging, had no kernel running for 0.5-0.9 ms of a solve.
+    // GPUs sharing runs take a slice ahead only while plenty are left (SharedRuns::plenty_left): near
+    // the end a staged slice could wait while another GPU runs out of work. The slot's pinned inputs
+    // last held chunk c - slots's, whose upload is waited for first (an event recorded after it;
+    // long done, since that chunk's kernel followed it on the stream).
+    while (inputs_uploaded_.size() < plan_.slots) inputs_uploaded_.emplace_back();
+    std::vector<bool> uploaded_once(plan_.slots, false);
+    auto stage = [&](std::size_t c) -> std::optional<Chunk> {
+      const std::optional<Chunk> next = next_chunk(c);
+      if (!next) return std::nullopt;
+      const std::size_t slot = c % plan_.slots;
+      if (uploaded_once[slot]) inputs_uploaded_[slot].synchronize();
+      ScopedTimer t(log, events::host_staging);
+      t.add_metadata("direction", "inputs_to_staging");
+      t.add_metadata(keys::chunk_index, static_cast<std::int64_t>(c));
+      const std::optional<arrays::NonFiniteInput> bad =
+          inputs_.stage(slot, y0, params, next->first, next->count, &workers_);
+      if (bad) {
+        throw non_finite_input(bad->in_params ? "parameter" : "initial value", bad->run, bad->index,
+                               bad->value);
+      }
+      if (save_times != nullptr)
+        inputs_.stage_save_times(slot, save_times, next->first, next->count, &workers_);
+      return next;
+    };
+    std::optional<Chunk> staged;
     std::size_t c = 0;
     for (;; ++c) {
       // Streams drain on the way out (DrainOnThrow): no copy still lands in a result being dropped.
@@ -316,26 +348,14 @@ class ChunkPipeline {
       }
       const std::size_t slot = c % plan_.slots;
       finish(slot);  // the slot's previous chunk must be out of its buffers before they are reused
-      const std::optional<Chunk> next = next_chunk(c);
-      if (!next) break;
+      if (!staged) staged = stage(c);  // not staged ahead: the first chunk, or shared runs near their end
+      if (!staged) break;
+      const Chunk next = *staged;
+      staged.reset();
       const gpu::stream_t stream = streams_[slot].get();
-      const std::size_t first = next->first, count = next->count;
+      const std::size_t first = next.first, count = next.count;
       const std::string slice = fmt::format("{}:{}", first, first + count);
       try {
-        {
-          ScopedTimer t(log, events::host_staging);
-          t.add_metadata("direction", "inputs_to_staging");
-          t.add_metadata(keys::chunk_index, static_cast<std::int64_t>(c));
-          const std::optional<arrays::NonFiniteInput> bad =
-              inputs_.stage(slot, y0, params, first, count, &workers_);
-          if (bad) {
-            throw non_finite_input(bad->in_params ? "parameter" : "initial value", bad->run, bad->index,
-                                   bad->value);
-          }
-          if (save_times != nullptr) {
-            inputs_.stage_save_times(slot, save_times, first, count, &workers_);
-          }
-        }
         auto transfer = [&](const char* label, auto&& enqueue) {
           if (!timed) {
             enqueue();
@@ -363,6 +383,8 @@ class ChunkPipeline {
         if (save_times != nullptr) {
           transfer(events::h2d_transfer_save_times, [&] { return inputs_.upload_save_times(slot, count, stream); });
         }
+        inputs_uploaded_[slot].record(stream);
+        uploaded_once[slot] = true;
         // A chunk of one or two warps has nothing to reorder.
         if (order_plan.order && count > 2 * warp_runs) {
           order(slot, c, stream, order_plan.key, log, phases, launch_order);
@@ -421,6 +443,7 @@ class ChunkPipeline {
       } catch (const GpuError& e) {
         throw GpuError(fmt::format("chunk {} of {} (runs {})", c, plan_.n_chunks, slice), e);
       }
+      if (request.shared == nullptr || request.shared->plenty_left(plan_.chunk_runs)) staged = stage(c + 1);
     }
     // c chunks were issued; the slot of chunk c was emptied above, the others may hold the last ones
     // issued: finished oldest first.
@@ -496,6 +519,7 @@ class ChunkPipeline {
   arrays::InputArrayManager<T> inputs_;
   arrays::OutputArrayManager<T> outputs_;
   std::vector<gpu::Stream> streams_;
+  std::vector<gpu::Event> inputs_uploaded_;  ///< per slot: recorded after its chunk's inputs were uploaded
   gpu::DeviceBuffer<T> save_times_;  ///< the device's copy of RunSettings::save_times
   gpu::DeviceBuffer<T> driver_values_;  ///< the device's copies of the drivers' coefficients and knots
   gpu::DeviceBuffer<DriverPieces<T>> driver_pieces_;  ///< RunSettings::drivers on the device
