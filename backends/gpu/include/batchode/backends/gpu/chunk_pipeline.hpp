@@ -316,15 +316,15 @@ class ChunkPipeline {
     // kernels are as short as a chunk's staging, had no kernel running for 0.5-0.9 ms of a solve.
     // GPUs sharing runs take a slice ahead only while plenty are left (SharedRuns::plenty_left): near
     // the end a staged slice could wait while another GPU runs out of work. The slot's pinned inputs
-    // last held chunk c - slots's, whose upload is waited for first (an event recorded after it;
-    // long done, since that chunk's kernel followed it on the stream).
+    // last held chunk c - slots's (when c >= slots: chunk c is staged only after chunk c - 1 was
+    // issued), whose upload is waited for first (an event recorded after it; long done, since that
+    // chunk's kernel followed it on the stream).
     while (inputs_uploaded_.size() < plan_.slots) inputs_uploaded_.emplace_back();
-    std::vector<bool> uploaded_once(plan_.slots, false);
     auto stage = [&](std::size_t c) -> std::optional<Chunk> {
       const std::optional<Chunk> next = next_chunk(c);
       if (!next) return std::nullopt;
       const std::size_t slot = c % plan_.slots;
-      if (uploaded_once[slot]) inputs_uploaded_[slot].synchronize();
+      if (c >= plan_.slots) inputs_uploaded_[slot].synchronize();
       ScopedTimer t(log, events::host_staging);
       t.add_metadata("direction", "inputs_to_staging");
       t.add_metadata(keys::chunk_index, static_cast<std::int64_t>(c));
@@ -384,7 +384,6 @@ class ChunkPipeline {
           transfer(events::h2d_transfer_save_times, [&] { return inputs_.upload_save_times(slot, count, stream); });
         }
         inputs_uploaded_[slot].record(stream);
-        uploaded_once[slot] = true;
         // A chunk of one or two warps has nothing to reorder.
         if (order_plan.order && count > 2 * warp_runs) {
           order(slot, c, stream, order_plan.key, log, phases, launch_order);
