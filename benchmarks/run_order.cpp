@@ -5,8 +5,9 @@
 //   shuffled   the sweep in random order, RunOrder::off (what a user gets today)
 //   automatic  the same shuffled batch, RunOrder::automatic (the default)
 //   sorted     the same runs sorted by hand by their step counts (from a counting solve), RunOrder::off
-// "first" is a fresh Solver's first solve; the others are medians of repeated solves, the three
-// configurations taking turns. The automatic and off results are checked bitwise equal.
+// "first" is the median of fresh Solvers' first solves (--first-reps of each, 3 unless told); the
+// others are medians of repeated solves, the three configurations taking turns. The automatic and
+// off results are checked bitwise equal.
 //   Sweeps: Lorenz, dopri5, rtol = atol = 1e-6, rho uniform over [0, 100], y0 = (1, 0, 0);
 //           Robertson, rodas4, t in [0, 40], k3 log-uniform over [1e2, 1e9];
 //           an even one: Lorenz, rho = 28, x0 over [1, 1.001] shuffled (every run takes the same
@@ -17,9 +18,15 @@
 // With --split (several GPUs): the same sweep in its own order over every GPU as the cost model
 // splits it (Backend::automatic, the GPUs sharing their runs), in equal run counts (forced parts,
 // nothing shared), and on one GPU.
-// RUN_ORDER_TRACE=<prefix> with --split: a trace of one more solve of each configuration, written
-// to <prefix>_f32_20.json etc. (TimeLogger::start_trace: host events and every GPU part by stream).
-// Usage: run_order_bench [--reps R] [--max-log2 K] [--backend gpu|automatic] [--split [--t-end T]]
+// RUN_ORDER_TRACE=<prefix>: a trace of one more solve of each configuration, written to
+// <prefix>_f32_20.json etc. with --split, else <prefix>_<sweep number>_f32_20_<configuration>.json
+// (TimeLogger::start_trace: host events and every GPU part by stream).
+// The "paired" columns are the median [quartiles] of the ratios of solves of the same round, which
+// see the same state of the machine: on the even sweep, off / hand-sorted is the same work twice
+// (the noise floor), and off / automatic is what ordering costs where it cannot help.
+// --even-only: the even sweep only (many rounds of it are cheap). --split --max-log2 23 adds 2^23 runs.
+// Usage: run_order_bench [--reps R] [--first-reps F] [--max-log2 K] [--backend gpu|automatic] [--even-only]
+//                        [--split [--t-end T]]
 //        (GPU builds; run on the device)
 #include <algorithm>
 #include <batchode/batchode.hpp>
@@ -43,6 +50,9 @@ using Lorenz = batchode_bench::LorenzRho;
 
 batchode::Backend bench_backend = batchode::Backend::gpu;  // --backend
 double split_t_end = 1.0;                                   // --t-end (the split's sweep)
+bool even_only = false;                                     // --even-only
+int first_reps = 3;                                         // --first-reps
+int sweeps_compared = 0;  // by compare(), in every precision: numbers the traces (RUN_ORDER_TRACE)
 
 struct Robertson {
   static constexpr std::size_t n_states = 3;
@@ -65,6 +75,23 @@ struct Robertson {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+/// The quantile q of v (nearest rank).
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+/// a[i] / b[i] for the solves of one round: two configurations solved back to back see the same state
+/// of the machine (clocks, other work), so the ratios of pairs spread less than the ratio of medians.
+/// "median [first quartile, third quartile]".
+std::string paired_ratio(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> r;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) r.push_back(a[i] / b[i]);
+  char text[64];
+  std::snprintf(text, sizeof text, "%.3f [%.3f, %.3f]", median(r), quantile(r, 0.25), quantile(r, 0.75));
+  return text;
 }
 
 struct Timing {
@@ -162,8 +189,21 @@ void compare(const char* sweep, const batchode::Batch<T>& batch, const batchode:
   for (int rep = 0; rep < reps; ++rep) {
     for (int i = 0; i < 3; ++i) configs[(rep + i) % 3]->solve(false);
   }
-  const Timing off = off_config.medians(), automatic = automatic_config.medians(),
-               hand = hand_config.medians();
+  Timing off = off_config.medians(), automatic = automatic_config.medians(), hand = hand_config.medians();
+  // First solves: `first_reps` fresh Solvers of each configuration in all, taking turns; medians.
+  std::vector<double> firsts[3];
+  Timing* timings[] = {&off, &automatic, &hand};
+  for (int i = 0; i < 3; ++i) firsts[i].push_back(timings[i]->first_ms);
+  for (int rep = 1; rep < first_reps; ++rep) {
+    for (int i = 0; i < 3; ++i) {
+      std::optional<Config<System, T>> fresh;
+      fresh.emplace(i == 2 ? sorted : batch, options,
+                    i == 1 ? batchode::RunOrder::automatic : batchode::RunOrder::off);
+      fresh->solve(true);
+      firsts[i].push_back(fresh->timing.first_ms);
+    }
+  }
+  for (int i = 0; i < 3; ++i) timings[i]->first_ms = median(firsts[i]);
   batchode::SolveResult<T>& with_order = automatic_config.last;
   batchode::SolveResult<T>& without_order = off_config.last;
   const std::size_t values = batch.n_runs * System::n_states;
@@ -173,12 +213,26 @@ void compare(const char* sweep, const batchode::Batch<T>& batch, const batchode:
                   batch.n_runs * sizeof(batchode::Status)) == 0;
   std::printf(
       "| %s | %s | 2^%d | %u..%u | %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %.3f | %.3f | %.3f | %.3f | "
-      "%.3f | %s |\n",
+      "%.3f | %s | %s | %s | %.3f | %.2f / %.2f / %.2f | %s |\n",
       sweep, sizeof(T) == 4 ? "float32" : "float64", log2, lo, hi, off.e2e_ms, off.kernel_ms,
       automatic.e2e_ms, automatic.kernel_ms, hand.e2e_ms, hand.kernel_ms, automatic.e2e_ms / hand.e2e_ms,
       automatic.first_ms / hand.first_ms, automatic.ordering_ms, automatic.ordering_gpu_ms,
-      off.e2e_ms / automatic.e2e_ms, same ? "yes" : "NO");
+      off.e2e_ms / automatic.e2e_ms, paired_ratio(automatic_config.e2e, hand_config.e2e).c_str(),
+      paired_ratio(off_config.e2e, automatic_config.e2e).c_str(),
+      paired_ratio(off_config.e2e, hand_config.e2e).c_str(), off.first_ms / automatic.first_ms, off.first_ms,
+      automatic.first_ms, hand.first_ms, same ? "yes" : "NO");
   std::fflush(stdout);
+  ++sweeps_compared;
+  if (const char* trace = std::getenv("RUN_ORDER_TRACE")) {  // one more solve of each configuration, traced
+    const char* names[] = {"off", "automatic", "sorted"};
+    for (int i = 0; i < 3; ++i) {
+      configs[i]->log.start_trace(std::string(trace) + "_" + std::to_string(sweeps_compared) +
+                                  (sizeof(T) == 4 ? "_f32_" : "_f64_") + std::to_string(log2) + "_" +
+                                  names[i] + ".json");
+      configs[i]->solve(false);
+      (void)configs[i]->log.stop_trace();
+    }
+  }
 }
 
 template <class T>
@@ -202,7 +256,7 @@ void run_precision(int reps, int max_log2) {
     lorenz.n_runs = n;
     lorenz.params = shuffled(batchode::linspace<T>(0.0, 100.0, n), 1);
     for (std::size_t r = 0; r < n; ++r) lorenz.y0.insert(lorenz.y0.end(), {T(1), T(0), T(0)});
-    compare<Lorenz, T>("Lorenz dopri5, rho over [0, 100]", lorenz, o, reps, k);
+    if (!even_only) compare<Lorenz, T>("Lorenz dopri5, rho over [0, 100]", lorenz, o, reps, k);
 
     // Even: every run takes the same steps, so ordering (which does run: x0 is shuffled) cannot help.
     batchode::Batch<T> even = lorenz;
@@ -210,13 +264,14 @@ void run_precision(int reps, int max_log2) {
     const std::vector<T> x0 = shuffled(batchode::linspace<T>(1.0, 1.001, n), 3);
     for (std::size_t r = 0; r < n; ++r) even.y0[3 * r] = x0[r];
     compare<Lorenz, T>("even: Lorenz dopri5, rho = 28, x0 over [1, 1.001]", even, o, reps, k);
+    if (even_only) continue;
     // Already in order: the same sweep as the first, unshuffled; the order is planned and kept.
     batchode::Batch<T> in_order = lorenz;
     in_order.params = batchode::linspace<T>(0.0, 100.0, n);
     compare<Lorenz, T>("in order: Lorenz dopri5, rho over [0, 100]", in_order, o, reps, k);
   }
   for (int k : {18, 20}) {
-    if (k > max_log2) continue;
+    if (k > max_log2 || even_only) continue;
     const std::size_t n = std::size_t(1) << k;
     batchode::SolveOptions o;
     o.method = Method::rodas4;
@@ -314,8 +369,10 @@ int main(int argc, char** argv) {
   bool split = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--split") == 0) split = true;
+    if (std::strcmp(argv[i], "--even-only") == 0) even_only = true;
     if (i + 1 >= argc) continue;
     if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--first-reps") == 0) first_reps = std::max(1, std::atoi(argv[i + 1]));
     if (std::strcmp(argv[i], "--max-log2") == 0) max_log2 = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--t-end") == 0) split_t_end = std::atof(argv[i + 1]);
     if (std::strcmp(argv[i], "--backend") == 0 && std::strcmp(argv[i + 1], "automatic") == 0) {
@@ -333,20 +390,25 @@ int main(int argc, char** argv) {
     std::printf(
         "| precision | N | GPUs | one GPU | equal run counts | automatic | equal counts / one | "
         "automatic / one | automatic's parts (last solve) |\n|---|---|---|---|---|---|---|---|---|\n");
-    for (int k : {20, 22}) {
+    for (int k : {20, 22, 23}) {  // 2^23: about the 10^7 runs of the scheduler's two-GPU test
       if (k > max_log2) continue;
       split_over_gpus<float>(reps, k);
       split_over_gpus<double>(reps, k);
     }
     return 0;
   }
-  std::printf("# device: %s; Backend::%s; medians of %d solves after a first; e2e / kernel in ms\n",
-              found.devices[0].name.c_str(), bench_backend == batchode::Backend::gpu ? "gpu" : "automatic", reps);
+  std::printf(
+      "# device: %s; Backend::%s; medians of %d solves after a first, of %d fresh Solvers' first "
+      "solves; e2e / kernel in ms\n",
+      found.devices[0].name.c_str(), bench_backend == batchode::Backend::gpu ? "gpu" : "automatic", reps,
+      first_reps);
   std::printf(
       "| sweep | precision | N | steps per run | shuffled, off | shuffled, automatic | hand-sorted, off | "
       "automatic / hand-sorted (e2e) | same, first solves | run_ordering host ms | run_ordering GPU ms | off "
-      "/ automatic (e2e) | bitwise equal |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "/ automatic (e2e) | automatic / hand-sorted, paired | off / automatic, paired | off / hand-sorted, "
+      "paired | off / automatic, first solves | first solves ms (off / automatic / hand-sorted) | bitwise "
+      "equal |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   run_precision<float>(reps, max_log2);
   run_precision<double>(reps, max_log2);
   return 0;

@@ -454,7 +454,7 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
     counters    also return per-run step counters (r.counters)
     run_order   "auto" (GPU: order each chunk's runs by their inputs; not when the cost probe saw
                 its runs take the same steps: backend "auto"'s before each solve, backend "gpu"'s
-                beside a Solver's previous solve of the same batch) or "off"; results are the same
+                beside a Solver's earlier solves of the same batch) or "off"; results are the same
     cpu_threads CPU worker threads (0: every core)
     event_tolerance  the width in t to which event times are located (the model's events; r.events);
                 None: 100 ulps of the span's larger end in the solve's precision

@@ -185,7 +185,8 @@ TEST(RunOrderGpu, FixedStepsConstantInputsAndSweepsInOrderAreNotOrdered) {
 /// runs, and the probe run beside it (run_order_probe, 16 runs on a CPU thread) decides the next
 /// solve of the same batch: an even sweep (every run the same steps) is then not ordered, an uneven
 /// one still is; the results are bitwise the same whichever it was. A probe that the GPU outran is
-/// stopped and decides nothing, so the solve is repeated until one completes (a few at most).
+/// stopped and decides nothing yet: the next solve resumes it, so the solve is repeated until it
+/// completes.
 TEST(RunOrderGpu, RepeatedSolvesUnderBackendGpuAreOrderedOnlyWhereTheProbeSaysItPays) {
   BATCHODE_REQUIRE_GPU();
   const Batch<double> uneven = uneven_lorenz<double>(20000);
@@ -203,18 +204,25 @@ TEST(RunOrderGpu, RepeatedSolvesUnderBackendGpuAreOrderedOnlyWhereTheProbeSaysIt
     SolveResult<double> first = solver.solve(batch);
     EXPECT_EQ(log.stats(events::run_ordering).count, 4u)
         << what << ": a first solve orders (plan + 3 chunks)";
+    // A probe the GPU outran is resumed by the next solve: the samples it integrated only grow.
     bool probed = false;
-    for (int attempt = 0; attempt < 5 && !probed; ++attempt) {
+    std::int64_t done = 0;
+    for (int attempt = 0; attempt < 16 && !probed; ++attempt) {
       const std::vector<Occurrence> probes = log.occurrences(events::run_order_probe);
       ASSERT_EQ(probes.size(), 1u) << what << ": a solve without a probe of its batch runs one";
       ASSERT_NE(probes[0].metadata.find("completed"), nullptr) << what;
+      ASSERT_NE(probes[0].metadata.find("samples_done"), nullptr) << what;
       probed = probes[0].metadata.find("completed")->as_int() == 1;
+      const std::int64_t now_done = probes[0].metadata.find("samples_done")->as_int();
+      EXPECT_GE(now_done, done) << what << ", solve " << attempt << ": the probe resumes where it stopped";
+      EXPECT_TRUE(!probed || now_done == 16) << what << ": completed after " << now_done << " samples";
+      done = now_done;
       if (!probed) {
         log.reset();
         (void)solver.solve(batch);
       }
     }
-    ASSERT_TRUE(probed) << what << ": the GPU outran the 16-run probe five times";
+    ASSERT_TRUE(probed) << what << ": the 16-run probe did not complete over 16 solves";
     log.reset();
     SolveResult<double> next = solver.solve(batch);
     EXPECT_EQ(log.stats(events::run_order_probe).count, 0u)

@@ -2,7 +2,8 @@
 // whose step counts size Backend::automatic's parts and decide whether a GPU solve orders its runs.
 // Its steps are those a CPU solve of the same runs counts; a repeated solve of the same batch recalls
 // them without integrating, another batch does not; a probe stopped on the way (the one Backend::gpu
-// runs beside its GPU parts, stopped when they end first) gives nothing and keeps nothing.
+// runs beside its GPU parts, stopped when they end first) is not recalled, but the runs it integrated
+// are resumed by the next probe of the same batch, which then finds what an uninterrupted one does.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +12,6 @@
 #include <batchode/solver/calibrator.hpp>
 #include <batchode/solver/solve_context.hpp>
 #include <cstddef>
-#include <optional>
 #include <vector>
 
 #include "test_systems.hpp"
@@ -20,6 +20,7 @@ namespace {
 
 using namespace batchode;
 using batchode::testing::Lorenz;
+using ProbedRun = detail::Calibrator<Lorenz, double>::ProbedRun;
 
 /// Lorenz with rho over [0, 100] in sweep order: runs of very different step counts.
 Batch<double> rho_sweep(std::size_t runs) {
@@ -57,9 +58,9 @@ TEST_F(Probe, TakesTheStepsACpuSolveOfTheSampledRunsCounts) {
   const auto ctx = context();
   const auto samples = calibrator.sample_probe(ctx, batch.y0.data(), batch.params.data(), batch.n_runs);
   ASSERT_EQ(samples.y.size(), 16u * 3u);
-  const std::optional<std::vector<detail::Calibrator<Lorenz, double>::ProbedRun>> along =
-      calibrator.integrate_probe(ctx, samples, nullptr);
-  ASSERT_TRUE(along.has_value());
+  std::vector<ProbedRun> found;
+  ASSERT_TRUE(calibrator.integrate_probe(ctx, samples, nullptr, found));
+  const std::vector<ProbedRun>* along = &found;
   ASSERT_EQ(along->size(), 16u);
 
   // The reference: a CPU solve of the same 16 runs, with counters.
@@ -85,10 +86,9 @@ TEST_F(Probe, IsRecalledForTheSameBatchOnly) {
   const auto ctx = context();
   auto samples = calibrator.sample_probe(ctx, batch.y0.data(), batch.params.data(), batch.n_runs);
   EXPECT_FALSE(calibrator.recall_probe(samples)) << "nothing probed yet";
-  auto along = calibrator.integrate_probe(ctx, samples, nullptr);
-  ASSERT_TRUE(along.has_value());
-  const std::vector<detail::Calibrator<Lorenz, double>::ProbedRun> found = *along;
-  calibrator.remember_probe(samples, std::move(*along));
+  std::vector<ProbedRun> found;
+  ASSERT_TRUE(calibrator.integrate_probe(ctx, samples, nullptr, found));
+  calibrator.remember_probe(samples, found);
 
   calibrator.begin_solve();  // the next solve
   EXPECT_TRUE(calibrator.probed_runs().empty());
@@ -109,15 +109,42 @@ TEST_F(Probe, IsRecalledForTheSameBatchOnly) {
       << "a batch of another size";
 }
 
-TEST_F(Probe, StoppedGivesNothingAndKeepsNothing) {
+TEST_F(Probe, StoppedIsNotRecalledButResumedByTheNextProbeOfTheSameBatch) {
   const Batch<double> batch = rho_sweep(1000);
   const auto ctx = context();
   const auto samples = calibrator.sample_probe(ctx, batch.y0.data(), batch.params.data(), batch.n_runs);
+  std::vector<ProbedRun> uninterrupted;
+  ASSERT_TRUE(calibrator.integrate_probe(ctx, samples, nullptr, uninterrupted));
+
   std::atomic<bool> stop{true};
-  EXPECT_FALSE(calibrator.integrate_probe(ctx, samples, &stop).has_value());
-  EXPECT_FALSE(calibrator.recall_probe(samples)) << "a stopped probe is not remembered";
+  std::vector<ProbedRun> along;
+  EXPECT_FALSE(calibrator.integrate_probe(ctx, samples, &stop, along)) << "a set flag stops it before a run";
+  EXPECT_TRUE(along.empty());
+  // A probe stopped after five runs (the flag is read before each): what it kept.
+  along.assign(uninterrupted.begin(), uninterrupted.begin() + 5);
+  calibrator.keep_stopped_probe(samples, along);
+  EXPECT_FALSE(calibrator.recall_probe(samples)) << "a stopped probe is not a probe to recall";
+
+  Batch<double> other = batch;
+  other.params[3 * 496 + 1] = 7.0;  // sample 8 differs
+  const auto other_samples = calibrator.sample_probe(ctx, other.y0.data(), other.params.data(), 1000);
+  calibrator.keep_stopped_probe(samples, along);
+  EXPECT_TRUE(calibrator.resume_probe(other_samples).empty()) << "another batch starts afresh";
+  EXPECT_TRUE(calibrator.resume_probe(samples).empty()) << "the kept runs went to the first resume_probe";
+
+  calibrator.keep_stopped_probe(samples, along);
+  std::vector<ProbedRun> resumed = calibrator.resume_probe(samples);
+  ASSERT_EQ(resumed.size(), 5u);
   stop = false;
-  EXPECT_TRUE(calibrator.integrate_probe(ctx, samples, &stop).has_value()) << "an unset flag stops nothing";
+  EXPECT_TRUE(calibrator.integrate_probe(ctx, samples, &stop, resumed)) << "an unset flag stops nothing";
+  ASSERT_EQ(resumed.size(), uninterrupted.size());
+  for (std::size_t i = 0; i < resumed.size(); ++i) {
+    EXPECT_EQ(resumed[i].run, uninterrupted[i].run) << "sample " << i;
+    EXPECT_EQ(resumed[i].steps, uninterrupted[i].steps) << "sample " << i;
+  }
+  calibrator.remember_probe(samples, resumed);
+  calibrator.begin_solve();
+  EXPECT_TRUE(calibrator.recall_probe(samples)) << "completed, the probe is recalled";
 }
 
 }  // namespace

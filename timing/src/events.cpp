@@ -59,7 +59,9 @@ void register_solver_events(TimeLogger& logger) {
       {events::run_order_probe, event_category::runtime,
        "Backend::gpu: the cost probe (16 runs spread over the batch, one CPU thread) run beside the GPU, "
        "whose step counts decide whether the next solve of the same batch orders its runs (metadata: "
-       "completed, 0 when the GPU finished first and it was stopped)"},
+       "completed, 0 when the GPU finished first and it was stopped, the next solve of the batch resuming "
+       "it; "
+       "samples_done, the runs integrated so far)"},
       {events::kernel_compile, event_category::compile, "first-launch load of the GPU module"},
       {events::codegen, event_category::codegen, "code generation (reserved)"},
       {events::model_parse, event_category::codegen, "parsing and checking a model's text"},

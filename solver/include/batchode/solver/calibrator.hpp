@@ -92,6 +92,7 @@ class Calibrator {
   struct ProbeSamples {
     std::size_t runs = 0;  // the batch's
     std::vector<T> y, p;
+    bool operator==(const ProbeSamples& o) const { return runs == o.runs && y == o.y && p == o.p; }
   };
 
   /// Mean steps per run of a few runs spread over the batch, integrated on one CPU thread. Few,
@@ -102,8 +103,9 @@ class Calibrator {
   double probe_steps(const Context& ctx, const T* y0, const T* params, std::size_t runs) {
     ProbeSamples samples = sample_probe(ctx, y0, params, runs);
     if (recall_probe(samples)) return steps_estimate_;
-    std::optional<std::vector<ProbedRun>> along = integrate_probe(ctx, samples, nullptr);
-    return remember_probe(std::move(samples), std::move(*along));  // without a stop flag it completes
+    std::vector<ProbedRun> along = resume_probe(samples);
+    (void)integrate_probe(ctx, samples, nullptr, along);  // without a stop flag it completes
+    return remember_probe(std::move(samples), std::move(along));
   }
 
   /// The samples a probe of this batch integrates. Throws the batch's InvalidInput when one holds a
@@ -119,21 +121,21 @@ class Calibrator {
   /// When the last probe integrated these very samples (a repeated solve of the same batch), this
   /// solve's probed runs are its, with no integration: true. Else false, and nothing changes.
   bool recall_probe(const ProbeSamples& samples) {
-    if (!last_probe_ || last_probe_->runs != samples.runs || last_probe_->y != samples.y ||
-        last_probe_->p != samples.p) {
-      return false;
-    }
+    if (!last_probe_ || !(last_probe_->samples == samples)) return false;
     probed_runs_ = last_probe_->along;
     steps_estimate_ = mean_steps(probed_runs_);
     return true;
   }
 
-  /// The steps each sample took, integrated on the calling thread; nullopt when `stop` (null: never)
-  /// was set before the last sample ended. Reads no member, so it may run on another thread while
-  /// the Solver's GPU parts run (Executor: the probe that decides the next Backend::gpu solve's run
-  /// order).
-  std::optional<std::vector<ProbedRun>> integrate_probe(const Context& ctx, const ProbeSamples& samples,
-                                                        const std::atomic<bool>* stop) const {
+  /// Integrates the samples `along` does not hold yet (from sample along.size() on), one at a time on
+  /// the calling thread, appending each one's steps; true when every sample is done, false when
+  /// `stop` (null: never) was set first (read before each sample, so a set flag ends the probe within
+  /// one run). Each sample is its own integration, so a probe resumed from a stopped one's runs
+  /// (resume_probe) finds what an uninterrupted one does. Reads no member, so it may run on another
+  /// thread while the Solver's GPU parts run (Executor: the probe that decides the next Backend::gpu
+  /// solve's run order).
+  bool integrate_probe(const Context& ctx, const ProbeSamples& samples, const std::atomic<bool>* stop,
+                       std::vector<ProbedRun>& along) const {
     const std::size_t n = probe_size(samples.runs);
     SolveOptions o = options_for_samples(ctx.options);
     o.cpu_threads = 1;
@@ -142,31 +144,40 @@ class Calibrator {
     // With the solve's summaries: their samples are points adaptive steps land on.
     SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(o), o, nullptr, ctx.saved_observable_names(),
                            ctx.summaries, ctx.series);
-    try {
-      // One thread: integrate_on_cpu runs it on the caller and hands it one run at a time, so a set
-      // `stop` ends the probe within one run.
-      integrate_on_cpu(ctx.system, samples.y.data(), samples.p.empty() ? nullptr : samples.p.data(), 0, n,
-                       o.method,
-                       make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout(),
-                                            ctx.drivers.get(), scratch.series_layout()),
-                       o.cpu_threads, scratch.view(), quiet, ctx.workers, stop);
-    } catch (const SolveInterrupted&) {
-      return std::nullopt;
-    }
-    std::vector<ProbedRun> along;
-    for (std::size_t i = 0; i < n; ++i) {
+    const RunSettings<T> settings = make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout(),
+                                                         ctx.drivers.get(), scratch.series_layout());
+    for (std::size_t i = along.size(); i < n; ++i) {
+      if (stop != nullptr && stop->load(std::memory_order_relaxed)) return false;
+      integrate_on_cpu(ctx.system, samples.y.data(), samples.p.empty() ? nullptr : samples.p.data(), i, 1,
+                       o.method, settings, o.cpu_threads, scratch.view(), quiet, ctx.workers);
       const RunCounters& c = scratch.counters()[i];
       along.push_back(
           {sampled_run(i, n, samples.runs), static_cast<double>(c.accepted_steps + c.rejected_steps)});
     }
+    return true;
+  }
+
+  /// The runs a stopped probe of these very samples integrated (keep_stopped_probe), handed over to
+  /// be resumed; none when the last stopped probe was of other samples, or there was none.
+  std::vector<ProbedRun> resume_probe(const ProbeSamples& samples) {
+    std::vector<ProbedRun> along;
+    if (stopped_probe_ && stopped_probe_->samples == samples) along = std::move(stopped_probe_->along);
+    stopped_probe_.reset();
     return along;
+  }
+
+  /// Keeps what a probe stopped on the way had integrated, for the next solve of the same batch to
+  /// resume (resume_probe): a batch whose probe takes longer than one GPU solve is probed over a few
+  /// solves, each paying at most the one run in progress when its GPU parts end.
+  void keep_stopped_probe(ProbeSamples samples, std::vector<ProbedRun> along) {
+    stopped_probe_ = Probe{std::move(samples), std::move(along)};
   }
 
   /// Keeps what a probe of `samples` found: this solve's probed runs, and the last probe (which a
   /// repeated solve of the batch recalls). Returns the mean steps per run.
   double remember_probe(ProbeSamples samples, std::vector<ProbedRun> along) {
     probed_runs_ = along;
-    last_probe_ = Probe{samples.runs, std::move(samples.y), std::move(samples.p), std::move(along)};
+    last_probe_ = Probe{std::move(samples), std::move(along)};
     return steps_estimate_ = mean_steps(probed_runs_);
   }
 
@@ -337,10 +348,9 @@ class Calibrator {
   std::map<BackendId, bool> first_use_;    // backend -> its prediction included setup_ms
   double steps_estimate_ = 1.0;
   std::vector<ProbedRun> probed_runs_;
-  /// The last probe: the batch size, the sampled runs' values, and what they took.
+  /// A probe: the batch size and the sampled runs' values, and the steps of those it integrated.
   struct Probe {
-    std::size_t runs = 0;
-    std::vector<T> y, p;
+    ProbeSamples samples;
     std::vector<ProbedRun> along;
   };
 
@@ -352,7 +362,8 @@ class Calibrator {
     for (const ProbedRun& r : probed) steps += r.steps;
     return std::max(1.0, steps / static_cast<double>(std::max<std::size_t>(1, probed.size())));
   }
-  std::optional<Probe> last_probe_;
+  std::optional<Probe> last_probe_;     // the last complete probe (recall_probe)
+  std::optional<Probe> stopped_probe_;  // the last stopped one, to be resumed (resume_probe)
 };
 
 }  // namespace batchode::detail

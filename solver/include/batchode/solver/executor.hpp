@@ -114,7 +114,8 @@ class Executor {
   // A slice taken from another GPU is at least this many runs, about what fills an H100 (1024 blocks
   // of 128). A slice takes as long as its slowest run however few runs it holds, so smaller ones
   // leave the GPU mostly idle: measured on two H100s (Lorenz to t = 10 in sweep order, 2^20 runs),
-  // slices down to 8192 runs made the split 0.72-0.95x of one GPU, down to 2^17 0.59-0.63x.
+  // slices down to 8192 runs made the split 0.72-0.95x of one GPU, down to 2^17 0.59-0.63x. On two
+  // H200s 2^16 was no better (2026-11-28, benchmarks/RESULTS.md).
   static constexpr std::size_t min_shared_slice = std::size_t(1) << 17;
 
   /// GPUs the cost model split the batch over share their runs: each part's range is one consumer's.
@@ -179,7 +180,7 @@ class Executor {
                                                  const T* params, std::size_t runs) {
     const bool on_gpu = std::any_of(selection.parts.begin(), selection.parts.end(),
                                     [](const sched::Part& p) { return p.backend.is_gpu(); });
-    if (ctx_.options.backend != Backend::gpu || !on_gpu || !make_gpu_run_request(ctx_.options).order_runs ||
+    if (ctx_.options.backend != Backend::gpu || !on_gpu || !orders_runs(ctx_.options) ||
         !calibrator_.probed_runs().empty()) {
       return std::nullopt;
     }
@@ -194,14 +195,18 @@ class Executor {
 
   /// The probe behind the next Backend::gpu solve's order, run beside this solve's GPU parts on a
   /// thread of its own (one CPU core, 16 runs), so that it costs a first solve no wall time. The
-  /// parts never wait for it: when they end first it is stopped (within one run: it hands itself one
-  /// run at a time) and nothing is kept, so a batch whose probe takes longer than its GPU solve stays
-  /// ordered. Timed as run_order_probe, nested in the solve. Joined by finish() or the destructor.
+  /// parts never wait for it: when they end first it is stopped (within one run: it reads the flag
+  /// before each) and the runs it integrated are kept for the next solve of the same batch to
+  /// resume, so a batch whose probe takes longer than its GPU solve (a stiff method's runs on one
+  /// core) is probed over a few solves, each paying at most the run in progress at its end, and stays
+  /// ordered until the probe is complete. Timed as run_order_probe, nested in the solve (metadata:
+  /// completed, and the samples integrated so far). Joined by finish() or the destructor.
   class OrderProbe {
    public:
     OrderProbe(Executor& executor, std::optional<ProbeSamples> samples)
         : executor_(executor), samples_(std::move(samples)) {
       if (!samples_) return;
+      along_ = executor_.calibrator_.resume_probe(*samples_);
       thread_ = std::thread([this, timing = executor_.ctx_.logger.context()] {
         TimeLogger& logger = executor_.ctx_.logger;
         const TimeLogger::CallScope scope(logger, timing);
@@ -210,22 +215,31 @@ class Executor {
           event.emplace(logger, events::run_order_probe);
         }
         try {
-          found_ = executor_.calibrator_.integrate_probe(executor_.ctx_, *samples_, &stop_);
+          complete_ = executor_.calibrator_.integrate_probe(executor_.ctx_, *samples_, &stop_, along_);
         } catch (...) {
-          found_.reset();  // the next solve orders its runs, as this one does
+          along_.clear();  // the next solve starts the probe again, and orders its runs as this one does
         }
-        if (event) event->add_metadata("completed", std::int64_t{found_ ? 1 : 0});
+        if (event) {
+          event->add_metadata("completed", std::int64_t{complete_ ? 1 : 0});
+          event->add_metadata("samples_done", static_cast<std::int64_t>(along_.size()));
+        }
       });
     }
     OrderProbe(const OrderProbe&) = delete;
     OrderProbe& operator=(const OrderProbe&) = delete;
     ~OrderProbe() { join(); }
 
-    /// Stops the probe if it is still running, waits for it, and keeps what it found for the next solve.
+    /// Stops the probe if it is still running, waits for it, and keeps what it found for the next
+    /// solve: the probe when complete, else the runs it integrated, to be resumed.
     void finish() {
       join();
-      if (found_) executor_.calibrator_.remember_probe(std::move(*samples_), std::move(*found_));
-      found_.reset();
+      if (!samples_) return;
+      if (complete_) {
+        executor_.calibrator_.remember_probe(std::move(*samples_), std::move(along_));
+      } else if (!along_.empty()) {
+        executor_.calibrator_.keep_stopped_probe(std::move(*samples_), std::move(along_));
+      }
+      samples_.reset();
     }
 
    private:
@@ -236,7 +250,8 @@ class Executor {
     }
     Executor& executor_;
     std::optional<ProbeSamples> samples_;
-    std::optional<std::vector<typename Calibrator<System, T>::ProbedRun>> found_;  // written by thread_
+    std::vector<typename Calibrator<System, T>::ProbedRun> along_;  // written by thread_ until joined
+    bool complete_ = false;                                         // written by thread_
     std::atomic<bool> stop_{false};
     std::thread thread_;
   };

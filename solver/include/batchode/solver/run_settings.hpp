@@ -74,12 +74,16 @@ RunSettings<T> make_run_settings(const SolveOptions& o, const T* save_times = nu
   return plan;
 }
 
+/// Whether a GPU solve under `o` orders each chunk's runs: RunOrder::automatic orders the runs of
+/// adaptive methods; fixed steps cost the same in every run, so there is nothing to gain.
+inline bool orders_runs(const SolveOptions& o) {
+  return o.run_order == RunOrder::automatic && is_known_method(o.method) &&
+         method_registry[static_cast<int>(o.method)].adaptive;
+}
+
 /// The GPU path's share of `o`: method, device, block size, memory budget, outputs, and whether
-/// chunks are ordered (RunOrder::automatic orders the runs of adaptive methods; fixed steps cost the
-/// same in every run, so there is nothing to gain).
+/// chunks are ordered (orders_runs).
 inline GpuRunRequest make_gpu_run_request(const SolveOptions& o) {
-  const bool order = o.run_order == RunOrder::automatic && is_known_method(o.method) &&
-                     method_registry[static_cast<int>(o.method)].adaptive;
   GpuRunRequest request;
   request.method = o.method;
   request.device = o.gpu.device;
@@ -88,7 +92,7 @@ inline GpuRunRequest make_gpu_run_request(const SolveOptions& o) {
   request.budget = o.gpu;
   request.outputs = o.outputs;
   request.events = event_shape(o);
-  request.order_runs = order;
+  request.order_runs = orders_runs(o);
   request.stop = o.stop;
   return request;
 }
