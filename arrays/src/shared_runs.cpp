@@ -42,8 +42,7 @@ std::optional<RunSlice> SharedRuns::next(std::size_t consumer, std::size_t max_r
   if (own.state != State::active || cancelled_) return std::nullopt;
   // Guided sizes: a slice is at most an even share of all the runs left, so slices shrink as the
   // runs run out and the last ones, whoever takes them, are short.
-  std::size_t all_left = 0;
-  for (const Range& r : ranges_) all_left += r.end - r.next;
+  const std::size_t all_left = runs_left();
   const std::size_t guided = std::max(min_take_, (all_left + ranges_.size() - 1) / ranges_.size());
   if (own.next < own.end) {
     const RunSlice s = take(own.next, own.end, std::min({max_runs, own.end - own.next, guided}), own.back_first);
@@ -78,9 +77,13 @@ std::optional<RunSlice> SharedRuns::next(std::size_t consumer, std::size_t max_r
 
 bool SharedRuns::plenty_left(std::size_t max_runs) const {
   const std::lock_guard<std::mutex> lock(mutex_);
-  std::size_t all_left = 0;
-  for (const Range& r : ranges_) all_left += r.end - r.next;
-  return !cancelled_ && all_left / (ranges_.size() + 1) >= max_runs;
+  return !cancelled_ && runs_left() / (ranges_.size() + 1) >= max_runs;
+}
+
+std::size_t SharedRuns::runs_left() const {
+  std::size_t left = 0;
+  for (const Range& r : ranges_) left += r.end - r.next;
+  return left;
 }
 
 std::vector<RunSlice> SharedRuns::leave(std::size_t consumer) {

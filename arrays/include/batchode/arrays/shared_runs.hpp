@@ -86,6 +86,9 @@ class SharedRuns {
     std::size_t slices = 0;
   };
 
+  /// Runs not yet taken, in every range (the caller holds mutex_).
+  std::size_t runs_left() const;
+
   mutable std::mutex mutex_;
   std::vector<Range> ranges_;
   std::size_t min_take_;

@@ -61,10 +61,9 @@ class Executor {
     shared_.reset();
     consumer_of_.assign(selection.parts.size(), no_consumer);
     share_gpu_runs(selection);
-    // Decided once, before any part starts: the probe below may change the calibrator's probed runs.
-    std::optional<ProbeSamples> to_probe = recall_order_probe(selection, y0, params, result.n_runs());
-    order_skip_ = order_cannot_pay();
-    OrderProbe probe(*this, std::move(to_probe));
+    // Before any part starts: a recalled probe is what decides whether the parts order their runs
+    // (order_cannot_pay). The probe run beside the parts changes the calibrator only in finish().
+    OrderProbe probe(*this, recall_order_probe(selection, y0, params, result.n_runs()));
     if (selection.parts.size() == 1) {
       run_part(selection.parts[0], consumer_of_[0], y0, params, result, outcomes[0]);
     } else {
@@ -334,7 +333,7 @@ class Executor {
         GpuRunRequest request = make_gpu_run_request(ctx_.options);
         request.device = device;
         if (request.order_runs) {
-          out.run_order = order_skip_;
+          out.run_order = order_cannot_pay();
           request.order_runs = out.run_order.empty();
         }
         if (consumer != no_consumer) {
@@ -443,7 +442,6 @@ class Executor {
   bool may_fall_back_;
   std::optional<arrays::SharedRuns> shared_;  // this solve's, when GPUs share their runs
   std::vector<std::size_t> consumer_of_;      // part index -> consumer of shared_, or no_consumer
-  std::string order_skip_;                    // order_cannot_pay() for this solve's GPU parts
 };
 
 }  // namespace batchode::detail
