@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     options.atol = 1e-8;
     const auto result = batchode::solve_ivp(VanDerPol{}, batch, options);
 
-    batchode::write_csv(result, prefix + ".csv", options.t_end);
+    batchode::write_csv(result, prefix + ".csv");
     batchode::write_npy(result, prefix);
     std::printf("vdp_grid: %zu runs x %zu saves written to %s.csv and %s_*.npy; %zu succeeded\n", result.n_runs(),
                 result.n_saves(), prefix.c_str(), prefix.c_str(), result.count(batchode::Status::success));

@@ -51,13 +51,14 @@ RunFootprint run_footprint(std::size_t n_states, std::size_t n_params, std::size
   const std::size_t value_count = checks::checked_add(output_values, input_values, "values per run");
 
   std::size_t device = checks::checked_mul(value_count, value_bytes, "device bytes per run");
-  if (outputs.status) device = checks::checked_add(device, sizeof(std::int32_t), "device bytes per run");
+  // A status and a stop time.
+  if (outputs.status) device = checks::checked_add(device, sizeof(std::int32_t) + value_bytes, "device bytes per run");
   if (outputs.counters) device = checks::checked_add(device, 3 * sizeof(std::uint32_t), "device bytes per run");
   device = checks::checked_add(device, events.n_events * sizeof(std::uint32_t), "device bytes per run");
 
   std::size_t result = checks::checked_mul(checks::checked_add(output_values, time_values, "result values per run"),
                                           value_bytes, "result bytes per run");
-  result = checks::checked_add(result, sizeof(Status) + sizeof(RunCounters), "result bytes per run");
+  result = checks::checked_add(result, sizeof(Status) + value_bytes + sizeof(RunCounters), "result bytes per run");
   result = checks::checked_add(result, events.n_events * sizeof(std::uint32_t), "result bytes per run");
 
   RunFootprint footprint;

@@ -18,18 +18,19 @@ struct RunArgs {
   std::string grid = "combinatorial";
   double t0 = 0.0;
   double t_end = 0.0;
-  std::string method;
-  std::optional<double> rtol, atol, dt, save_every;
+  std::string method = "dopri5";
+  std::optional<double> rtol, atol, dt, dt_max, save_every;
   std::string save_at;                ///< --save-at's text (empty: none), parsed by parse_values
   std::string save_mode = "auto";     ///< auto | land | interpolate
   std::string save_variables;         ///< --save-variables: "z,energy" (empty: every state and observable)
-  std::optional<std::uint64_t> max_steps;
+  std::string max_steps_text;  ///< --max-steps as written (empty: the default), checked by run_command
   std::optional<double> event_tolerance;  ///< the model's [events] located to this width in t
   std::string precision = "float64";  ///< float32 | float64
   std::string backend = "auto";       ///< auto | cpu | gpu
   std::string run_order = "auto";     ///< auto | off
   std::string verbosity = "default";  ///< none | default | verbose | debug
   bool counters = false;
+  bool allow_failed_runs = false;  ///< exit 0, not 3, when the output was written but some runs failed
   /// Summary metrics (SolveOptions::summaries), each flag's text as given: comma lists of names.
   std::string summaries;  ///< --summaries: "mean,max,peaks[3]" (empty: none)
   std::optional<double> summarise_every, sample_summaries_every;
@@ -39,8 +40,12 @@ struct RunArgs {
   std::string trace;   ///< a Trace Event Format file of the run's timeline (empty: none)
 };
 
+/// Exit status of a run whose output was written but some of whose runs failed (main.cpp's list).
+inline constexpr int exit_failed_runs = 3;
+
 /// Solves the model over the grid and writes the output file; prints one line saying what was
-/// written (stdout) and, when some runs failed, how many and why (stderr). Returns 0. Throws
+/// written (stdout) and, when some runs failed, how many and why (stderr). Returns 0, or
+/// exit_failed_runs when some runs failed (unless args.allow_failed_runs). Throws
 /// UsageError for a mistake on the command line (found before the model is compiled where possible),
 /// std::exception for a bad model, a failed solve or an output that cannot be written.
 int run_command(const RunArgs& args, std::ostream& out, std::ostream& err);

@@ -1,10 +1,13 @@
 // cli/: `batchode`, the command line: CLI11 wiring of the subcommands run, check and info (each in its
 // own file, commands.hpp) and the one place that turns errors into exit codes, so the program never
 // ends with an uncaught exception:
-//   0  success
+//   0  success: every run finished (reached t_end, or stopped at a terminal event)
 //   1  the model, the solve or the output failed (bad model text: "file:line:col: ...")
-//   2  a mistake on the command line (CLI11's own checks, a bad --sweep, a bad option value)
+//   2  a mistake on the command line (CLI11's own checks, a bad --sweep, a bad option value, an output
+//      that cannot be written)
+//   3  the output was written, but some runs failed (their statuses say how; --allow-failed-runs: 0)
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdint>
 #include <exception>
 #include <iostream>
@@ -48,9 +51,11 @@ void add_run_options(CLI::App& run, RunArgs& a) {
       ->capture_default_str();
   run.add_option("--t0", a.t0, "Start time")->capture_default_str();
   run.add_option("--t-end", a.t_end, "End time")->required();
-  run.add_option("--method", a.method, "Integration method")
-      ->required()
-      ->check(CLI::IsMember(method_names()));
+  run.add_option("--method", a.method,
+                 "Integration method: dopri5 (the default, as scipy's RK45), tsit5, rodas4 for stiff models, "
+                 "rk4 with --dt, ...")
+      ->check(CLI::IsMember(method_names()))
+      ->capture_default_str();
   run.add_option_function<double>(
       "--rtol", [&a](const double& v) { a.rtol = v; }, "Relative tolerance (1e-6)");
   run.add_option_function<double>(
@@ -58,6 +63,11 @@ void add_run_options(CLI::App& run, RunArgs& a) {
   run.add_option_function<double>(
       "--dt", [&a](const double& v) { a.dt = v; },
       "Step (euler, rk4: required) or first step of adaptive methods");
+  run.add_option_function<double>(
+      "--dt-max", [&a](const double& v) { a.dt_max = v; },
+      "Largest step of adaptive methods (default: none; scipy's max_step). Events are seen by the sign "
+      "change of their function between steps: a crossing and its return inside one step go unseen, so "
+      "give --dt-max below the spacing of the crossings you expect");
   run.add_option_function<double>(
       "--save-every", [&a](const double& v) { a.save_every = v; },
       "Save the state at t0 + k * save_every (the series goes to .h5 and .csv; .npy holds final states)");
@@ -80,8 +90,7 @@ void add_run_options(CLI::App& run, RunArgs& a) {
       "Width in t to which the model's [events] are located (default: 100 ulps of the span's end); each "
       "event's crossings go to the .h5 (/events/<name>), to <output>_event_<name>_{t,state,count}.npy or "
       "to <output>_events.csv");
-  run.add_option_function<std::uint64_t>(
-      "--max-steps", [&a](const std::uint64_t& v) { a.max_steps = v; }, "Steps per run at most (1000000)");
+  run.add_option("--max-steps", a.max_steps_text, "Steps (accepted and rejected) per run at most (1000000)");
   run.add_option("--precision", a.precision, "Arithmetic of the solve and of the output")
       ->check(CLI::IsMember({"float32", "float64"}))
       ->capture_default_str();
@@ -100,6 +109,9 @@ void add_run_options(CLI::App& run, RunArgs& a) {
       ->check(CLI::IsMember({"none", "default", "verbose", "debug"}))
       ->capture_default_str();
   run.add_flag("--counters", a.counters, "Also write per-run step counters (accepted, rejected, rhs) to .h5");
+  run.add_flag("--allow-failed-runs", a.allow_failed_runs,
+               "Exit with 0 when the output was written even though some runs failed (their statuses say how; "
+               "without this flag such a run exits with 3): for sweeps where some runs are expected to fail");
   run.add_option("--summaries", a.summaries,
                  "Summary metrics kept per run and window, a comma list: mean, std, rms, max, min, max_magnitude, "
                  "max_time, min_time, extrema, mean_std, std_rms, mean_std_rms, dxdt_max, dxdt_min, dxdt_extrema, "
@@ -119,8 +131,14 @@ void add_run_options(CLI::App& run, RunArgs& a) {
                  "--save-every / --save-at), time, status, iteration_counters (as --counters) and summary names "
                  "(as --summaries, which it replaces); without state or observables no series is kept");
   run.add_option("--output", a.output,
-                 "The results: FILE.h5 (HDF5: final states, series, statuses, summaries, the grid and the options), "
-                 "FILE.npy (final states, shape (n_runs, n_states), grid order) or FILE.csv")
+                 "The results: FILE.h5 (HDF5: final states, series, statuses and stop times, summaries, the grid and "
+                 "the options), FILE.npy (final states, shape (n_runs, n_states), grid order, beside "
+                 "FILE_status.npy, int32 status codes: 0 success, 1 max_steps_reached, 2 step_size_underflow, 3 "
+                 "non_finite_state, 4 singular_matrix, 5 not_solved, 6 stopped_by_event, and FILE_t_stop.npy, the "
+                 "time each run's final state is at) or FILE.csv (columns named by the model's states; t is each "
+                 "run's stop time, with a series its save times and t_stop a column). Its folder must exist; an "
+                 "existing file is replaced, and only once the new one is complete: a failed write leaves it as "
+                 "it was")
       ->required();
   run.add_option("--trace", a.trace,
                  "Also write the run's timeline to FILE.json (Trace Event Format: open it in Perfetto or "
@@ -130,7 +148,8 @@ void add_run_options(CLI::App& run, RunArgs& a) {
 int run_cli(int argc, char** argv) {
   CLI::App app{"batchode " BATCHODE_VERSION_STRING
                ": integrate a batch of ODEs defined in a model file, on GPUs and CPUs.\n"
-               "Exit codes: 0 success, 1 model, solve or output error, 2 command-line error.",
+               "Exit codes: 0 success (every run finished), 1 model, solve or output error, 2 command-line "
+               "error, 3 output written but some runs failed (--allow-failed-runs: 0).",
                "batchode"};
   app.set_version_flag("--version", BATCHODE_VERSION_STRING);
   app.require_subcommand(1);
@@ -148,6 +167,18 @@ int run_cli(int argc, char** argv) {
   CLI::App* info =
       app.add_subcommand("info", "List backends, devices, runtime compilers and the compiled-model cache");
 
+  // A first word that is no flag names the command: say which exist (CLI11 would say "A subcommand is
+  // required", as if none had been given).
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string command = argv[1];
+    if (command != "run" && command != "check" && command != "info") {
+      if (batchode::cli::launcher_rank() == 0) {
+        std::cerr << "batchode: unknown command '" << command
+                  << "': the commands are run, check and info (batchode --help)\n";
+      }
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -165,6 +196,9 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG instead of killing the process: the
+  // writers then say so and leave an older output as it was (files::AtomicFile).
+  std::signal(SIGXFSZ, SIG_IGN);
   // Under mpirun every process meets the same error (the same command line; they check the batch
   // together): rank 0 says it and alone ends with its exit code, the launcher's. Were others to end
   // with one too, the first to end would have the launcher kill the job, rank 0 among it, perhaps

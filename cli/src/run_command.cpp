@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "batchode/checks/invalid_input.hpp"
+#include "batchode/files/output_path.hpp"
 #include "batchode/kernels/method.hpp"
 #include "batchode/solver/grid.hpp"
 #include "batchode/solver/options.hpp"
@@ -64,8 +65,7 @@ void register_events(TimeLogger& logger) {
   }
 }
 
-/// The format named by the output's extension; the output's folder must exist (checked now, not after
-/// a long solve).
+/// The format named by the output's extension.
 OutputFormat output_format(const std::string& path) {
   std::string extension = fs::path(path).extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
@@ -82,12 +82,18 @@ OutputFormat output_format(const std::string& path) {
         fmt::format("--output '{}': {}; the extension names the format: .h5 (or .hdf5), .npy or .csv", path,
                     extension.empty() ? "no extension" : "unknown extension '" + extension + "'"));
   }
-  const fs::path folder = fs::path(path).parent_path();
-  std::error_code error;
-  if (!folder.empty() && !fs::is_directory(folder, error)) {
-    throw UsageError(fmt::format("--output '{}': the folder '{}' does not exist", path, folder.string()));
-  }
   return format;
+}
+
+/// Whether `path` can be written, asked before the model is compiled and the batch solved (a solve may
+/// take hours): UsageError naming `flag` and why not (files::check_output_path). The files written
+/// beside an output (statuses, events, summaries) go to its folder, which this asks about too.
+void check_writable(const char* flag, const std::string& path) {
+  try {
+    files::check_output_path(path);
+  } catch (const InvalidInput& e) {
+    throw UsageError(fmt::format("{} {}", flag, e.what()));
+  }
 }
 
 /// An option error in the flags' names: "SolveOptions.t_end (1) must be after t0 (2)" becomes
@@ -102,8 +108,10 @@ std::string in_flag_names(std::string message) {
       {"summaries.sample_summaries_every", "--sample-summaries-every"},
       {"SolveOptions: summaries with save_at or save_at_per_run", "--summaries with --save-at"},
       {"SolveOptions.summaries", "--summaries"},
+      {"SolveOptions: the span t_end - t0", "the span --t-end - --t0"},
       {"SolveOptions.t_end", "--t-end"},
       {"SolveOptions.t0", "--t0"},
+      {"SolveOptions.step_control.dt_max", "--dt-max"},
       {"SolveOptions.dt", "--dt"},
       {"SolveOptions.rtol", "--rtol"},
       {"SolveOptions.atol", "--atol"},
@@ -186,19 +194,32 @@ void summary_options(const RunArgs& a, SolveOptions& o) {
   }
 }
 
+/// --max-steps as written: a whole number from 1 to max_steps_limit, or UsageError saying so (CLI11
+/// would read "-5" as 2^64 - 5).
+std::uint64_t parse_max_steps(const std::string& text) {
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc{} || stop != end || value == 0 || value > max_steps_limit) {
+    throw UsageError(fmt::format("--max-steps = {}: must be a whole number from 1 to {}", text, max_steps_limit));
+  }
+  return value;
+}
+
 SolveOptions solve_options(const RunArgs& a) {
   SolveOptions o;
   o.t0 = a.t0;
   o.t_end = a.t_end;
   o.method = parse_method(a.method);  // CLI11 checked the name
   o.dt = a.dt;
+  if (a.dt_max) o.step_control.dt_max = *a.dt_max;
   if (a.rtol) o.rtol = *a.rtol;
   if (a.atol) o.atol = *a.atol;
   o.save_every = a.save_every;
   if (!a.save_at.empty()) o.save_at = parse_values(a.save_at, "--save-at");
   o.save_mode = parse_save_mode(a.save_mode);  // CLI11 checked the name
   if (!a.save_variables.empty()) o.save_variables = parse_names(a.save_variables, "--save-variables");
-  if (a.max_steps) o.max_steps = *a.max_steps;
+  if (!a.max_steps_text.empty()) o.max_steps = parse_max_steps(a.max_steps_text);
   o.event_tolerance = a.event_tolerance;
   o.backend = a.backend == "cpu" ? Backend::cpu : a.backend == "gpu" ? Backend::gpu : Backend::automatic;
   o.run_order = a.run_order == "off" ? RunOrder::off : RunOrder::automatic;
@@ -253,11 +274,12 @@ void write_output(const SolveResult<T>& r, const Batch<T>& batch, const RuntimeM
       break;
     case OutputFormat::npy:
       detail::write_npy_array(a.output, r.final_state().data(), {r.n_runs(), r.n_states()});
+      write_status_npy(r, output_stem(a.output));
       for (std::size_t e = 0; e < r.n_events(); ++e) write_event_npy(r, e, output_stem(a.output));
       write_summary_npy(r, output_stem(a.output));
       break;
     case OutputFormat::csv:
-      write_csv(r, a.output, options.t_end);
+      write_csv(r, a.output);
       if (r.n_events() > 0) write_events_csv(r, output_stem(a.output) + "_events.csv");
       if (r.summary_layout() != nullptr) {
         write_summaries_csv(r, output_stem(a.output) + "_summaries.csv", options.t0);
@@ -295,23 +317,41 @@ std::string summaries_summary(const SolveResult<T>& r, const SolveOptions& optio
   return fmt::format("{} of {} over {} window{}", metrics, variables, windows, windows == 1 ? "" : "s");
 }
 
-/// "3 of 100 runs did not reach t_end: 2 max_steps_reached, 1 non_finite_state", or "" when all did.
+/// The runs of each Status code (index: the code) of a result (empty without statuses).
 template <class T>
-std::string failed_runs(const SolveResult<T>& r) {
-  if (r.statuses().empty()) return {};
-  std::map<int, std::size_t> counts;
-  std::size_t failed = 0;
+std::vector<std::size_t> status_counts(const SolveResult<T>& r) {
+  std::vector<std::size_t> counts;
   for (Status s : r.statuses()) {
-    if (finished(s)) continue;
-    ++counts[static_cast<int>(s)];
-    ++failed;
+    const auto code = static_cast<std::size_t>(s);
+    if (counts.size() <= code) counts.resize(code + 1, 0);
+    ++counts[code];
+  }
+  return counts;
+}
+
+/// "3 of 100 runs failed: 2 max_steps_reached, 1 non_finite_state", or "" when every run finished
+/// (finished(Status): reached t_end or stopped at a terminal event). `counts`: status_counts's.
+std::string failed_runs(const std::vector<std::size_t>& counts) {
+  std::size_t failed = 0, runs = 0;
+  std::string why;
+  for (std::size_t code = 0; code < counts.size(); ++code) {
+    runs += counts[code];
+    if (counts[code] == 0 || finished(static_cast<Status>(code))) continue;
+    failed += counts[code];
+    why += fmt::format("{}{} {}", why.empty() ? "" : ", ", counts[code], to_string(static_cast<Status>(code)));
   }
   if (failed == 0) return {};
-  std::string why;
-  for (const auto& [code, n] : counts) {
-    why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, to_string(static_cast<Status>(code)));
-  }
-  return fmt::format("{} of {} runs did not reach t_end: {}", failed, r.n_runs(), why);
+  return fmt::format("{} of {} runs failed: {}", failed, runs, why);
+}
+
+/// The command's exit status once its output is written: exit_failed_runs after the line that counts
+/// the failed runs by status (on `err`) when some failed, unless --allow-failed-runs; else 0.
+int outcome(const std::vector<std::size_t>& counts, const RunArgs& a, std::ostream& err) {
+  const std::string failed = failed_runs(counts);
+  if (failed.empty()) return 0;
+  err << "batchode: warning: " << failed
+      << (a.allow_failed_runs ? "" : " (exit status 3; --allow-failed-runs to exit with 0)") << '\n';
+  return a.allow_failed_runs ? 0 : exit_failed_runs;
 }
 
 /// "gpu:0+cpu", or "nowhere" for no part.
@@ -323,9 +363,10 @@ std::string where_it_ran(const std::vector<ExecutionRecord>& parts) {
 #if BATCHODE_WITH_MPI
 /// Under an MPI launcher: the batch over every process (batchode/mpi), each on its node's share of
 /// GPUs or its CPU cores; an .h5 written by all of them, .npy and .csv by rank 0 from the gathered
-/// results. Only rank 0 prints: its own timing, the timing across processes, what was written.
+/// results. Only rank 0 prints: its own timing, the timing across processes, what was written. Returns
+/// the exit status (outcome: the runs counted over every process).
 template <class T>
-void run_distributed(const RuntimeModel<T>& model, const Batch<T>& batch, const RunArgs& a, const SolveOptions& options,
+int run_distributed(const RuntimeModel<T>& model, const Batch<T>& batch, const RunArgs& a, const SolveOptions& options,
                      OutputFormat format, TimeLogger& logger, ScopedTimer& whole, std::ostream& out, std::ostream& err) {
   mpi::MpiCollective world;
   const bool root = world.rank() == 0;
@@ -335,6 +376,8 @@ void run_distributed(const RuntimeModel<T>& model, const Batch<T>& batch, const 
   if (format == OutputFormat::h5) {
     how.h5_path = a.output;
     if (root) how.h5_meta = h5_metadata(batch, model, a);  // a copy of the grid: only rank 0 writes it
+  } else {
+    how.root_outputs = {a.output};  // checked by rank 0 with the batch, before the solve
   }
   const distributed::DistributedResult<T> r = distributed::solve_distributed<T>(
       world, distributed::local_solver(solver),
@@ -346,7 +389,7 @@ void run_distributed(const RuntimeModel<T>& model, const Batch<T>& batch, const 
     write_output(r.result, batch, model, a, options, format);
   }
   whole.stop();
-  if (!root) return;
+  if (!root) return 0;
   if (logger.verbosity() != Verbosity::none) {
     out << fmt::format("{}: {} runs x {} states ({}, {}, {} processes: {}) written to {}\n", model.model().name(),
                        batch.y0.size() / model.state_names().size(), model.state_names().size(), a.method, a.precision,
@@ -356,11 +399,9 @@ void run_distributed(const RuntimeModel<T>& model, const Batch<T>& batch, const 
       if (const std::string events = event_summary(r.result); !events.empty()) out << "events: " << events << '\n';
     }
   }
-  // Failed processes and unsolved runs were said with the timing across processes (solve_distributed).
-  if (format != OutputFormat::h5) {
-    const std::string failed = failed_runs(r.result);
-    if (!failed.empty()) err << "batchode: warning: " << failed << '\n';
-  }
+  // Failed processes were said with the timing across processes (solve_distributed); the runs that
+  // failed are counted over every process.
+  return outcome(r.status_counts, a, err);
 }
 #endif
 
@@ -395,9 +436,9 @@ int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format,
                                                       model.default_y0(), model.default_params()});
 #if BATCHODE_WITH_MPI
     if (launched_by_mpi()) {
-      run_distributed(model, batch, a, options, format, logger, whole, out, err);
+      const int status = run_distributed(model, batch, a, options, format, logger, whole, out, err);
       (void)logger.stop_trace();
-      return 0;
+      return status;
     }
 #endif
     const SolveResult<T> r = solve_ivp(model, batch, options, logger);
@@ -416,22 +457,25 @@ int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format,
       }
       if (!trace.empty()) out << fmt::format("timeline written to {}\n", trace);
     }
-    const std::string failed = failed_runs(r);
-    if (!failed.empty()) err << "batchode: warning: " << failed << '\n';
+    return outcome(status_counts(r), a, err);
   } catch (...) {
     // No timing summary after an error: the message is what matters. A trace keeps what ran.
     logger.set_verbosity(Verbosity::none);
     (void)logger.stop_trace();
     throw;
   }
-  return 0;
 }
 
 /// run_command's work: the flags checked, then the solve in the chosen precision.
 int checked_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
   const std::vector<Sweep> sweeps = parse_sweeps(args.sweeps);
   const OutputFormat format = output_format(args.output);
-  const SolveOptions options = solve_options(args);
+  // The files the run writes, before anything else is done. Under MPI rank 0 writes the output (the
+  // distributed solve checks it with the batch, so that every process learns the answer) and each
+  // process its own trace.
+  if (!launched_by_mpi()) check_writable("--output", args.output);
+  if (!args.trace.empty()) check_writable("--trace", trace_path(args.trace));
+  SolveOptions options = solve_options(args);
   if (launched_by_mpi() && !options.summaries.empty()) {
     throw UsageError("--summaries: a distributed (MPI) run does not keep summaries yet; run it without the launcher "
                      "(one process uses all its GPUs and cores)");
@@ -454,6 +498,10 @@ int checked_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
   } catch (const InvalidInput& e) {
     throw UsageError(in_flag_names(e.what()));
   }
+  // A tolerance the precision cannot meet: raised here, so the .h5's options say what was used.
+  const std::string floor =
+      args.precision == "float32" ? apply_rtol_floor<float>(options) : apply_rtol_floor<double>(options);
+  if (!floor.empty() && launcher_rank() == 0) err << "batchode: warning: --rtol: " << floor << '\n';
   if (args.precision == "float32") return run<float>(args, sweeps, format, options, out, err);
   return run<double>(args, sweeps, format, options, out, err);
 }

@@ -4,30 +4,29 @@
 #include "batchode/distributed/distributed_solve.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <filesystem>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/arrays/host_workers.hpp"
 #include "batchode/checks/invalid_input.hpp"
+#include "batchode/files/atomic_file.hpp"
+#include "batchode/files/output_path.hpp"
 #include "batchode/gpu/device.hpp"
 #include "batchode/solver/gpu_path.hpp"
 #include "batchode/solver/input_checks.hpp"
@@ -224,12 +223,13 @@ std::vector<ExecutionRecord> parse_records(const std::string& text, int rank, co
 
 // ---- result pieces ----------------------------------------------------------------------------------
 
-/// Runs no process solved: NaN states and event records, Status::not_solved, zero counters and
-/// event counts.
+/// Runs no process solved: NaN states, stop times and event records, Status::not_solved, zero
+/// counters and event counts.
 template <class T>
 SolveResult<T> not_solved(std::size_t runs, std::size_t n_states, const SolveOptions& options,
-                          const std::vector<std::string>& observable_names) {
-  SolveResult<T> r(runs, n_states, count_saves(options), options, nullptr, observable_names);
+                          const LocalSolver<T>& local) {
+  SolveResult<T> r(runs, n_states, count_saves(options), options, nullptr, local.observable_names, nullptr,
+                   local.series_layout);
   const T nan = std::numeric_limits<T>::quiet_NaN();
   std::fill(r.final_state_data(), r.final_state_data() + r.final_state().size(), nan);
   std::fill(r.series_data(), r.series_data() + r.series().size(), nan);
@@ -238,8 +238,19 @@ SolveResult<T> not_solved(std::size_t runs, std::size_t n_states, const SolveOpt
   if (view.events != nullptr) std::fill(view.events, view.events + r.events().size(), nan);
   if (view.event_counts != nullptr) std::fill(view.event_counts, view.event_counts + r.event_counts().size(), 0u);
   if (Status* s = r.status_data()) std::fill(s, s + runs, Status::not_solved);
+  if (T* t = r.stop_time_data()) std::fill(t, t + runs, nan);
   if (RunCounters* k = r.counters_data()) std::fill(k, k + runs, RunCounters{});
   return r;
+}
+
+/// Adds the runs of `r` of each Status code to counts[code] (nothing without statuses).
+template <class T>
+void count_statuses(const SolveResult<T>& r, std::vector<std::size_t>& counts) {
+  for (Status s : r.statuses()) {
+    const auto code = static_cast<std::size_t>(s);
+    if (counts.size() <= code) counts.resize(code + 1, 0);
+    ++counts[code];
+  }
 }
 
 /// The per-run arrays of a result as bytes, in the order the file and the gather use.
@@ -254,7 +265,10 @@ std::vector<ArrayBytes> arrays_of(const SolveResult<T>& r, std::size_t n_states,
   std::vector<ArrayBytes> a;
   a.push_back({reinterpret_cast<const char*>(r.final_state().data()), n_states * sizeof(T)});
   if (n_saves > 0) a.push_back({reinterpret_cast<const char*>(r.series().data()), n_saves * n_states * sizeof(T)});
-  if (options.outputs.status) a.push_back({reinterpret_cast<const char*>(r.statuses().data()), sizeof(Status)});
+  if (options.outputs.status) {
+    a.push_back({reinterpret_cast<const char*>(r.statuses().data()), sizeof(Status)});
+    a.push_back({reinterpret_cast<const char*>(r.stop_times().data()), sizeof(T)});
+  }
   if (options.outputs.counters) {
     a.push_back({reinterpret_cast<const char*>(r.counters().data()), sizeof(RunCounters)});
   }
@@ -281,7 +295,10 @@ std::vector<std::uint64_t> offsets_in_order(const H5RowOffsets& o, std::size_t n
                                             std::size_t n_observables) {
   std::vector<std::uint64_t> at{o.final_state.value_or(0)};
   if (n_saves > 0) at.push_back(o.series.value_or(0));
-  if (options.outputs.status) at.push_back(o.status.value_or(0));
+  if (options.outputs.status) {
+    at.push_back(o.status.value_or(0));
+    at.push_back(o.t_stop.value_or(0));
+  }
   if (options.outputs.counters) at.push_back(o.counters.value_or(0));
   if (n_saves > 0 && n_observables > 0) at.push_back(o.observables.value_or(0));
   return at;
@@ -335,6 +352,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
   const std::size_t n_saves = count_saves(options);
   const std::size_t n_observables = local.observable_names.size();  // the system's (agreed below)
   DistributedResult<T> out;
+  std::vector<std::size_t> counted;  // this process's written runs of each Status code (count_statuses)
   std::vector<std::string> hosts;
   std::size_t runs = 0;
   std::vector<RunRange> shares;
@@ -370,13 +388,9 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
                                            driver.name));
           }
         }
-        if (!how.h5_path.empty() && rank == how.root) {  // found now, not after the solve
-          const std::filesystem::path parent = std::filesystem::path(how.h5_path).parent_path();
-          const std::string folder = parent.empty() ? "." : parent.string();
-          if (::access(folder.c_str(), W_OK) != 0) {
-            throw std::runtime_error(fmt::format("cannot write '{}': {} ({})", how.h5_path,
-                                                 std::generic_category().message(errno), folder));
-          }
+        if (rank == how.root) {  // found now, not after the solve
+          if (!how.h5_path.empty()) files::check_output_path(how.h5_path);
+          for (const std::string& path : how.root_outputs) files::check_output_path(path);
         }
         runs = batchode::detail::runs_of_batch(batch.y0_values, batch.param_values, n_states, n_params);
         batchode::detail::check_batch_pointers(batch.y0, batch.params, runs, n_states, n_params);
@@ -456,7 +470,8 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
       solving.add_metadata("runs", static_cast<std::int64_t>(mine.runs));
       own_error = capture([&] {
         if (mine.runs == 0) {
-          own = SolveResult<T>(0, n_states, n_saves, options, nullptr, local.observable_names);
+          own = SolveResult<T>(0, n_states, n_saves, options, nullptr, local.observable_names, nullptr,
+                               local.series_layout);
           return;
         }
         own = local.solve(batch.y0 + mine.first_run * n_states,
@@ -465,7 +480,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
       if (!own_error.empty()) {
         own_error = fmt::format("rank {} on {}: {}", rank, host, own_error.substr(1));
         own = or_abort(c, "no memory for the unsolved share's rows",
-                       [&] { return not_solved<T>(mine.runs, n_states, options, local.observable_names); });
+                       [&] { return not_solved<T>(mine.runs, n_states, options, local); });
       }
     }
     double solve_ms = ms_since(started);
@@ -509,7 +524,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
           own_error += fmt::format("{}rank {} on {}: runs [{}, {}) taken over: {}", own_error.empty() ? "" : "; ",
                                    rank, host, piece.first_run, piece.first_run + piece.runs, error.substr(1));
           r = or_abort(c, "no memory for the unsolved runs' rows",
-                       [&] { return not_solved<T>(piece.runs, n_states, options, local.observable_names); });
+                       [&] { return not_solved<T>(piece.runs, n_states, options, local); });
           unsolved += piece.runs;
         }
         taken.emplace_back(piece, std::move(r));
@@ -547,36 +562,47 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
         ScopedTimer writing(logger, write_event);
         H5RowOffsets offsets;
         std::string error;
+        // The root writes the file's structure beside the destination (files::AtomicFile); every process
+        // writes its rows there, and it replaces the destination only once all have: a failure leaves an
+        // old file as it was and nothing partial.
+        std::optional<files::AtomicFile> file;
         if (rank == how.root) {
           error = capture([&] {
-            offsets = write_h5_layout<T>(runs, n_states, out.execution, how.h5_path, options, how.h5_meta,
-                                       local.observable_names);
+            file.emplace(how.h5_path);
+            offsets = write_h5_layout<T>(runs, n_states, out.execution, file->write_path(), options, how.h5_meta,
+                                         local.observable_names, how.h5_path);
           });
         }
+        // The offsets, then on a line of its own the path the rows go to.
         const std::vector<std::string> layout = c.allgather(
             rank != how.root || !error.empty()
                 ? error
-                : fmt::format("{} {} {} {} {} {} {} {}", offsets.final_state.value_or(0), offsets.series.value_or(0),
-                              offsets.status.value_or(0), offsets.counters.value_or(0),
-                              offsets.observables.value_or(0), fmt::join(offsets.event_t, " "), fmt::join(offsets.event_state, " "),
-                              fmt::join(offsets.event_count, " ")));
+                : fmt::format("{} {} {} {} {} {} {} {} {}\n{}", offsets.final_state.value_or(0),
+                              offsets.series.value_or(0), offsets.status.value_or(0), offsets.t_stop.value_or(0),
+                              offsets.counters.value_or(0), offsets.observables.value_or(0),
+                              fmt::join(offsets.event_t, " "), fmt::join(offsets.event_state, " "),
+                              fmt::join(offsets.event_count, " "), file->write_path()));
         if (!layout[how.root].empty() && !std::isdigit(static_cast<unsigned char>(layout[how.root][0]))) {
           throw_first({layout[how.root]}, {hosts[how.root]});
         }
+        std::string write_path;
         {
           std::istringstream in(layout[how.root]);
-          std::uint64_t f = 0, s = 0, st = 0, k = 0, o = 0;
-          in >> f >> s >> st >> k >> o;
-          offsets = H5RowOffsets{f, s, st, k, o, {}, {}, {}};
+          std::uint64_t f = 0, s = 0, st = 0, ts = 0, k = 0, o = 0;
+          in >> f >> s >> st >> ts >> k >> o;
+          offsets = H5RowOffsets{f, s, st, k, o, {}, {}, {}, ts};
           for (std::vector<std::uint64_t>* column : {&offsets.event_t, &offsets.event_state, &offsets.event_count}) {
             column->resize(options.events.size());
             for (std::uint64_t& at_event : *column) in >> at_event;
           }
+          in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+          std::getline(in, write_path);
         }
         const std::vector<std::uint64_t> at = offsets_in_order(offsets, n_saves, options, n_observables);
         std::vector<FilePiece> pieces;
         std::deque<std::vector<char>> event_columns;  // each event's columns of a range, until written
         auto add = [&](const SolveResult<T>& r, RunRange range) {
+          count_statuses(r, counted);
           const std::vector<ArrayBytes> arrays = arrays_of(r, n_states, n_saves, options, n_observables);
           const std::size_t row_arrays = at.size();  // the events' records go by their own columns below
           for (std::size_t a = 0; a < row_arrays; ++a) {
@@ -602,16 +628,16 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
         // A failed share that others solved is theirs to write; one nobody solved is written as unsolved.
         if (out.ranks[rank].error.empty() || !taken_over[rank]) add(own, mine);
         for (const auto& [piece, r] : taken) add(r, piece);
-        const std::string write_error = c.write_at_all(how.h5_path, pieces);
+        const std::string write_error = c.write_at_all(write_path, pieces);
         const std::vector<std::string> errors = c.allgather(
             write_error.empty() ? "" : fmt::format("Rrank {} on {}: {}", rank, host, write_error));
         if (std::any_of(errors.begin(), errors.end(), [](const std::string& e) { return !e.empty(); })) {
-          if (rank == how.root) {
-            std::error_code ignored;
-            std::filesystem::remove(how.h5_path, ignored);  // no incomplete file passes for a result
-          }
-          throw_first(errors, hosts);
+          throw_first(errors, hosts);  // the root's AtomicFile removes what was written
         }
+        // Every row is in: the root moves the file into place, and every process learns whether it could.
+        const std::vector<std::string> moved =
+            c.allgather(rank == how.root ? capture([&] { file->commit(); }) : std::string());
+        throw_first(moved, hosts);
         writing.add_metadata("nbytes", static_cast<std::int64_t>([&] {
                                std::size_t bytes = 0;
                                for (const FilePiece& p : pieces) bytes += p.bytes;
@@ -625,7 +651,10 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
         SolveResult<T> all_runs;
         if (root) {
           all_runs = or_abort(c, "no memory for the gathered result",
-                              [&] { return SolveResult<T>(runs, n_states, n_saves, options, nullptr, local.observable_names); });
+                              [&] {
+                                return SolveResult<T>(runs, n_states, n_saves, options, nullptr, local.observable_names,
+                                                      nullptr, local.series_layout);
+                              });
         }
         const std::vector<ArrayBytes> mine_arrays = arrays_of(own, n_states, n_saves, options, n_observables);
         const std::vector<ArrayBytes> into =
@@ -678,6 +707,7 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
                                                return bytes;
                                              }()));
         if (root) {
+          count_statuses(all_runs, counted);
           for (const ExecutionRecord& e : out.execution) all_runs.add_execution(e);
           out.result = std::move(all_runs);
           out.local = RunRange{0, runs};
@@ -685,6 +715,20 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
           out.result = std::move(own);
           out.local = mine;
         }
+      }
+    }
+  }
+  // The batch's statuses, counted where each run's row was written (the file's rows, or the root's
+  // gathered batch) and summed over the processes: every process knows how many runs failed.
+  {
+    std::string mine_text;
+    for (std::size_t n : counted) mine_text += std::to_string(n) + ' ';
+    for (const std::string& theirs : c.allgather(mine_text)) {
+      std::istringstream in(theirs);
+      std::size_t n = 0;
+      for (std::size_t code = 0; in >> n; ++code) {
+        if (out.status_counts.size() <= code) out.status_counts.resize(code + 1, 0);
+        out.status_counts[code] += n;
       }
     }
   }

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "batchode/files/atomic_file.hpp"
 #include "batchode/jit/cache_directory.hpp"
 
 namespace batchode {
@@ -53,32 +54,25 @@ bool write_file(const std::string& path, const Entries& entries) {
     if (file.parent_path().has_parent_path()) std::filesystem::create_directories(file.parent_path().parent_path(), ec);
     ::mkdir(file.parent_path().c_str(), 0700);
   }
-  // A unique name (processes of several hosts may share the folder): created here, then replaced.
-  std::string tmp = path + ".tmpXXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) return false;
-  ::close(fd);
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) {
-      std::filesystem::remove(tmp, ec);
-      return false;
-    }
-    out.precision(9);
-    out << "# batchode cost model: key TAB fixed_ms setup_ms ns_per_run_step ns_per_byte observations\n";
-    for (const auto& [key, c] : entries) {
-      out << key << '\t' << c.fixed_ms << ' ' << c.setup_ms << ' ' << c.ns_per_run_step << ' ' << c.ns_per_byte << ' ' << c.observations
-          << '\n';
-    }
-    if (!out) {
+  // Readers (other processes, of other hosts too, sharing the folder) see the old or the new file.
+  try {
+    files::AtomicFile atomic(path);
+    {
+      std::ofstream out(atomic.write_path(), std::ios::trunc);
+      out.precision(9);
+      out << "# batchode cost model: key TAB fixed_ms setup_ms ns_per_run_step ns_per_byte observations\n";
+      for (const auto& [key, c] : entries) {
+        out << key << '\t' << c.fixed_ms << ' ' << c.setup_ms << ' ' << c.ns_per_run_step << ' ' << c.ns_per_byte
+            << ' ' << c.observations << '\n';
+      }
       out.close();
-      std::filesystem::remove(tmp, ec);
-      return false;
+      if (!out) return false;  // the temporary file is removed
     }
+    atomic.commit();
+    return true;
+  } catch (const std::exception&) {
+    return false;  // a cache: the measurements are taken again next time
   }
-  std::filesystem::rename(tmp, file, ec);  // atomic replace: readers see the old or the new file
-  if (ec) std::filesystem::remove(tmp, ec);
-  return !ec;
 }
 
 /// What the process knows of one cache file.
@@ -148,7 +142,7 @@ struct Files {
   }
 };
 
-Files& files() {
+Files& cache_files() {
   static Files f;
   return f;
 }
@@ -176,7 +170,7 @@ std::string CostModel::default_cache_path() {
 }
 
 std::optional<CostCoefficients> CostModel::find(const std::string& key) const {
-  Files& f = files();
+  Files& f = cache_files();
   const std::lock_guard<std::mutex> lock(f.mutex);
   const FileState& state = f.current(path_);
   const auto it = state.entries.find(key);
@@ -185,7 +179,7 @@ std::optional<CostCoefficients> CostModel::find(const std::string& key) const {
 }
 
 bool CostModel::store(const std::string& key, const CostCoefficients& c) {
-  Files& f = files();
+  Files& f = cache_files();
   const std::lock_guard<std::mutex> lock(f.mutex);
   FileState& state = f.current(path_);
   state.entries[key] = c;
@@ -197,7 +191,7 @@ bool CostModel::store(const std::string& key, const CostCoefficients& c) {
 std::optional<CostCoefficients> CostModel::refine(const std::string& key, std::size_t runs, double steps_per_run,
                                                   double bytes_per_run, double observed_ms, bool first_use,
                                                   double alpha) {
-  Files& f = files();
+  Files& f = cache_files();
   const std::lock_guard<std::mutex> lock(f.mutex);
   FileState& state = f.current(path_);
   const auto it = state.entries.find(key);

@@ -247,6 +247,12 @@ void validate(const SolveOptions& o) {
   if (!(o.t_end > o.t0)) {
     throw InvalidInput(fmt::format("SolveOptions.t_end ({}) must be after t0 ({})", o.t_end, o.t0));
   }
+  // Each end finite, their distance not: every step size would be measured against an infinite span.
+  if (!std::isfinite(o.t_end - o.t0)) {
+    throw InvalidInput(fmt::format("SolveOptions: the span t_end - t0 = {} - ({}) overflows to infinity: "
+                                   "give a span below {:g}",
+                                   o.t_end, o.t0, std::numeric_limits<double>::max()));
+  }
   if (o.dt) {
     require_positive_finite(*o.dt, "dt");
   } else if (!info.adaptive) {

@@ -9,8 +9,9 @@
 // 1.10.8 under `ulimit -f`); a failed superblock write (/dev/full) leaks and prints "infinite loop
 // closing library" at exit. So the disk is probed before HDF5 opens the file (room for the whole file
 // reserved with fallocate, or 4 KiB written where that is not supported) and every large write is
-// ours, with the OS error in its message. A file that could not be completed is removed, so no file
-// of zeros passes for a result. HDF5's own error printing is off while we run, and every failed HDF5
+// ours, with the OS error in its message. The file is written beside its destination and moved into
+// place once complete (files::AtomicFile), so no file of zeros passes for a result and an old file
+// survives a failed write. HDF5's own error printing is off while we run, and every failed HDF5
 // call becomes a std::runtime_error naming the file and what HDF5 reported.
 #include "batchode/solver/result_h5.hpp"
 
@@ -22,7 +23,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -34,6 +34,7 @@
 
 #include "batchode/checks/checked_size.hpp"
 #include "batchode/checks/invalid_input.hpp"
+#include "batchode/files/atomic_file.hpp"
 #include "batchode/kernels/status.hpp"
 #include "batchode/solver/result_io.hpp"
 
@@ -44,8 +45,6 @@
 namespace batchode {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 static_assert(sizeof(Status) == sizeof(std::int32_t), "/status is written straight from the result");
 static_assert(sizeof(RunCounters) == 3 * sizeof(std::uint32_t) && std::is_standard_layout_v<RunCounters>,
@@ -136,12 +135,20 @@ struct RawWrite {
       fmt::format("writing HDF5 file '{}' failed: {}: {}", path, what, detail::os_error(error)));
 }
 
-/// Creates (truncates) `path` and checks that `bytes` fit on its disk: fallocate reserves them
+/// Where the file is written (an AtomicFile's temporary file, or a device) and the name its messages
+/// give it (the user's path).
+struct H5Target {
+  const std::string& file;
+  const std::string& name;
+};
+
+/// Creates (truncates) the file and checks that `bytes` fit on its disk: fallocate reserves them
 /// (released again when HDF5 truncates the file: this is a probe); where the file system or device
 /// cannot (a pipe, /dev/full, some network file systems) 4 KiB are written instead.
-void probe_disk(const std::string& path, std::uint64_t bytes) {
+void probe_disk(const H5Target& to, std::uint64_t bytes) {
+  const std::string& path = to.name;
   errno = 0;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  const int fd = ::open(to.file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0)
     throw std::runtime_error(fmt::format("cannot open '{}' for writing: {}", path, detail::os_error(errno)));
   int error = EOPNOTSUPP;
@@ -160,9 +167,10 @@ void probe_disk(const std::string& path, std::uint64_t bytes) {
 }
 
 /// Writes every array at its offset, with pwrite (at most 1 GiB a call: Linux moves at most ~2 GiB).
-void write_raw(const std::string& path, const std::vector<RawWrite>& writes) {
+void write_raw(const H5Target& to, const std::vector<RawWrite>& writes) {
+  const std::string& path = to.name;
   errno = 0;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  const int fd = ::open(to.file.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) fail_os(path, "reopening the file for its arrays", errno);
   int error = 0;
   std::string what;
@@ -368,6 +376,7 @@ struct Content {
   const std::vector<std::string>* observable_names = nullptr;
   bool has_status = false, has_counters = false;
   const Status* status = nullptr;
+  const T* stop_time = nullptr;  ///< with status
   const RunCounters* counters = nullptr;
   const std::vector<ExecutionRecord>* execution = nullptr;
   /// The events' names and specs, when there are events: the result itself (its records written), or
@@ -395,6 +404,7 @@ Content<T> content_of(const SolveResult<T>& r, const SolveOptions& options) {
   c.has_status = !r.statuses().empty() || (options.outputs.status && r.n_runs() == 0);
   c.has_counters = !r.counters().empty() || (options.outputs.counters && r.n_runs() == 0);
   c.status = r.statuses().data();
+  c.stop_time = r.stop_times().data();
   c.counters = r.counters().data();
   c.execution = &r.execution();
   if (r.n_events() > 0) c.events = &r;
@@ -432,16 +442,16 @@ void write_summaries(H5Writer& w, hid_t root, const SolveResult<T>& r, double t0
 /// Builds the file with HDF5 (structure and attributes), closes it, then writes the arrays it was
 /// given. Returns where the per-run arrays start.
 template <class T>
-H5RowOffsets write_file(const Content<T>& r, const std::string& path, const SolveOptions& options,
+H5RowOffsets write_file(const Content<T>& r, const H5Target& to, const SolveOptions& options,
                         const H5Metadata& meta, std::size_t params) {
   const SilenceHdf5Errors silence;
-  H5Writer w(path);
+  H5Writer w(to.name);
   // The 1.8 file format (readable by every HDF5 since 1.8, h5py included) stores attributes larger
   // than 64 KiB (the names of thousands of states) densely, where the 1.6 format would refuse them.
   const Handle access(w.check(H5Pcreate(H5P_FILE_ACCESS), "creating file access properties"), H5Pclose);
   w.check_status(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
                  "choosing the 1.8 file format");
-  Handle file(w.check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), "creating the file"),
+  Handle file(w.check(H5Fcreate(to.file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), "creating the file"),
               H5Fclose);
   const hid_t root = file.get();
   const hsize_t n_runs = r.n_runs, n_states = r.n_states, n_saves = r.n_saves, n_params = params;
@@ -475,6 +485,7 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
     const Handle set =
         w.dataset(root, "status", reinterpret_cast<const std::int32_t*>(r.status), {n_runs});
     w.attribute(set.get(), "status_names", status_names());
+    (void)w.dataset(root, "t_stop", r.stop_time, {n_runs});
   }
   if (r.has_counters) {
     const Handle set =
@@ -577,7 +588,7 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
 
   w.check_status(H5Fflush(root, H5F_SCOPE_LOCAL), "flushing the file");
   w.check_status(file.close(), "closing the file");
-  write_raw(path, w.raw_writes());
+  write_raw(to, w.raw_writes());
   H5RowOffsets offsets;
   if (n_runs > 0) {
     offsets.final_state = w.offset_of("final_state");
@@ -585,7 +596,10 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
     if (n_saves > 0 && r.observable_names != nullptr && !r.observable_names->empty()) {
       offsets.observables = w.offset_of("observables");
     }
-    if (r.has_status) offsets.status = w.offset_of("status");
+    if (r.has_status) {
+      offsets.status = w.offset_of("status");
+      offsets.t_stop = w.offset_of("t_stop");
+    }
     if (r.has_counters) offsets.counters = w.offset_of("counters");
     offsets.event_t = event_offsets[0];
     offsets.event_state = event_offsets[1];
@@ -594,10 +608,10 @@ H5RowOffsets write_file(const Content<T>& r, const std::string& path, const Solv
   return offsets;
 }
 
-/// Checks `meta` against the shape (InvalidInput before the file is touched), then writes the file,
-/// removing it again when that fails. Returns the offsets of the per-run arrays.
+/// Checks `meta` against the shape (InvalidInput before the file is touched), then writes the file.
+/// Returns the offsets of the per-run arrays.
 template <class T>
-H5RowOffsets write_checked(const Content<T>& c, const std::string& path, const SolveOptions& options,
+H5RowOffsets write_checked(const Content<T>& c, const H5Target& to, const SolveOptions& options,
                            const H5Metadata& meta) {
   const std::size_t runs = c.n_runs, states = c.n_states;
   // The metadata's shape first: nothing is written when it does not describe this result.
@@ -623,17 +637,10 @@ H5RowOffsets write_checked(const Content<T>& c, const std::string& path, const S
                           : runs * c.events->n_events() * (c.events->event_slots() * (states + 1) * sizeof(T) +
                                                            sizeof(std::uint32_t));
   const std::uint64_t summary_bytes = c.summaries == nullptr ? 0 : c.summaries->summaries().size() * sizeof(T);
-  const std::uint64_t bytes = values * sizeof(T) + summary_bytes + (c.has_status ? runs * sizeof(Status) : 0) +
+  const std::uint64_t bytes = values * sizeof(T) + summary_bytes + (c.has_status ? runs * (sizeof(Status) + sizeof(T)) : 0) +
                               (c.has_counters ? runs * sizeof(RunCounters) : 0) + event_bytes + (1u << 20);
-  try {
-    probe_disk(path, bytes);
-    return write_file(c, path, options, meta, params);
-  } catch (...) {
-    // No half-written file may pass for a result (a device such as /dev/full is left alone).
-    std::error_code ignored;
-    if (fs::is_regular_file(path, ignored)) fs::remove(path, ignored);
-    throw;
-  }
+  probe_disk(to, bytes);
+  return write_file(c, to, options, meta, params);
 }
 
 }  // namespace
@@ -641,13 +648,17 @@ H5RowOffsets write_checked(const Content<T>& c, const std::string& path, const S
 template <class T>
 void write_h5(const SolveResult<T>& r, const std::string& path, const SolveOptions& options,
               const H5Metadata& meta) {
-  (void)write_checked(content_of(r, options), path, options, meta);
+  // Written beside `path` and moved into place once complete: a failed write leaves an old file as it
+  // was and no partial file behind.
+  files::AtomicFile file(path);
+  (void)write_checked(content_of(r, options), H5Target{file.write_path(), path}, options, meta);
+  file.commit();
 }
 
 template <class T>
 H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std::vector<ExecutionRecord>& execution,
                              const std::string& path, const SolveOptions& options, const H5Metadata& meta,
-                             const std::vector<std::string>& observable_names) {
+                             const std::vector<std::string>& observable_names, const std::string& name) {
   if (saves_per_run(options)) {  // the times are rows of the file like the series; not reserved yet
     throw InvalidInput("write_h5_layout: per-run save times (SolveOptions.save_at_per_run) are not written in rows "
                        "yet; write the whole result with write_h5");
@@ -671,7 +682,7 @@ H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std
   c.has_counters = options.outputs.counters;
   c.execution = &execution;
   if (shape.n_events() > 0) c.events = &shape;  // names and specs; the rows are reserved
-  return write_checked(c, path, options, meta);
+  return write_checked(c, H5Target{path, name.empty() ? path : name}, options, meta);
 }
 
 template void write_h5<float>(const SolveResult<float>&, const std::string&, const SolveOptions&,
@@ -680,9 +691,9 @@ template void write_h5<double>(const SolveResult<double>&, const std::string&, c
                                const H5Metadata&);
 template H5RowOffsets write_h5_layout<float>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
                                              const std::string&, const SolveOptions&, const H5Metadata&,
-                                             const std::vector<std::string>&);
+                                             const std::vector<std::string>&, const std::string&);
 template H5RowOffsets write_h5_layout<double>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
                                               const std::string&, const SolveOptions&, const H5Metadata&,
-                                              const std::vector<std::string>&);
+                                              const std::vector<std::string>&, const std::string&);
 
 }  // namespace batchode

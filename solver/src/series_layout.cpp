@@ -34,6 +34,7 @@ SeriesLayout plan_series(const SolveOptions& o, const std::vector<std::string>& 
   SeriesLayout layout;
   const std::size_t n = state_names.size();
   layout.n_states = n;
+  layout.system_state_names = state_names;
   std::vector<std::string> all = state_names;
   all.insert(all.end(), observable_names.begin(), observable_names.end());
   std::vector<bool> chosen(all.size(), true);

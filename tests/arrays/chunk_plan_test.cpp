@@ -46,15 +46,17 @@ TEST(RunFootprint, CountsInputsActiveOutputsAndResult) {
   // 3 states, 2 parameters, 4 saves of doubles: y0 3 + params 2 + final 3 + series 12 = 20 values.
   const RunFootprint all =
       batchode::arrays::run_footprint(3, 2, 4, sizeof(double), OutputSelection{true, true});
-  EXPECT_EQ(all.device_bytes_per_run, 20 * 8 + 4 + 12u);
+  // The status (4 bytes) comes with the stop time (a value), the counters are 12.
+  EXPECT_EQ(all.device_bytes_per_run, 20 * 8 + 4 + 8 + 12u);
   EXPECT_EQ(all.host_staging_bytes_per_run, all.device_bytes_per_run);
-  // The result always holds status and counters, never the inputs.
-  EXPECT_EQ(all.result_bytes_per_run, 15 * 8 + sizeof(batchode::Status) + sizeof(batchode::RunCounters));
+  // The result always holds status, stop time and counters, never the inputs.
+  EXPECT_EQ(all.result_bytes_per_run,
+            15 * 8 + sizeof(batchode::Status) + sizeof(double) + sizeof(batchode::RunCounters));
 
   const RunFootprint bare =
       batchode::arrays::run_footprint(3, 0, 0, sizeof(float), OutputSelection{false, false});
   EXPECT_EQ(bare.device_bytes_per_run, 6 * 4u);
-  EXPECT_EQ(bare.result_bytes_per_run, 3 * 4 + 16u);
+  EXPECT_EQ(bare.result_bytes_per_run, 3 * 4 + 16 + 4u);
 }
 
 TEST(RunFootprint, RefusesNoStatesAndOverflow) {

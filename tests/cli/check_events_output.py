@@ -71,17 +71,26 @@ def main():
         for r, v0 in enumerate(V0):
             checks.close(f"final h run {r}", final[2 * r], 0.0)
             checks.close(f"final v run {r}", final[2 * r + 1], -math.sqrt(v0 * v0 + 2 * G * H0))
+        # Each run stopped at the ground: its status, and its stop time the ground's.
+        checks.equal("status npy", read_npy(f"{stem}_status.npy"), ({"descr": "<i4", "fortran_order": False,
+                                                                   "shape": (4,)}, [6] * 4))
+        _, t_stop = read_npy(f"{stem}_t_stop.npy")
+        for r, v0 in enumerate(V0):
+            checks.close(f"t_stop run {r}", t_stop[r], ground(v0))
     elif args.format == "csv":
         with open(str(output)[:-len(".csv")] + "_events.csv", newline="") as f:
             rows = list(csv.reader(f))
-        checks.equal("events csv header", rows[0], ["run", "event", "k", "t", "y0", "y1"])
+        checks.equal("events csv header", rows[0], ["run", "event", "k", "t", "h", "v"])
         checks.equal("events csv rows", len(rows) - 1, 8)
         for row in rows[1:]:
             r, name = int(row[0]), row[1]
             checks.close(f"csv {name} run {r}", float(row[3]), (apex if name == "apex" else ground)(V0[r]))
         with open(output, newline="") as f:
-            statuses = [row[2] for row in list(csv.reader(f))[1:]]
-        checks.equal("csv statuses", statuses, ["stopped_by_event"] * 4)
+            rows = list(csv.reader(f))
+        checks.equal("csv header", rows[0], ["run", "t", "status", "h", "v"])
+        checks.equal("csv statuses", [row[2] for row in rows[1:]], ["stopped_by_event"] * 4)
+        for r, v0 in enumerate(V0):  # t: the time each run stopped at, the ground's
+            checks.close(f"csv t_stop run {r}", float(rows[1 + r][1]), ground(v0))
     else:
         summary = subprocess.run([args.h5_summary, str(output)], capture_output=True, text=True, check=True)
         h5 = json.loads(summary.stdout)
@@ -102,6 +111,9 @@ def main():
         for r, v0 in enumerate(V0):
             checks.close(f"apex height run {r}", state[2 * r], H0 + v0 * v0 / (2 * G))
         checks.equal("status", datasets.get("/status", {}).get("values"), [6] * 4)
+        t_stop = datasets.get("/t_stop", {}).get("values", [math.nan] * 4)
+        for r, v0 in enumerate(V0):
+            checks.close(f"/t_stop run {r}", t_stop[r], ground(v0))
 
     for failure in checks.failures:
         print("FAILED:", failure)

@@ -11,8 +11,8 @@ defaults and constants from the TOML file (tomllib) and writes the Lorenz equati
 float64 results must match the reference to 1e-9 (relative; only rounding differs: the order of
 operations in the generated code and odeint's RK4 sum); float32 to 1e-4.
 With --save-variables (a comma list of states, e.g. "z"), the series keeps those columns only, in the
-model's order: the .h5's /series is (8, 3, chosen) with their state_names, the .csv's header names y<s>
-for each, and their values equal, bit for bit, those columns of a run without the flag.
+model's order: the .h5's /series is (8, 3, chosen) with their state_names, the .csv's header names
+each by its state's name, and their values equal, bit for bit, those columns of a run without the flag.
 """
 import argparse
 import ast
@@ -85,7 +85,7 @@ def read_npy(path):
     header_length = struct.unpack("<H", data[8:10])[0]
     header = ast.literal_eval(data[10:10 + header_length].decode("latin1"))
     body = data[10 + header_length:]
-    code = {"<f8": "d", "<f4": "f", "<u4": "I"}[header["descr"]]
+    code = {"<f8": "d", "<f4": "f", "<u4": "I", "<i4": "i"}[header["descr"]]
     count = len(body) // struct.calcsize(code)
     return header, list(struct.unpack(f"<{count}{code}", body))
 
@@ -141,15 +141,16 @@ def main():
     elif args.format == "csv":
         with open(output, newline="") as f:
             rows = list(csv.reader(f))
-        checks.equal("csv header", rows[0], ["run", "t", "status"] + [f"y{s}" for s in columns])
+        checks.equal("csv header", rows[0], ["run", "t", "status", "t_stop"] + [STATE_NAMES[s] for s in columns])
         checks.equal("csv rows", len(rows) - 1, 8 * len(SAVES))
         for i, row in enumerate(rows[1:]):
             r, k = divmod(i, len(SAVES))
             checks.equal(f"row {i} run", int(row[0]), r)
             checks.close(f"row {i} t", float(row[1]), SAVES[k])
             checks.equal(f"row {i} status", row[2], "success")
+            checks.equal(f"row {i} t_stop", float(row[3]), T_END)
             for c, s in enumerate(columns):
-                checks.close(f"run {r} t={SAVES[k]} state {s}", float(row[3 + c]), runs[r][2][k][s])
+                checks.close(f"run {r} t={SAVES[k]} state {s}", float(row[4 + c]), runs[r][2][k][s])
         if args.save_variables is not None:  # the same text as those columns of a full series
             full = work / f"{stem}_full.csv"
             full.unlink(missing_ok=True)
@@ -158,14 +159,14 @@ def main():
                 full_rows = list(csv.reader(f))
             checks.equal("full csv rows", len(full_rows), len(rows))
             for i, (row, full_row) in enumerate(zip(rows[1:], full_rows[1:])):
-                checks.equal(f"row {i} against the full series", row, full_row[:3] + [full_row[3 + s] for s in columns])
+                checks.equal(f"row {i} against the full series", row, full_row[:4] + [full_row[4 + s] for s in columns])
     else:
         summary = subprocess.run([args.h5_summary, str(output)], capture_output=True, text=True, check=True)
         h5 = json.loads(summary.stdout)
         datasets, root = h5["datasets"], h5["attributes"]["/"]
         ftype = "float32" if args.precision == "float32" else "float64"
         expected_shapes = {"/final_state": ([8, 3], ftype), "/series": ([8, 3, width], ftype), "/t": ([3], ftype),
-                           "/status": ([8], "int32"), "/counters": ([8, 3], "uint32"),
+                           "/status": ([8], "int32"), "/t_stop": ([8], ftype), "/counters": ([8, 3], "uint32"),
                            "/grid/y0": ([8, 3], ftype), "/grid/parameters": ([8, 1], ftype)}
         checks.equal("datasets", sorted(datasets), sorted(expected_shapes))
         for name, (shape, type_name) in expected_shapes.items():

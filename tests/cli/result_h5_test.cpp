@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <batchode/checks/invalid_input.hpp>
 #include <batchode/solver/result_h5.hpp>
 #include <cmath>
@@ -20,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "file_size_limit.hpp"
 #include "h5_reader.hpp"
 
 namespace {
@@ -73,6 +75,9 @@ TYPED_TEST(WriteH5, WritesEveryDatasetAndAttribute) {
   r.status_data()[0] = batchode::Status::success;
   r.status_data()[1] = batchode::Status::max_steps_reached;
   r.status_data()[2] = batchode::Status::non_finite_state;
+  r.stop_time_data()[0] = 2;
+  r.stop_time_data()[1] = static_cast<T>(1.25);
+  r.stop_time_data()[2] = static_cast<T>(0.75);
   for (std::size_t i = 0; i < runs; ++i) {
     r.counters_data()[i] = {static_cast<std::uint32_t>(10 + i), static_cast<std::uint32_t>(i),
                             static_cast<std::uint32_t>(70 + i)};
@@ -124,6 +129,10 @@ TYPED_TEST(WriteH5, WritesEveryDatasetAndAttribute) {
             (std::vector<std::string>{"success", "max_steps_reached", "step_size_underflow",
                                       "non_finite_state", "singular_matrix", "not_solved",
                                       "stopped_by_event"}));
+
+  EXPECT_EQ(h5.shape("/t_stop"), (std::vector<hsize_t>{runs}));
+  EXPECT_EQ(h5.type("/t_stop"), std::make_pair(H5T_FLOAT, size));
+  EXPECT_EQ(h5.values<double>("/t_stop"), (std::vector<double>{2.0, 1.25, 0.75}));
 
   EXPECT_EQ(h5.shape("/counters"), (std::vector<hsize_t>{runs, 3}));
   EXPECT_EQ(h5.values<std::uint32_t>("/counters"),
@@ -334,6 +343,29 @@ TEST(WriteH5, PutsHdf5sErrorHandlerBack) {
   EXPECT_EQ(before, after);
   EXPECT_EQ(before_data, after_data);
   EXPECT_NE(after, nullptr) << "HDF5 prints errors by default; write_h5 must not leave it silenced";
+}
+
+// Issue 44 item 1: a second write to the same path that fails part way (past a file-size limit, as on
+// a full disk) left the first file at 0 bytes. The new file is written beside it and moved into place
+// only when complete: the old file keeps every byte, and nothing else is left in the folder.
+TEST(WriteH5, AFailedWriteLeavesTheOldFileAsItWas) {
+  const fs::path dir = temp_file("atomic");
+  fs::create_directories(dir);
+  const std::string path = (dir / "good.h5").string();
+  ASSERT_EQ(write_error(path), "no error");
+  const std::string old = batchode::testing::file_bytes(path);
+  ASSERT_GT(old.size(), 1000u);
+  std::string message;
+  {
+    const batchode::testing::FileSizeLimit limit(4096);
+    message = write_error(path);
+  }
+  EXPECT_NE(message.find("'" + path + "'"), std::string::npos) << message;
+  EXPECT_NE(message.find(std::generic_category().message(EFBIG)), std::string::npos) << message;
+  EXPECT_EQ(batchode::testing::file_bytes(path), old);
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 1u) << "no temporary file is left";
 }
 
 }  // namespace

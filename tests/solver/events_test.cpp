@@ -112,6 +112,7 @@ TEST(Events, TerminalEventsStopEachRunAtItsOwnTime) {
         ASSERT_EQ(r.status(i), Status::stopped_by_event) << what << " run " << i;
         EXPECT_EQ(r.event_count(i, 0), 1u);
         EXPECT_NEAR(r.event_time(i, 0, 0), t_half, 1e-8) << what << " run " << i;
+        EXPECT_EQ(r.stop_time(i), r.event_time(i, 0, 0)) << what << ": the run stopped at its event";
         EXPECT_NEAR(r.final_state(i, 0), 0.5, 1e-8) << what;
         EXPECT_LE(r.final_state(i, 0), 0.5 + 1e-12) << what;
         EXPECT_EQ(r.final_state(i, 0), r.event_state(i, 0, 0, 0)) << what;

@@ -143,7 +143,7 @@ TEST(Observables, WritersCarryThem) {
   std::ifstream npy(dir / "out_observables.npy", std::ios::binary);
   const std::string header((std::istreambuf_iterator<char>(npy)), std::istreambuf_iterator<char>());
   EXPECT_THAT(header, HasSubstr("'shape': (2,3,2)"));
-  write_csv(r, (dir / "out.csv").string(), o.t_end);
+  write_csv(r, (dir / "out.csv").string());
   std::ifstream csv(dir / "out.csv");
   std::string first;
   std::getline(csv, first);

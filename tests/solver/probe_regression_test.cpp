@@ -6,6 +6,10 @@
 //  7  tolerances that round to 0 in float
 //  8  max_steps beyond the 32-bit step counters
 //  13 rosenbrock4 on a time-dependent problem (Boost's d4 sign)
+// and from the second probe (issue 44):
+//  4  float32 with a tolerance float32 cannot meet (a floor, said in a warning)
+//  7  events missed where steps outgrow them (dt_max, which the command line and Python now offer)
+//  14 a span t_end - t0 that overflows to infinity
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -22,6 +26,7 @@ namespace {
 
 using namespace batchode;
 using ::testing::HasSubstr;
+using batchode::testing::Decay;
 
 /// y' = p y.
 struct Linear {
@@ -50,6 +55,20 @@ SolveOptions quiet(Method m) {
   o.verbosity = Verbosity::none;
   return o;
 }
+
+/// y' = 0 with one event function, sin(10 t): it crosses zero at t = k pi / 10, whatever the state.
+struct Ticking {
+  static constexpr std::size_t n_states = 1, n_params = 0, n_events = 1;
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T, const T*, const T*, T* f) const {
+    f[0] = 0;
+  }
+  template <class T>
+  BATCHODE_HOST_DEVICE void events(T t, const T*, const T*, T* g) const {
+    using std::sin;
+    g[0] = sin(10 * t);
+  }
+};
 
 /// The InvalidInput message of solving one run (y0, p) of `sys` with `o` in precision T.
 template <class T = double, class System>
@@ -171,6 +190,56 @@ TEST(ProbeRegression, MaxStepsBeyondTheCountersIsRefused) {
   o.dt = 0.25;
   const SolveResult<double> fine = solve_ivp(Linear{}, std::vector<double>{1}, std::vector<double>{-1}, o);
   EXPECT_EQ(fine.counters(0).accepted_steps, 4u);
+}
+
+// Issue 44 item 4: rtol 1e-12 in float32 took 93,636 steps and ended 9e-6 off exp(-1), as success
+// and without a word. Now the Solver raises rtol to float32's floor (1e-6), says so on stderr naming
+// both, and the answer is within what that tolerance promises.
+TEST(ProbeRegression, AFloat32ToleranceBelowItsFloorIsRaisedWithAWarning) {
+  SolveOptions o = quiet(Method::dopri5);
+  o.t_end = 1.0;
+  o.rtol = 1e-12;
+  o.atol = 1e-14;
+  ::testing::internal::CaptureStderr();
+  Solver<Decay, float> solver(Decay{}, o);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(said, HasSubstr("batchode: warning: rtol = 1e-12 is below what float32 arithmetic can meet; using "
+                              "rtol = 1e-06"));
+  EXPECT_EQ(solver.options().rtol, rtol_floor<float>());
+  const SolveResult<float> r = solver.solve(std::vector<float>{1.0f}, std::vector<float>{1.0f});
+  ASSERT_EQ(r.status(0), Status::success);
+  EXPECT_NEAR(r.final_state(0, 0), std::exp(-1.0), 1e-5 * std::exp(-1.0));
+  EXPECT_LT(r.counters(0).accepted_steps, 200u) << "the steps of rtol 1e-6, not of 1e-12";
+  // In float64 the same tolerance is allowed, and nothing is said.
+  ::testing::internal::CaptureStderr();
+  Solver<Decay, double> exact(Decay{}, o);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(exact.options().rtol, 1e-12);
+}
+
+// Issue 44 item 7: with the step as long as the span, an event function that crosses zero 31 times
+// was seen to cross once. dt_max below the crossings' spacing (pi / 10) sees each one, at its time.
+TEST(ProbeRegression, DtMaxBelowTheCrossingsSpacingSeesEveryCrossing) {
+  for (Method m : {Method::dopri5, Method::rodas4}) {
+    SolveOptions o = quiet(m);
+    o.t_end = 10.0;
+    o.step_control.dt_max = 0.05;
+    o.events = {{"tick", EventDirection::both, EventAction::record, 40}};
+    const auto r = solve_ivp(Ticking{}, std::vector<double>{0.0}, std::vector<double>{}, o);
+    ASSERT_EQ(r.event_count(0, 0), 31u) << to_string(m);
+    for (std::size_t k = 0; k < 31; ++k) {
+      EXPECT_NEAR(r.event_time(0, 0, k), double(k + 1) * std::acos(-1.0) / 10, 1e-6) << to_string(m) << " crossing " << k;
+    }
+  }
+}
+
+// Issue 44 item 14: --t0 -1e308 --t-end 1e308 was accepted (each end finite) and every run ended as
+// step_size_underflow: the span is infinite in double.
+TEST(ProbeRegression, ASpanThatOverflowsIsRefused) {
+  SolveOptions o = quiet(Method::dopri5);
+  o.t0 = -1e308;
+  o.t_end = 1e308;
+  EXPECT_THAT(refusal(Decay{}, o, {1.0}, {1.0}), HasSubstr("the span t_end - t0 = 1e+308 - (-1e+308) overflows to infinity"));
 }
 
 }  // namespace

@@ -92,7 +92,7 @@ TEST(ResultFiles, NpyHeaderAndDataAndCsvRows) {
   EXPECT_EQ(last, r.state_at(1, 2, 0));
   EXPECT_NE(read_file(prefix + "_status.npy").find("'<i4'"), std::string::npos);
 
-  batchode::write_csv(r, prefix + ".csv", o.t_end);
+  batchode::write_csv(r, prefix + ".csv");
   std::istringstream csv(read_file(prefix + ".csv"));
   std::string line;
   std::getline(csv, line);
@@ -100,7 +100,7 @@ TEST(ResultFiles, NpyHeaderAndDataAndCsvRows) {
   int rows = 0;
   while (std::getline(csv, line)) ++rows;
   EXPECT_EQ(rows, 2 * 3);
-  EXPECT_THROW(batchode::write_csv(r, "/nonexistent-dir/x.csv", 1.0), std::runtime_error);
+  EXPECT_THROW(batchode::write_csv(r, "/nonexistent-dir/x.csv"), std::runtime_error);
   std::remove((prefix + ".csv").c_str());
   for (const char* part : {"_final.npy", "_status.npy", "_series.npy", "_times.npy"}) {
     std::remove((prefix + part).c_str());

@@ -195,7 +195,7 @@ TEST(SaveAtPerRun, WritersKeepEachRunsTimes) {
   std::ifstream npy(dir / "out_times.npy", std::ios::binary);
   const std::string header((std::istreambuf_iterator<char>(npy)), std::istreambuf_iterator<char>());
   EXPECT_THAT(header, HasSubstr("'shape': (3,2)"));
-  write_csv(r, (dir / "out.csv").string(), o.t_end);
+  write_csv(r, (dir / "out.csv").string());
   std::ifstream csv(dir / "out.csv");
   std::string line, text;
   while (std::getline(csv, line)) text += line + "\n";

@@ -319,7 +319,7 @@ TEST(SaveVariables, WritersCarryTheChosenColumns) {
   const SolveResult<double> r = solve_ivp(NamedLorenz{}, batch, o);
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "batchode_save_variables_test";
   std::filesystem::create_directories(dir);
-  write_csv(r, (dir / "r.csv").string(), o.t_end);
+  write_csv(r, (dir / "r.csv").string());
   std::ifstream csv(dir / "r.csv");
   std::string header;
   std::getline(csv, header);

@@ -101,6 +101,15 @@ TYPED_TEST(Statuses, BlowUpUnderAdaptiveStepsFails) {
                 std::is_same_v<T, float> ? 3e-2 : 1e-5);
   EXPECT_EQ(res.count(Status::success), 10u);
   for (std::size_t r = 0; r < kRuns; ++r) {
+    // The stop time: t_end exactly for a run that reached it; for one that blew up, where the steps
+    // gave out, at the singularity 1/p to within the last steps (1e-3 of it), never past it.
+    const double rate = double(p[r]), t_stop = double(res.stop_time(r));
+    if (rate < 1) {
+      EXPECT_EQ(t_stop, 1.0) << "p=" << rate;
+    } else {
+      EXPECT_LE(t_stop, 1 / rate * (1 + 1e-6)) << "p=" << rate;
+      EXPECT_GT(t_stop, 1 / rate * (1 - 1e-3)) << "p=" << rate;
+    }
     const auto& c = res.counters(r);
     const std::uint64_t attempts = c.accepted_steps + c.rejected_steps;
     EXPECT_LE(attempts, opt.max_steps);
@@ -130,6 +139,16 @@ TYPED_TEST(Statuses, BlowUpUnderFixedStepsEndsNonFinite) {
   // float rounding over 1000 steps adds ~1e3 eps ~ 1e-4 relative, amplified near y = 20.
   check_blow_up(res, p, {Status::non_finite_state}, std::is_same_v<T, float> ? 3e-2 : 1e-6);
   for (std::size_t r = 0; r < kRuns; ++r) {
+    // Seen non-finite at the first save after the overflow: the stop time is that save's, after the
+    // singularity by at most a save interval; t_end exactly for the others.
+    const double rate = double(p[r]), t_stop = double(res.stop_time(r));
+    if (rate < 1) {
+      EXPECT_EQ(t_stop, 1.0) << "p=" << rate;
+    } else {
+      EXPECT_GT(t_stop, 1 / rate) << "p=" << rate;
+      EXPECT_LE(t_stop, 1 / rate + *opt.save_every + 1e-6) << "p=" << rate;
+      EXPECT_NEAR(t_stop / *opt.save_every, std::round(t_stop / *opt.save_every), 1e-4) << "p=" << rate << ": a save";
+    }
     const auto& c = res.counters(r);
     EXPECT_EQ(c.rejected_steps, 0u) << "fixed steps are never rejected";
     // rk4: 4 evaluations per step, plus f(t0, y0).
@@ -210,9 +229,15 @@ TEST(StatusesMaxSteps, StopsExactlyTheRunsThatNeedMore) {
         // Saves the run never reached are NaN; the last save is at t_end, never reached.
         EXPECT_TRUE(std::isnan(capped.state_at(r, capped.n_saves() - 1, 0)));
         EXPECT_FALSE(std::isnan(capped.state_at(r, 0, 0)));
+        // The stop time is the time of the final state, x(t) = cos(w t), inside the span.
+        const double t_stop = capped.stop_time(r);
+        EXPECT_GT(t_stop, 0.0) << to_string(m) << " run " << r;
+        EXPECT_LT(t_stop, opt.t_end) << to_string(m) << " run " << r;
+        EXPECT_NEAR(capped.final_state(r, 0), std::cos(w[r] * t_stop), 1e-3) << to_string(m) << " run " << r;
       } else {
         EXPECT_EQ(capped.status(r), Status::success) << to_string(m) << " run " << r;
         EXPECT_EQ(capped.final_state(r, 0), full.final_state(r, 0)) << to_string(m) << " run " << r;
+        EXPECT_EQ(capped.stop_time(r), opt.t_end) << to_string(m) << " run " << r;
         EXPECT_EQ(c.accepted_steps, full.counters(r).accepted_steps);
       }
     }

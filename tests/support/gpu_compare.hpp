@@ -36,8 +36,9 @@ double agreement_bound(Method method, double rtol, std::size_t steps) {
   return std::max(200.0 * rtol, 1e3 * eps);
 }
 
-/// Every run: same status; final states (and series, when present) within `bound` relative to
-/// max(1, |reference|); fixed-step methods take the same number of steps.
+/// Every run: same status and stop time (within `bound`, relative to max(1, |t|)); final states (and
+/// series, when present) within `bound` relative to max(1, |reference|); fixed-step methods take the
+/// same number of steps.
 template <class T>
 void expect_runs_agree(const SolveResult<T>& got, const SolveResult<T>& ref, double bound, const std::string& what) {
   ASSERT_EQ(got.n_runs(), ref.n_runs()) << what;
@@ -46,6 +47,10 @@ void expect_runs_agree(const SolveResult<T>& got, const SolveResult<T>& ref, dou
   std::size_t reported = 0;
   for (std::size_t r = 0; r < ref.n_runs(); ++r) {
     EXPECT_EQ(got.status(r), ref.status(r)) << what << " run " << r;
+    const double t_got = got.stop_time(r), t_ref = ref.stop_time(r);
+    if (!(std::fabs(t_got - t_ref) <= bound * std::max(1.0, std::fabs(t_ref))) && reported++ < 10) {
+      ADD_FAILURE() << what << " run " << r << " stop time: " << t_got << " vs " << t_ref;
+    }
     if (fixed) {
       EXPECT_EQ(got.counters(r).accepted_steps, ref.counters(r).accepted_steps) << what << " run " << r;
     }

@@ -50,11 +50,12 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
   if (!own_times.empty()) arrays::pack_runs_fastest(result.times().data(), runs, saves, own_times.data(), runs);
   const kernels::DeviceInputs<T> in{y0.data(), params.data(), runs, nullptr,
                                     own_times.empty() ? nullptr : own_times.data()};
+  std::vector<T> stop_time(runs);
   const kernels::DeviceOutputs<T> out{final_state.data(), saves * W > 0 ? series.data() : nullptr, status.data(), acc.data(),
                                      rej.data(), evals.data(), runs, static_cast<std::uint32_t>(saves),
                                      E > 0 ? events.data() : nullptr, E > 0 ? event_counts.data() : nullptr,
                                      saves * WO > 0 ? observables.data() : nullptr,
-                                     summary_values > 0 ? summaries.data() : nullptr};
+                                     summary_values > 0 ? summaries.data() : nullptr, stop_time.data()};
   // Drivers as Solver fits them (the plan points to this table's pieces).
   std::unique_ptr<const DriverTable<T>> drivers;
   if (n_drivers_v<System> > 0) {
@@ -96,6 +97,7 @@ SolveResult<T> run_kernel_body_on_host(const System& sys, const Batch<T>& batch,
   }
   for (std::size_t r = 0; r < runs; ++r) {
     result.status_data()[r] = static_cast<Status>(status[r]);
+    result.stop_time_data()[r] = stop_time[r];
     result.counters_data()[r] = RunCounters{acc[r], rej[r], evals[r]};
   }
   return result;

@@ -17,8 +17,9 @@ namespace {
 constexpr int first_gpu_track = 1000;
 }  // namespace
 
-TraceFile::TraceFile(std::string path) : path_(std::move(path)), pid_(static_cast<int>(::getpid())) {
-  file_ = std::fopen(path_.c_str(), "w");
+TraceFile::TraceFile(std::string path)
+    : path_(std::move(path)), atomic_(path_), pid_(static_cast<int>(::getpid())) {
+  file_ = std::fopen(atomic_.write_path().c_str(), "w");
   if (file_ == nullptr) {
     throw std::runtime_error(
         fmt::format("cannot write the trace file '{}': {}", path_, std::strerror(errno)));
@@ -122,6 +123,15 @@ bool TraceFile::close() {
   if (std::fputs("\n]\n", file_) < 0) failed_ = true;
   if (std::fclose(file_) != 0) failed_ = true;
   file_ = nullptr;
+  if (failed_) {
+    atomic_.discard();
+    return false;
+  }
+  try {
+    atomic_.commit();
+  } catch (const std::exception&) {
+    failed_ = true;  // (the caller says the trace could not be written)
+  }
   return !failed_;
 }
 

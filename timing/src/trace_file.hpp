@@ -1,7 +1,9 @@
 // timing/src (private): a trace file in the Trace Event Format (the JSON that Perfetto and
 // chrome://tracing read), written as events happen: a JSON array, one event per line, closed by
-// close(). The file is flushed at the end of every top-level event, so a crash loses at most what
-// came after the last one (and may cut its last line); scripts/plot_trace.py reads such a file.
+// close(). Written beside its path and moved there by close() (files::AtomicFile), so the path holds
+// a complete trace or an older file, never a cut one; the file in the making (".<name>.tmp-<pid>-<n>")
+// is flushed at the end of every top-level event, so a viewer can open it while the program runs,
+// and scripts/plot_trace.py reads it even after a crash cut its last line.
 #pragma once
 
 #include <cstdint>
@@ -11,11 +13,13 @@
 #include <string_view>
 #include <utility>
 
+#include "batchode/files/atomic_file.hpp"
+
 namespace batchode::detail {
 
 class TraceFile {
  public:
-  /// Creates (or truncates) `path`. Throws std::runtime_error naming the path and the reason.
+  /// Prepares `path` (replaced by close()). Throws std::runtime_error naming the path and the reason.
   explicit TraceFile(std::string path);
   ~TraceFile();  // closes the array and the file
   TraceFile(const TraceFile&) = delete;
@@ -34,7 +38,8 @@ class TraceFile {
                 std::string_view args);
   /// Pushes what was written to the file (a viewer can open it while the program runs).
   void flush();
-  /// Closes the array and the file; later writes are dropped. Returns false when a write failed.
+  /// Closes the array and the file and moves it to path(); later writes are dropped. Returns false when
+  /// a write or the move failed (then path() is as it was).
   bool close();
 
  private:
@@ -42,6 +47,7 @@ class TraceFile {
   void name_track(int track, const std::string& name, int sort_index);
 
   std::string path_;
+  files::AtomicFile atomic_;
   std::FILE* file_ = nullptr;
   bool first_ = true;
   bool failed_ = false;

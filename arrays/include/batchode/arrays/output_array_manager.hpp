@@ -1,5 +1,5 @@
 // arrays/: the device-side outputs of a chunked batch (final state, saved series and observables,
-// summaries, status, counters, events): per buffer slot, device buffers for the active outputs only and their
+// summaries, status and stop time, counters, events): per buffer slot, device buffers for the active outputs only and their
 // pinned staging, the asynchronous downloads (one per output, so each can be timed as its own event)
 // and the host transpose into the result (a ResultView). Layout and stride: see device_views.hpp.
 #pragma once
@@ -29,7 +29,7 @@ namespace batchode::arrays {
 /// Device and pinned buffers for the outputs of `slots` chunks in flight. Buffers only grow, so a
 /// manager kept across solves stops allocating once it has seen the largest batch. Status and
 /// counters take memory only when selected; the series only when n_saves > 0; the summaries only
-/// when asked for.
+/// when asked for. Each run's stop time is kept with its status.
 ///
 /// Per chunk and slot: the kernel writes device_view(slot, count), then download_*() enqueue the
 /// copies, then, after the stream synchronised, scatter() fills the result. The counters are one
@@ -86,6 +86,8 @@ class OutputArrayManager {
       grew |= slot.series_staging.ensure(series_values);
       grew |= slot.status.ensure(status ? c : 0);
       grew |= slot.status_staging.ensure(status ? c : 0);
+      grew |= slot.stop_time.ensure(status ? c : 0);
+      grew |= slot.stop_time_staging.ensure(status ? c : 0);
       grew |= slot.counters.ensure(counter_values);
       grew |= slot.counters_staging.ensure(counter_values);
       grew |= slot.events.ensure(event_values);
@@ -117,7 +119,8 @@ class OutputArrayManager {
                             events_.n_events > 0 ? s.events.data() : nullptr,
                             events_.n_events > 0 ? s.event_counts.data() : nullptr,
                             n_observables_ > 0 ? s.observables.data() : nullptr,
-                            summary_windows_ > 0 ? s.summaries.data() : nullptr};
+                            summary_windows_ > 0 ? s.summaries.data() : nullptr,
+                            status_ ? s.stop_time.data() : nullptr};
   }
 
   /// Enqueues the copy of the final states (n_states x count values) on `stream`, to staging or,
@@ -136,14 +139,17 @@ class OutputArrayManager {
     return download(s, s.series_staging.data(), s.series.data(), n_saves_ * series_states_ * count * sizeof(T),
                     count, stream);
   }
-  /// Enqueues the copy of the statuses (count int32); 0 bytes when status is not selected.
-  /// `pinned_dst` as for download_state.
+  /// Enqueues the copies of the statuses (count int32) and of the stop times (count values, always to
+  /// staging); 0 bytes when status is not selected. `pinned_dst` (the statuses) as for download_state.
   std::size_t download_status(std::size_t slot, std::size_t count, gpu::stream_t stream,
                               Status* pinned_dst = nullptr) {
     Slot& s = checked_slot(slot, count, "download_status");
     s.status_direct = pinned_dst != nullptr;
     void* dst = s.status_direct ? static_cast<void*>(pinned_dst) : static_cast<void*>(s.status_staging.data());
-    return download(s, dst, s.status.data(), status_ ? count * sizeof(std::int32_t) : 0, count, stream);
+    const std::size_t bytes =
+        download(s, dst, s.status.data(), status_ ? count * sizeof(std::int32_t) : 0, count, stream);
+    return bytes + download(s, s.stop_time_staging.data(), s.stop_time.data(), status_ ? count * sizeof(T) : 0,
+                            count, stream);
   }
   /// Enqueues the copy of the counters (3 x count uint32); 0 bytes when counters are not selected.
   std::size_t download_counters(std::size_t slot, std::size_t count, gpu::stream_t stream) {
@@ -211,6 +217,7 @@ class OutputArrayManager {
     T* final_out = s.state_direct ? nullptr : result.final_state + first_run * n_states_;
     T* series_out = width > 0 ? result.series + first_run * width : nullptr;
     Status* status_out = status_ && !s.status_direct ? result.status + first_run : nullptr;
+    T* stop_time_out = status_ && result.stop_time != nullptr ? result.stop_time + first_run : nullptr;
     RunCounters* counters_out = counters_ && result.counters != nullptr ? result.counters + first_run
                                                                                 : nullptr;
     const std::size_t event_width = events_.values_per_run(n_states_);
@@ -243,6 +250,9 @@ class OutputArrayManager {
       if (status_out != nullptr) {
         std::memcpy(status_out + begin, s.status_staging.data() + begin, (end - begin) * sizeof(Status));
       }
+      if (stop_time_out != nullptr) {
+        std::memcpy(stop_time_out + begin, s.stop_time_staging.data() + begin, (end - begin) * sizeof(T));
+      }
       if (counters_out != nullptr) {
         const std::uint32_t* accepted = s.counters_staging.data();
         const std::uint32_t* rejected = accepted + count;
@@ -266,7 +276,7 @@ class OutputArrayManager {
     };
     const std::size_t run_bytes =
         (n_states_ + width + event_width + observable_width + summary_width) * sizeof(T) +
-                                  (status_ ? sizeof(Status) : 0) + (counters_ ? sizeof(RunCounters) : 0);
+                                  (status_ ? sizeof(Status) + sizeof(T) : 0) + (counters_ ? sizeof(RunCounters) : 0);
     const std::size_t grain = std::max<std::size_t>(1, parallel_grain_bytes / run_bytes);
     if (workers != nullptr && count > grain) {
       workers->parallel_for(count, part, grain);
@@ -288,8 +298,9 @@ class OutputArrayManager {
   std::size_t device_bytes() const noexcept {
     std::size_t total = 0;
     for (const Slot& s : slots_)
-      total += s.final_state.bytes() + s.series.bytes() + s.status.bytes() + s.counters.bytes() + s.events.bytes() +
-               s.event_counts.bytes() + s.observables.bytes() + s.summaries.bytes();
+      total += s.final_state.bytes() + s.series.bytes() + s.status.bytes() + s.stop_time.bytes() +
+               s.counters.bytes() + s.events.bytes() + s.event_counts.bytes() + s.observables.bytes() +
+               s.summaries.bytes();
     return total;
   }
 
@@ -302,8 +313,9 @@ class OutputArrayManager {
     gpu::DeviceBuffer<std::uint32_t> event_counts;
     gpu::DeviceBuffer<T> observables;  // n_saves x n_observables x stride
     gpu::DeviceBuffer<T> summaries;    // summary_windows x summary_slots x stride
+    gpu::DeviceBuffer<T> stop_time;    // [r], with the status
     gpu::PinnedBuffer<T> final_state_staging, series_staging, events_staging, observables_staging,
-        summaries_staging;
+        summaries_staging, stop_time_staging;
     gpu::PinnedBuffer<std::int32_t> status_staging;
     gpu::PinnedBuffer<std::uint32_t> counters_staging, event_counts_staging;
     std::size_t downloaded = 0;  // runs of the last download (checked by scatter)

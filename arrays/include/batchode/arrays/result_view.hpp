@@ -38,6 +38,9 @@ struct ResultView {
   /// The series' columns: the states saved at each save (n_states, or those SolveOptions::save_variables
   /// chose). n_observables is likewise the observables saved.
   std::size_t series_states = 0;
+  /// n_runs: the time of each run's final state (t_end, a terminal event's, or where it failed); kept
+  /// with the statuses (nullptr when they are not selected).
+  T* stop_time = nullptr;
 };
 
 /// Whether `r` is shaped for the series `plan` saves of a system of `n_states` states and

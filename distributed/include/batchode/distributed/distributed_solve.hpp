@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,9 @@ struct LocalSolver {
   /// The system's observables (kept beside the state at every save): the rows of runs nobody solved
   /// and the gathered result have room for them.
   std::vector<std::string> observable_names;
+  /// The series' columns and the system's names (Solver::series_layout): the results this process
+  /// makes (unsolved runs, the gathered batch) name their columns as the Solver's do.
+  std::shared_ptr<const SeriesLayout> series_layout;
 };
 
 struct DistributedOptions {
@@ -67,6 +71,9 @@ struct DistributedOptions {
   std::string h5_path;
   H5Metadata h5_meta;  ///< the file's metadata, as write_h5 takes it (the whole grid, names, model); read on the root only
   int root = 0;
+  /// Files the root writes itself after the solve (a command line's .npy or .csv of the gathered
+  /// result): checked with the batch, before the solve, as h5_path is (files::check_output_path).
+  std::vector<std::string> root_outputs;
   /// Print the job's report (job_report) on the root (at Verbosity::normal and above, on stderr). The
   /// Python package prints it itself, through sys.stderr.
   bool print_summary = true;
@@ -95,6 +102,9 @@ struct DistributedResult {
   /// Every part of every process, in run order (details name rank and host), on every process.
   std::vector<ExecutionRecord> execution;
   std::size_t not_solved = 0;     ///< runs no process could solve (Status::not_solved)
+  /// The batch's runs of each Status code (index: the code; empty without statuses), over every
+  /// process, on every process: whether any run failed, without gathering the statuses.
+  std::vector<std::size_t> status_counts;
   RankTimingSummary timing;       ///< the job's events across processes
 };
 
@@ -148,6 +158,7 @@ LocalSolver<T> local_solver(Solver<System, T>& solver) {
   l.predict_ms = [&solver](const T* y0, const T* p, std::size_t runs) { return solver.predict_ms(y0, p, runs); };
   l.solve = [&solver](const T* y0, const T* p, std::size_t runs) { return solver.solve(y0, p, runs); };
   l.observable_names = solver.observable_names();
+  l.series_layout = std::make_shared<const SeriesLayout>(solver.series_layout());
   return l;
 }
 

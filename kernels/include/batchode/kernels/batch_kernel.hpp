@@ -127,24 +127,26 @@ BATCHODE_HD_TEMPLATE
 template <class Series, class Stepper, class System, class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE Status integrate_into(
     Series series, Stepper& stepper, const System& sys, typename Stepper::state_type& y, const T* p,
-    const RunSettings<T>& plan, const kernels::DeviceOutputs<T>& out, port::size_t r, RunCounters& counters) {
+    const RunSettings<T>& plan, const kernels::DeviceOutputs<T>& out, port::size_t r, RunCounters& counters,
+    T& t_reached) {
   constexpr port::size_t E = n_events_v<System>;
   if constexpr (E > 0) {
     DeviceEventSink<Series, T, System::n_states, E> sink{series,     out.events, out.event_counts,
                                                          out.stride, r,          plan.event_slots};
-    return integrate_run(stepper, sys, y, p, plan, sink, counters);
+    return integrate_run(stepper, sys, y, p, plan, sink, counters, t_reached);
   } else {
     (void)out, (void)r;
-    return integrate_run(stepper, sys, y, p, plan, series, counters);
+    return integrate_run(stepper, sys, y, p, plan, series, counters, t_reached);
   }
 }
 
-/// Stores run r's status and counters where the chunk keeps them (a solve may keep neither).
+/// Stores run r's status, stop time and counters where the chunk keeps them (a solve may keep none).
 template <class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void store_run_outcome(const kernels::DeviceOutputs<T>& out,
                                                                  port::size_t r, Status status,
-                                                                 const RunCounters& counters) {
+                                                                 const RunCounters& counters, T t_reached) {
   if (out.status != nullptr) out.status[r] = static_cast<port::int32_t>(status);
+  if (out.stop_time != nullptr) out.stop_time[r] = t_reached;
   if (out.accepted != nullptr) {
     out.accepted[r] = counters.accepted_steps;
     out.rejected[r] = counters.rejected_steps;
@@ -180,6 +182,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
 
     typename StepperFor<Tab, System, T>::type stepper;
     RunCounters counters{};
+    T t_reached = plan.t0;
     Status status;
     if constexpr (SaveSeries) {
       // Per-run save times: this run's column of the chunk's copy. Only a kernel that saves reads them.
@@ -197,9 +200,9 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
           using Sink = SummarySink<decltype(sink), System, T, DeviceSummaryOut<T>, Summaries>;
           return integrate_into(
               Sink{sink, &sys, run_p, {out.summaries, stride, r, plan.summary_slots}, &plan}, stepper, sys, y,
-              run_p, run_plan, out, r, counters);
+              run_p, run_plan, out, r, counters, t_reached);
         } else {
-          return integrate_into(sink, stepper, sys, y, run_p, run_plan, out, r, counters);
+          return integrate_into(sink, stepper, sys, y, run_p, run_plan, out, r, counters, t_reached);
         }
       };
       if constexpr (O > 0) {
@@ -209,11 +212,12 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
         status = saving(series);
       }
     } else {
-      status = integrate_into(NoSeries{}, stepper, sys, y, P > 0 ? p : nullptr, plan, out, r, counters);
+      status = integrate_into(NoSeries{}, stepper, sys, y, P > 0 ? p : nullptr, plan, out, r, counters,
+                              t_reached);
     }
     BATCHODE_UNROLL
     for (port::size_t i = 0; i < N; ++i) out.final_state[r * N + i] = y[i];
-    store_run_outcome(out, r, status, counters);
+    store_run_outcome(out, r, status, counters, t_reached);
   }
 }
 

@@ -1,4 +1,4 @@
-// arrays/: what a kernel sees of one chunk's device arrays. Plain structs, passed to kernels by
+// kernels/: what a kernel sees of one chunk's device arrays. Plain structs, passed to kernels by
 // value; this header includes no runtime so the kernels (and CPU code) can include it anywhere.
 //
 // Device layout of a chunk of `stride` runs:
@@ -9,7 +9,7 @@
 //   summary value v of run r in window w      at [(w * values per window + v) * stride + r]   (runs fastest)
 //   save time k of run r (per-run save times) at [k * stride + r]          (runs fastest: read at every
 //                                             save, like the series is written)
-//   status, counters of run r                 at [r]
+//   status, stop time, counters of run r      at [r]
 //   event e's crossing j of run r: time, then the state, (1 + n_states) values at
 //                                             [(((e * slots + j) * (1 + n_states)) + v) * stride + r]
 //   crossings of event e seen by run r        at [e * stride + r]          (runs fastest)
@@ -59,6 +59,9 @@ struct DeviceOutputs {
   T* observables = nullptr;
   /// Summaries (kernels/summaries.hpp): windows x values per window x stride; nullptr when none.
   T* summaries = nullptr;
+  /// [r], the time of run r's final state (t_end, a terminal event's, or where it failed); kept with
+  /// the statuses (nullptr when they are not selected).
+  T* stop_time = nullptr;
 };
 
 /// Which of a method's batch kernels a chunk runs (kernels/batch_kernel.hpp's three instantiations):

@@ -57,10 +57,11 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_lane_share(
   RkStepper<Tab, T, M> stepper;
   RunCounters counters{};
   NoSeries none;
-  const Status status = integrate_run(stepper, share, y, P > 0 ? p : nullptr, plan, none, counters);
+  T t_reached = plan.t0;
+  const Status status = integrate_run(stepper, share, y, P > 0 ? p : nullptr, plan, none, counters, t_reached);
   BATCHODE_UNROLL
   for (port::size_t j = 0; j < M; ++j) out.final_state[r * N + share.first() + j] = y[j];
-  if (lane == 0) store_run_outcome(out, r, status, counters);
+  if (lane == 0) store_run_outcome(out, r, status, counters, t_reached);
 }
 
 #if BATCHODE_GPU_COMPILER

@@ -1,5 +1,5 @@
-// solver/: integration of ONE run from t0 to t_end: step-size control, landing on save times,
-// status and counters. The GPU kernel runs this per thread with the register stepper of
+// kernels/: integration of ONE run from t0 to t_end: step-size control, landing on save times,
+// status, stop time and counters. The GPU kernel runs this per thread with the register stepper of
 // kernels/rk_stepper.hpp; the CPU path runs it per run with Boost.Odeint's steppers
 // (solver/odeint_steppers.hpp; the register steppers for tsit5 and the Rosenbrock tables:
 // backends/cpu/run_range.hpp). One loop for both is what makes the two paths agree run by run.
@@ -12,6 +12,10 @@
 #include "batchode/kernels/run_settings.hpp"
 #include "batchode/kernels/status.hpp"
 
+#if !BATCHODE_RTC
+#include <atomic>  // RunSettings::stop, read on the host only (stop_asked)
+#endif
+
 namespace batchode {
 
 namespace detail {
@@ -22,6 +26,25 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool is_finite(T x) {
 }
 template <class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T min_of(T a, T b) { return a < b ? a : b; }
+
+/// Host only: whether the solve's stop request (RunSettings::stop) is set (stop_set), or set and
+/// `count` (a count of steps) a multiple of 1024 (stop_asked): a run of any length ends within about
+/// a thousand steps of Ctrl-C (a Lorenz dopri5 step costs ~0.2 us on one core) at the cost of one test
+/// per step. Device code: false, compiled away: the GPU path stops between chunks, and the kernels
+/// stay as they were.
+template <class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool stop_set(const RunSettings<T>& plan) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || BATCHODE_RTC
+  (void)plan;
+  return false;
+#else
+  return plan.stop != nullptr && static_cast<const std::atomic<bool>*>(plan.stop)->load(std::memory_order_relaxed);
+#endif
+}
+template <class T, class Count>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool stop_asked(const RunSettings<T>& plan, Count count) {
+  return (count & Count{1023}) == 0 && stop_set(plan);
+}
 template <class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T max_of(T a, T b) { return a > b ? a : b; }
 
@@ -362,18 +385,18 @@ struct DenseStep {
 
 /// The events of one accepted attempt from (t, y) to (t_new, y_new), before accept(): records its
 /// crossings (EventTracker::check) and returns true when a terminal one ended the run. Then y holds
-/// the state at the event, the step counts as accepted, and the saves the run passed before the
-/// event are made: interpolated ones up to it, or a landed one at t_new when the event is there.
-/// Systems without events: nothing, false.
+/// the state at the event and t_reached its time, the step counts as accepted, and the saves the run
+/// passed before the event are made: interpolated ones up to it, or a landed one at t_new when the
+/// event is there. Systems without events: nothing, false.
 BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink, class State>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool stopped_by_event(
     EventTracker<System, T>& events, const Stepper& stepper, const System& sys, T t, T t_new, State& y,
     const State& y_new, const T* p, const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
-    port::uint32_t& next_save, bool landed_save) {
+    port::uint32_t& next_save, bool landed_save, T& t_reached) {
   if constexpr (n_events_v<System> == 0) {
     (void)events, (void)stepper, (void)sys, (void)t, (void)t_new, (void)y, (void)y_new, (void)p, (void)plan;
-    (void)sink, (void)counters, (void)next_save, (void)landed_save;
+    (void)sink, (void)counters, (void)next_save, (void)landed_save, (void)t_reached;
     return false;
   } else {
     constexpr port::size_t N = System::n_states;
@@ -396,6 +419,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool stopped_by_event(
     }
     BATCHODE_UNROLL
     for (port::size_t i = 0; i < N; ++i) y[i] = y_event[i];
+    t_reached = t_event;
     ++counters.accepted_steps;
     return true;
   }
@@ -441,7 +465,7 @@ template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_fixed_saving_every(Stepper& stepper, const System& sys,
                                                          typename Stepper::state_type& y, const T* p,
                                                          const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
-                                                         port::uint32_t& next_save, port::uint32_t m) {
+                                                         port::uint32_t& next_save, port::uint32_t m, T& t_reached) {
   using State = typename Stepper::state_type;
   constexpr port::size_t N = System::n_states;
   const T h = plan.dt;
@@ -452,6 +476,13 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_saving_every(Stepper& stepper, const
   const port::uint32_t full = within ? steps - 1 : steps;  // of exactly h
   State y_new{}, err{};
   port::uint32_t j = 0;
+  // A run that ends before t_end (a non-finite state, max_steps, a stop request): its j steps counted
+  // and the time they reached (j > full: the last one landed on t_end).
+  const auto ended_early = [&](Status status) {
+    counters.accepted_steps += j;
+    t_reached = j > full ? plan.t_end : plan.t0 + T(j) * h;
+    return status;
+  };
   if constexpr (detail::takes_windows<Sink>::value) {
     // A sink that takes its samples window by window (a summary sink in registers): each whole
     // window as a loop of its own, its first sample and its close out of the loop over the others, so
@@ -500,33 +531,22 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_saving_every(Stepper& stepper, const
       };
       const port::uint32_t in_full = min_of(min_of(full / m, plan.n_saves - 1) / n, windows);
       for (port::uint32_t w = 0; w < in_full; ++w) {
-        if (!m_steps()) {
-          counters.accepted_steps += j;
-          return Status::non_finite_state;
-        }
+        if (!m_steps()) return ended_early(Status::non_finite_state);
         sink.open_window(next_save, port::fma(static_cast<T>(next_save), plan.save_every, plan.t0), &y[0]);
         ++next_save;
         for (port::uint32_t s = 1; s < n; ++s) {
-          if (!m_steps()) {
-            counters.accepted_steps += j;
-            return Status::non_finite_state;
-          }
+          if (stop_set(plan)) return ended_early(Status::not_solved);
+          if (!m_steps()) return ended_early(Status::non_finite_state);
           sink.take_sample(next_save, port::fma(static_cast<T>(next_save), plan.save_every, plan.t0), &y[0]);
           ++next_save;
         }
         sink.close_window();
       }
       for (port::uint32_t w = in_full; w < windows; ++w) {  // (the window closed at t_end)
-        if (!advance(next_save * m)) {
-          counters.accepted_steps += j;
-          return Status::non_finite_state;
-        }
+        if (!advance(next_save * m)) return ended_early(Status::non_finite_state);
         sink.open_window(next_save++, t, &y[0]);
         for (port::uint32_t s = 1; s < n; ++s) {
-          if (!advance(next_save * m)) {
-            counters.accepted_steps += j;
-            return Status::non_finite_state;
-          }
+          if (!advance(next_save * m)) return ended_early(Status::non_finite_state);
           sink.take_sample(next_save++, t, &y[0]);
         }
         sink.close_window();
@@ -540,23 +560,22 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_saving_every(Stepper& stepper, const
     const port::uint32_t until = saving ? static_cast<port::uint32_t>(save_step) : full;
     BATCHODE_UNROLL_4
     for (; j < until; ++j) {
+      if (stop_asked(plan, j)) return ended_early(Status::not_solved);
       const T tj = plan.t0 + T(j) * h;
       stepper.step(sys, tj, y, p, h, y_new, err);
       keep_step(stepper, sys, tj + h, y, y_new, p);
     }
     if (saving) {
-      if (!states_finite<N>(sys, y)) {
-        counters.accepted_steps += j;
-        return Status::non_finite_state;
-      }
+      if (!states_finite<N>(sys, y)) return ended_early(Status::non_finite_state);
       // Never save 0 (integrate_fixed): a summary sink's first-sample path stays out of the loop.
       // (No list of times here, steps_between_saves: save_time's test of one left out.)
       save_past_first(sink, next_save, port::fma(static_cast<T>(next_save), plan.save_every, plan.t0), &y[0]);
       ++next_save;
     }
   }
+  if (!within) return ended_early(Status::max_steps_reached);
   counters.accepted_steps += j;  // (full, or full + 1 where the loop over windows landed on t_end)
-  if (!within) return Status::max_steps_reached;
+  t_reached = plan.t_end;
   if (j == full) {
     const T t_last = plan.t0 + T(full) * h;
     stepper.step(sys, t_last, y, p, plan.t_end - t_last, y_new, err);
@@ -582,17 +601,17 @@ BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
                                             const T* p, const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
-                                            port::uint32_t& next_save, EventTracker<System, T>& events) {
+                                            port::uint32_t& next_save, EventTracker<System, T>& events, T& t) {
   if constexpr (Sink::active && n_events_v<System> == 0) {
     // (Save 0, at t0, taken before the steps: the loop's saves are never save 0.)
     if (const port::uint32_t m = steps_between_saves(plan); m != 0 && next_save != 0) {
-      return integrate_fixed_saving_every(stepper, sys, y, p, plan, sink, counters, next_save, m);
+      return integrate_fixed_saving_every(stepper, sys, y, p, plan, sink, counters, next_save, m, t);
     }
   }
   using State = typename Stepper::state_type;
   constexpr port::size_t N = System::n_states;
   const T h = plan.dt;
-  T t = plan.t0;
+  t = plan.t0;
   port::uint64_t attempts = 0;
   State y_new{}, err{};
   while (t < plan.t_end) {
@@ -614,9 +633,15 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
       BATCHODE_UNROLL_4
       for (port::uint32_t j = 0; j < round; ++j) {
         const T tj = t_round + T(j) * h;
+        if (stop_asked(plan, j)) {
+          counters.accepted_steps += static_cast<port::uint32_t>(base + j);  // this segment's earlier steps
+          t = tj;
+          return Status::not_solved;
+        }
         stepper.step(sys, tj, y, p, h, y_new, err);
         if constexpr (n_events_v<System> > 0) {  // (systems with events only: the loop stays as it is)
-          if (stopped_by_event(events, stepper, sys, tj, tj + h, y, y_new, p, plan, sink, counters, next_save, false)) {
+          if (stopped_by_event(events, stepper, sys, tj, tj + h, y, y_new, p, plan, sink, counters, next_save, false,
+                               t)) {
             counters.accepted_steps += static_cast<port::uint32_t>(base + j);  // this segment's earlier steps
             return Status::stopped_by_event;
           }
@@ -627,11 +652,14 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
     }
     attempts += full;
     counters.accepted_steps += static_cast<port::uint32_t>(full);
-    if (steps > allowed) return Status::max_steps_reached;
     const T t_last = t_segment + T(full) * h;
+    if (steps > allowed) {
+      t = t_last;
+      return Status::max_steps_reached;
+    }
     stepper.step(sys, t_last, y, p, t_stop - t_last, y_new, err);
     if (stopped_by_event(events, stepper, sys, t_last, t_stop, y, y_new, p, plan, sink, counters, next_save,
-                         stop_is_save)) {
+                         stop_is_save, t)) {
       return Status::stopped_by_event;
     }
     t = t_stop;
@@ -654,7 +682,8 @@ template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System& sys,
                                                   typename Stepper::state_type& y, const T* p,
                                                   const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
-                                                  port::uint32_t& next_save, EventTracker<System, T>& events) {
+                                                  port::uint32_t& next_save, EventTracker<System, T>& events,
+                                                  T& t_reached) {
   using State = typename Stepper::state_type;
   constexpr port::size_t N = System::n_states;
   const T h = plan.dt;
@@ -667,14 +696,18 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System
   for (port::uint64_t j = 0; j < steps; ++j) {
     // The times and steps of integrate_fixed's one segment: the same numbers as a solve without saves.
     const T t = plan.t0 + T(j) * h;
+    t_reached = t;
+    if (stop_asked(plan, j)) return Status::not_solved;
     const bool last = within && j + 1 == steps;
     const T t_new = last ? plan.t_end : t + h;
     stepper.step(sys, t, y, p, last ? plan.t_end - t : h, y_new, err);
-    if (stopped_by_event(events, stepper, sys, t, t_new, y, y_new, p, plan, sink, counters, next_save, false)) {
+    if (stopped_by_event(events, stepper, sys, t, t_new, y, y_new, p, plan, sink, counters, next_save, false,
+                         t_reached)) {
       return Status::stopped_by_event;
     }
     dense.before_accept(stepper, sys, t, y, t_new, y_new, p, plan, sink, next_save, counters);
     keep_step(stepper, sys, t_new, y, y_new, p);
+    t_reached = t_new;
     ++counters.accepted_steps;
     if (dense.due || last) {
       if (!states_finite<N>(sys, y)) return Status::non_finite_state;
@@ -701,11 +734,11 @@ template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& sys,
                                                typename Stepper::state_type& y, const T* p,
                                                const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
-                                               port::uint32_t& next_save, EventTracker<System, T>& events) {
+                                               port::uint32_t& next_save, EventTracker<System, T>& events, T& t) {
   using State = typename Stepper::state_type;
   constexpr port::size_t N = System::n_states;
   constexpr T eps = port::numeric_limits<T>::epsilon();
-  T t = plan.t0;
+  t = plan.t0;
   T h = plan.dt;
   if (!(h > T(0))) {
     h = initial_step<N, Stepper::order>(sys, t, y, stepper.derivative(), p, plan);
@@ -730,6 +763,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     bool stop_is_save;
     const T t_stop = stop_at_break(sys, t, next_stop<Sink>(plan, next_save, stop_is_save), stop_is_save);
     if (attempts >= plan.max_steps) return Status::max_steps_reached;
+    if (stop_asked(plan, attempts)) return Status::not_solved;
     const T remaining = t_stop - t;
     const bool lands = remaining <= h * (T(1) + landing_slack<T>);
     const T h_try = lands ? remaining : h;
@@ -764,7 +798,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     // Lorenz dopri5 on one core: 727 -> 667 instructions per step with the other changes here.
     const T t_new = lands ? t_stop : t + h_try;
     if (stopped_by_event(events, stepper, sys, t, t_new, y, y_new, p, plan, sink, counters, next_save,
-                         lands && stop_is_save)) {
+                         lands && stop_is_save, t)) {
       return Status::stopped_by_event;
     }
     [[maybe_unused]] DenseStep<Stepper, N> dense;
@@ -775,7 +809,10 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     }
     keep_step(stepper, sys, t_new, y, y_new, p);
     ++counters.accepted_steps;
-    if (!states_finite<N>(sys, y)) return Status::non_finite_state;
+    if (!states_finite<N>(sys, y)) {
+      t = t_new;
+      return Status::non_finite_state;
+    }
     if constexpr (Sink::active) {
       if (lands && stop_is_save) sink.save(next_save++, t_new, &y[0]);
       dense.after_accept(stepper, sys, t, t_new, y, p, plan, sink, next_save, counters);
@@ -806,11 +843,14 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
 /// Steps land exactly on t_end, and on save times unless plan.interpolate_saves (a step is
 /// shortened, or stretched by at most 1%, to hit them), so saved values are the integrator's own;
 /// interpolated saves leave the steps as they are without a series (dense output, DenseStep).
-/// Points a failed run never reached are marked unsaved (NaN).
+/// Points a failed run never reached are marked unsaved (NaN). `t_reached` is the time of the final
+/// state on exit: t_end, a terminal event's time, or where a run that failed (or was stopped on
+/// request, Status::not_solved) ended.
 BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
-                                          const T* p, const RunSettings<T>& plan, Sink& sink, RunCounters& counters) {
+                                          const T* p, const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
+                                          T& t_reached) {
   port::uint32_t next_save = 0;
   [[maybe_unused]] const RunCounters at_start = counters;
   if constexpr (Sink::active) {
@@ -821,13 +861,14 @@ BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, t
   if constexpr (n_events_v<System> > 0) events.start(sys, plan.t0, y, p);
   Status status;
   if constexpr (Stepper::adaptive) {
-    status = detail::integrate_adaptive(stepper, sys, y, p, plan, sink, counters, next_save, events);
+    status = detail::integrate_adaptive(stepper, sys, y, p, plan, sink, counters, next_save, events, t_reached);
   } else if constexpr (Sink::active) {
     status = plan.interpolate_saves != 0
-                 ? detail::integrate_fixed_dense(stepper, sys, y, p, plan, sink, counters, next_save, events)
-                 : detail::integrate_fixed(stepper, sys, y, p, plan, sink, counters, next_save, events);
+                 ? detail::integrate_fixed_dense(stepper, sys, y, p, plan, sink, counters, next_save, events,
+                                                 t_reached)
+                 : detail::integrate_fixed(stepper, sys, y, p, plan, sink, counters, next_save, events, t_reached);
   } else {
-    status = detail::integrate_fixed(stepper, sys, y, p, plan, sink, counters, next_save, events);
+    status = detail::integrate_fixed(stepper, sys, y, p, plan, sink, counters, next_save, events, t_reached);
   }
   if constexpr (n_events_v<System> > 0) events.finish(sink, plan);
   if constexpr (Sink::active) {

@@ -73,6 +73,10 @@ struct RunSettings {
   T rtol{}, atol{};
   T safety{}, min_factor{}, max_factor{}, ki{}, kp{}, dt_min{}, dt_max{};
   port::uint64_t max_steps = 0;
+  /// The solve's stop request (SolveOptions::stop: a const std::atomic<bool>*, typed void here for the
+  /// runtime compilers, which have no <atomic>), or null. Read on the host only, inside each run
+  /// (run_integrator.hpp's stop_asked), so a long run on the CPU ends soon after it is set.
+  const void* stop = nullptr;
 };
 
 /// Save time k of a solve: save_times[k], or t0 + k * save_every, in the run's precision. The

@@ -7,13 +7,15 @@
 //                  columns, every state or those SolveOptions::save_variables chose (series_states())
 //   times()        n_saves                       t0 + k * save_every, or save_at
 //                  n_runs x n_saves              save_at_per_run (times_per_run(): index r * n_saves + k)
-//   statuses(), counters()  n_runs
+//   statuses(), stop_times(), counters()  n_runs
 //   observables()  n_runs x n_saves x n_observables  index (r * n_saves + k) * n_observables + o (the
 //                  saved ones: every observable, or those save_variables chose)
 //   events          n_runs x n_events x event_slots x (1 + n_states)   (time, then the state)
 //   event_counts    n_runs x n_events
-// Points a failed run never reached hold NaN in series(). statuses() and counters() are empty when
-// SolveOptions.outputs.status / .counters were off (their accessors then throw std::logic_error).
+// Points a failed run never reached hold NaN in series(). stop_times() holds the time of each run's
+// final state: t_end, a terminal event's, or where a failed run stopped. statuses() and stop_times()
+// (kept together), and counters(), are empty when SolveOptions.outputs.status / .counters were off
+// (their accessors then throw std::logic_error).
 #pragma once
 
 #include <algorithm>
@@ -91,6 +93,7 @@ class SolveResult {
         final_state_(DefaultInitAllocator<T>(memory)),
         series_(DefaultInitAllocator<T>(memory)),
         status_(DefaultInitAllocator<Status>(memory)),
+        stop_time_(DefaultInitAllocator<T>(memory)),
         counters_(DefaultInitAllocator<RunCounters>(memory)),
         events_(DefaultInitAllocator<T>(memory)),
         event_counts_(DefaultInitAllocator<std::uint32_t>(memory)),
@@ -155,7 +158,10 @@ class SolveResult {
         times_[k] = save_time(settings, static_cast<std::uint32_t>(k * settings.series_every));
       }
     }
-    if (options.outputs.status) status_.resize(n_runs);
+    if (options.outputs.status) {
+      status_.resize(n_runs);
+      stop_time_.resize(n_runs);
+    }
     if (options.outputs.counters) counters_.resize(n_runs);
   }
 
@@ -199,6 +205,12 @@ class SolveResult {
   /// (their indices in the system, in its order; 0 .. n_states - 1 when every state is saved).
   std::size_t n_series_states() const noexcept { return series_states_.size(); }
   const std::vector<std::size_t>& series_states() const noexcept { return series_states_; }
+  /// The names of the system's states, in order: the final state's columns (empty for a result made
+  /// without the system's names; files then call state s "y<s>").
+  const std::vector<std::string>& state_names() const noexcept {
+    static const std::vector<std::string> none;
+    return series_layout_ ? series_layout_->system_state_names : none;
+  }
   /// The saved states' names, in column order (empty for a result made without the system's names).
   const std::vector<std::string>& series_state_names() const noexcept {
     static const std::vector<std::string> none;
@@ -286,6 +298,15 @@ class SolveResult {
     return status_.at(r);
   }
   const ResultArray<Status>& statuses() const noexcept { return status_; }
+  /// The time of run `r`'s final state: t_end for a run that reached it, the event's time for one a
+  /// terminal event stopped, else the time the run failed at. Kept with the statuses: throws
+  /// std::logic_error when they were not selected, std::out_of_range.
+  T stop_time(std::size_t r) const {
+    require_statuses();
+    return stop_time_.at(r);
+  }
+  /// Every run's stop time; empty when SolveOptions.outputs.status was off.
+  const ResultArray<T>& stop_times() const noexcept { return stop_time_; }
   /// Counters of run `r`. Throws std::logic_error when counters were not selected, std::out_of_range.
   const RunCounters& counters(std::size_t r) const {
     if (counters_.empty() && n_runs_ > 0) {
@@ -368,6 +389,8 @@ class SolveResult {
   T* series_data() noexcept { return series_.data(); }
   /// nullptr when statuses were not selected.
   Status* status_data() noexcept { return status_.empty() ? nullptr : status_.data(); }
+  /// nullptr when statuses were not selected.
+  T* stop_time_data() noexcept { return stop_time_.empty() ? nullptr : stop_time_.data(); }
   /// nullptr when counters were not selected.
   RunCounters* counters_data() noexcept { return counters_.empty() ? nullptr : counters_.data(); }
   /// The writable view the backends fill.
@@ -389,7 +412,8 @@ class SolveResult {
                          summaries_.empty() ? nullptr : summaries_.data(),
                          summaries_.empty() ? 0 : summary_layout_->windows,
                          summaries_.empty() ? 0 : summary_layout_->slots,
-                         n_series_states()};
+                         n_series_states(),
+                         stop_time_data()};
   }
   void add_execution(ExecutionRecord record) { execution_.push_back(std::move(record)); }
 
@@ -436,6 +460,7 @@ class SolveResult {
   std::vector<T> times_;
   bool times_per_run_ = false;
   ResultArray<Status> status_;
+  ResultArray<T> stop_time_;
   ResultArray<RunCounters> counters_;
   ResultArray<T> events_;
   ResultArray<std::uint32_t> event_counts_;

@@ -17,6 +17,8 @@
 //   /status             (n_runs) int32               only when statuses were kept (outputs.status);
 //                                                    attribute status_names: the name of code k at k
 //                                                    ("success", "max_steps_reached", ...)
+//   /t_stop             (n_runs)                     with /status: the time of each run's final state
+//                                                    (t_end, a terminal event's, or where it failed)
 //   /counters           (n_runs, 3) uint32           only when counters were kept (outputs.counters);
 //                                                    attribute columns: accepted_steps, rejected_steps,
 //                                                    rhs_evaluations
@@ -77,11 +79,12 @@ struct H5Metadata {
   std::string grid_kind;     ///< "combinatorial" | "verbatim" | ""
 };
 
-/// Writes `r` to the HDF5 file `path` (created, or truncated when it exists) with the layout above.
+/// Writes `r` to the HDF5 file `path` (created, or replaced when it exists) with the layout above,
+/// whole or not at all: written beside `path` and moved into place once complete (files::AtomicFile).
 /// Throws InvalidInput when a metadata field does not match the result's shape (before the file is
 /// touched); std::runtime_error naming the path and the OS error (or what HDF5 reported) when the
-/// file cannot be created or written (an unwritable folder, a full disk), and then removes what it
-/// wrote, so no incomplete file passes for a result. HDF5's own printing of errors is off while it
+/// file cannot be created or written (an unwritable folder, a full disk, a file-size limit), and then
+/// an old file at `path` is as it was and nothing partial is left. HDF5's own printing of errors is off while it
 /// runs (the caller's handler is put back). Not thread-safe with other HDF5 use in the process unless
 /// the HDF5 library was built thread-safe.
 template <class T>
@@ -90,14 +93,15 @@ void write_h5(const SolveResult<T>& r, const std::string& path, const SolveOptio
 
 /// Where the per-run arrays of an .h5 file start (bytes from the start of the file), for writers that
 /// fill the rows themselves: row r of /final_state at final_state + r * n_states * sizeof(T), of
-/// /series at series + r * n_saves * n_states * sizeof(T), of /status at status + 4 r, of /counters at
-/// counters + 12 r; of event e's /events/<name>/t at event_t[e] + r * max_e * sizeof(T), of its state
+/// /series at series + r * n_saves * n_states * sizeof(T), of /status at status + 4 r, of /t_stop at
+/// t_stop + r * sizeof(T), of /counters at counters + 12 r; of event e's /events/<name>/t at event_t[e] + r * max_e * sizeof(T), of its state
 /// at event_state[e] + r * max_e * n_states * sizeof(T), of its count at event_count[e] + 4 r (empty
 /// without events). std::nullopt for an array the file does not have (or one of no bytes).
 struct H5RowOffsets {
   std::optional<std::uint64_t> final_state, series, status, counters;
   std::optional<std::uint64_t> observables;  ///< n_saves x n_observables values per run
   std::vector<std::uint64_t> event_t, event_state, event_count;
+  std::optional<std::uint64_t> t_stop;  ///< with status
 };
 
 /// The file write_h5 would write for a result of `n_runs` runs of `n_states` states solved with
@@ -107,10 +111,13 @@ struct H5RowOffsets {
 /// solve's processes each write their own runs into the one file (batchode/mpi). `observable_names`:
 /// the system's observables, reserved beside the series. Same errors as write_h5; InvalidInput for
 /// options with per-run save times or summaries (not written in rows: write the result with write_h5).
+/// `path` is written as it is: the caller makes it whole or removes it (a temporary file of a
+/// files::AtomicFile, moved into place once every row is in); `name`, the path its messages give
+/// (the destination; empty: `path`).
 template <class T>
 H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std::vector<ExecutionRecord>& execution,
                              const std::string& path, const SolveOptions& options, const H5Metadata& meta = {},
-                             const std::vector<std::string>& observable_names = {});
+                             const std::vector<std::string>& observable_names = {}, const std::string& name = {});
 
 extern template void write_h5<float>(const SolveResult<float>&, const std::string&, const SolveOptions&,
                                      const H5Metadata&);
@@ -118,9 +125,9 @@ extern template void write_h5<double>(const SolveResult<double>&, const std::str
                                       const H5Metadata&);
 extern template H5RowOffsets write_h5_layout<float>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
                                                     const std::string&, const SolveOptions&, const H5Metadata&,
-                                                    const std::vector<std::string>&);
+                                                    const std::vector<std::string>&, const std::string&);
 extern template H5RowOffsets write_h5_layout<double>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
                                                      const std::string&, const SolveOptions&, const H5Metadata&,
-                                                     const std::vector<std::string>&);
+                                                     const std::vector<std::string>&, const std::string&);
 
 }  // namespace batchode

@@ -1,6 +1,7 @@
-// solver/: writing a SolveResult where a scientist can load it: CSV (one row per run and saved time)
-// and NPY (numpy.load gives arrays shaped (n_runs, n_saves, n_states) and (n_runs, n_states)), with
-// the event records and the summaries in files of their own.
+// solver/: writing a SolveResult where a scientist can load it: CSV (one row per run and saved time,
+// columns named by the model's names) and NPY (numpy.load gives arrays shaped (n_runs, n_saves,
+// n_states) and (n_runs, n_states)), with each run's status and stop time, and the event records and
+// the summaries in files of their own. Every file is written whole or not at all (files::AtomicFile).
 #pragma once
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "batchode/checks/checked_size.hpp"
+#include "batchode/files/atomic_file.hpp"
 #include "batchode/solver/result.hpp"
 
 namespace batchode {
@@ -27,12 +30,6 @@ inline std::string os_error(int error) {
   return std::generic_category().message(error) + " (errno " + std::to_string(error) + ")";
 }
 
-/// Opens `path` for writing (truncating it); throws std::runtime_error naming the path and the OS error.
-inline void open_for_writing(std::ofstream& out, const std::string& path, std::ios::openmode mode) {
-  errno = 0;
-  out.open(path, mode | std::ios::out | std::ios::trunc);
-  if (!out) throw std::runtime_error("cannot open '" + path + "' for writing: " + os_error(errno));
-}
 
 /// Flushes and closes `out`, opened on `path`; throws std::runtime_error naming the path and the OS
 /// error when any write failed. Data is buffered, so a full disk or a failing device (/dev/full) often
@@ -56,6 +53,41 @@ inline void finish_writing(std::ofstream& out, const std::string& path) {
   if (failed) throw std::runtime_error("writing '" + path + "' failed: " + os_error(error));
 }
 
+/// Writes the file `path` whole or not at all: `write(out)` fills a stream on a temporary file beside
+/// it (files::AtomicFile), which replaces `path` once written, flushed and closed without error.
+/// Throws std::runtime_error naming `path` and the OS error when it cannot be opened or written; an
+/// old file at `path` is then as it was and nothing partial is left.
+template <class Write>
+void write_file(const std::string& path, std::ios::openmode mode, Write&& write) {
+  files::AtomicFile file(path);
+  std::ofstream out;
+  errno = 0;
+  out.open(file.write_path(), mode | std::ios::out | std::ios::trunc);
+  if (!out) throw std::runtime_error("cannot open '" + path + "' for writing: " + os_error(errno));
+  write(out);
+  finish_writing(out, path);
+  file.commit();
+}
+
+/// A CSV column for the state or observable `name` (`kind`: "state" or "observable"): the name as it
+/// is, or "<kind>.<name>" when it is one of the file's own columns (`fixed`: run, t, status, ...),
+/// which a model's names may be (no model name holds a dot).
+inline std::string csv_column(const std::string& name, const char* kind, const std::vector<std::string>& fixed) {
+  return std::find(fixed.begin(), fixed.end(), name) == fixed.end() ? name : std::string(kind) + "." + name;
+}
+
+/// The CSV columns of the result's states, in the system's order: their names (csv_column), or "y<s>"
+/// for a result without the system's names.
+template <class T>
+std::vector<std::string> csv_state_columns(const SolveResult<T>& r, const std::vector<std::string>& fixed) {
+  std::vector<std::string> columns;
+  const std::vector<std::string>& names = r.state_names();
+  for (std::size_t s = 0; s < r.n_states(); ++s) {
+    columns.push_back(names.size() == r.n_states() ? csv_column(names[s], "state", fixed) : "y" + std::to_string(s));
+  }
+  return columns;
+}
+
 /// NPY format version 1.0: magic, header length, a Python dict literal padded to 64 bytes.
 template <class T>
 void write_npy_array(const std::string& path, const T* data, const std::vector<std::size_t>& shape) {
@@ -71,16 +103,15 @@ void write_npy_array(const std::string& path, const T* data, const std::vector<s
   const std::size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header.push_back('\n');
-  std::ofstream out;
-  open_for_writing(out, path, std::ios::binary);
-  const char magic[] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
-  out.write(magic, sizeof magic);
-  const std::uint16_t length = static_cast<std::uint16_t>(header.size());
-  const char length_bytes[2] = {static_cast<char>(length & 0xff), static_cast<char>(length >> 8)};
-  out.write(length_bytes, 2);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-  finish_writing(out, path);
+  write_file(path, std::ios::binary, [&](std::ofstream& out) {
+    const char magic[] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    out.write(magic, sizeof magic);
+    const std::uint16_t length = static_cast<std::uint16_t>(header.size());
+    const char length_bytes[2] = {static_cast<char>(length & 0xff), static_cast<char>(length >> 8)};
+    out.write(length_bytes, 2);
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  });
 }
 
 /// Event e's stored crossings of every run, gathered from the result's records: times (n_runs, max)
@@ -137,8 +168,20 @@ void write_summary_npy(const SolveResult<T>& r, const std::string& prefix) {
   }
 }
 
-/// Writes `<prefix>_final.npy` (n_runs, n_states), `<prefix>_status.npy` (n_runs,) int32 when statuses
-/// were kept, when a series was saved `<prefix>_series.npy` (n_runs, n_saves, saved states: every state,
+/// Writes `<prefix>_status.npy` (n_runs,) int32, each run's Status code (0 success, 1
+/// max_steps_reached, 2 step_size_underflow, 3 non_finite_state, 4 singular_matrix, 5 not_solved, 6
+/// stopped_by_event: kernels/status.hpp), and `<prefix>_t_stop.npy` (n_runs,), the time of each run's
+/// final state, in the result's precision; nothing when statuses were not kept. Errors as write_npy.
+template <class T>
+void write_status_npy(const SolveResult<T>& r, const std::string& prefix) {
+  if (r.statuses().empty()) return;
+  std::vector<std::int32_t> status(r.n_runs());
+  for (std::size_t i = 0; i < r.n_runs(); ++i) status[i] = static_cast<std::int32_t>(r.status(i));
+  detail::write_npy_array(prefix + "_status.npy", status.data(), {r.n_runs()});
+  detail::write_npy_array(prefix + "_t_stop.npy", r.stop_times().data(), {r.n_runs()});
+}
+
+/// Writes `<prefix>_final.npy` (n_runs, n_states), the statuses and stop times (write_status_npy), when a series was saved `<prefix>_series.npy` (n_runs, n_saves, saved states: every state,
 /// or those SolveOptions::save_variables chose; no file when it chose none) and
 /// `<prefix>_times.npy` ((n_saves,), or (n_runs, n_saves) when each run has its own) and, for a system
 /// with observables, `<prefix>_observables.npy` (n_runs, n_saves, n_observables); each event's
@@ -148,11 +191,7 @@ void write_summary_npy(const SolveResult<T>& r, const std::string& prefix) {
 template <class T>
 void write_npy(const SolveResult<T>& r, const std::string& prefix) {
   detail::write_npy_array(prefix + "_final.npy", r.final_state().data(), {r.n_runs(), r.n_states()});
-  if (!r.statuses().empty()) {
-    std::vector<std::int32_t> status(r.n_runs());
-    for (std::size_t i = 0; i < r.n_runs(); ++i) status[i] = static_cast<std::int32_t>(r.status(i));
-    detail::write_npy_array(prefix + "_status.npy", status.data(), {r.n_runs()});
-  }
+  write_status_npy(r, prefix);
   if (r.n_saves() > 0) {
     if (r.n_series_states() > 0) {
       detail::write_npy_array(prefix + "_series.npy", r.series().data(), {r.n_runs(), r.n_saves(), r.n_series_states()});
@@ -171,27 +210,26 @@ void write_npy(const SolveResult<T>& r, const std::string& prefix) {
   write_summary_npy(r, prefix);
 }
 
-/// Writes one CSV row per stored event crossing (run, event, k, t, y0, y1, ...), runs in order, then
-/// events, then crossings; a header only when there were none. Errors as write_csv.
+/// Writes one CSV row per stored event crossing (run, event, k, t, then the state by name), runs in
+/// order, then events, then crossings; a header only when there were none. Errors as write_csv.
 template <class T>
 void write_events_csv(const SolveResult<T>& r, const std::string& path) {
-  std::ofstream out;
-  detail::open_for_writing(out, path, std::ios::openmode{});
-  out.precision(std::is_same_v<T, float> ? 9 : 17);
-  out << "run,event,k,t";
-  for (std::size_t s = 0; s < r.n_states(); ++s) out << ",y" << s;
-  out << '\n';
-  for (std::size_t i = 0; i < r.n_runs(); ++i) {
-    for (std::size_t e = 0; e < r.n_events(); ++e) {
-      const std::size_t stored = std::min<std::size_t>(r.event_count(i, e), r.event_max(e));
-      for (std::size_t k = 0; k < stored; ++k) {
-        out << i << ',' << r.event_names()[e] << ',' << k << ',' << r.event_time(i, e, k);
-        for (std::size_t s = 0; s < r.n_states(); ++s) out << ',' << r.event_state(i, e, k, s);
-        out << '\n';
+  detail::write_file(path, std::ios::openmode{}, [&](std::ofstream& out) {
+    out.precision(std::is_same_v<T, float> ? 9 : 17);
+    out << "run,event,k,t";
+    for (const std::string& name : detail::csv_state_columns(r, {"run", "event", "k", "t"})) out << ',' << name;
+    out << '\n';
+    for (std::size_t i = 0; i < r.n_runs(); ++i) {
+      for (std::size_t e = 0; e < r.n_events(); ++e) {
+        const std::size_t stored = std::min<std::size_t>(r.event_count(i, e), r.event_max(e));
+        for (std::size_t k = 0; k < stored; ++k) {
+          out << i << ',' << r.event_names()[e] << ',' << k << ',' << r.event_time(i, e, k);
+          for (std::size_t s = 0; s < r.n_states(); ++s) out << ',' << r.event_state(i, e, k, s);
+          out << '\n';
+        }
       }
     }
-  }
-  detail::finish_writing(out, path);
+  });
 }
 
 /// Writes the result's summaries (SolveOptions::summaries) as CSV, one row per run, window and summarised
@@ -204,19 +242,18 @@ void write_events_csv(const SolveResult<T>& r, const std::string& path) {
 /// result without summaries (or runs). Errors as write_csv.
 template <class T>
 void write_summaries_csv(const SolveResult<T>& r, const std::string& path, double t0) {
-  std::ofstream out;
-  detail::open_for_writing(out, path, std::ios::openmode{});
-  out.precision(std::is_same_v<T, float> ? 9 : 17);
-  out << "run,window,window_end,variable";
-  const SummaryLayout* layout = r.summary_layout();
-  if (layout != nullptr) {
-    for (const SummaryOutput& s : layout->outputs) {
-      if (s.value_names.empty()) out << ',' << s.name;
-      for (const std::string& value : s.value_names) out << ',' << value;
+  detail::write_file(path, std::ios::openmode{}, [&](std::ofstream& out) {
+    out.precision(std::is_same_v<T, float> ? 9 : 17);
+    out << "run,window,window_end,variable";
+    const SummaryLayout* layout = r.summary_layout();
+    if (layout != nullptr) {
+      for (const SummaryOutput& s : layout->outputs) {
+        if (s.value_names.empty()) out << ',' << s.name;
+        for (const std::string& value : s.value_names) out << ',' << value;
+      }
     }
-  }
-  out << '\n';
-  if (layout != nullptr) {
+    out << '\n';
+    if (layout == nullptr) return;
     for (std::size_t i = 0; i < r.n_runs(); ++i) {
       for (std::size_t w = 0; w < layout->windows; ++w) {
         for (std::size_t v = 0; v < layout->variables.size(); ++v) {
@@ -229,45 +266,56 @@ void write_summaries_csv(const SolveResult<T>& r, const std::string& path, doubl
         }
       }
     }
-  }
-  detail::finish_writing(out, path);
+  });
 }
 
-/// Writes one CSV row per run and saved time (run, t, status, y0, y1, ..., then the observables by name;
-/// of a series of chosen variables, y<s> for each saved state s and the saved observables);
-/// the final state alone (t = t_end) when no series was saved. Summaries are not in this file: write them
-/// with write_summaries_csv (the command line writes `<output without .csv>_summaries.csv`). Throws
-/// std::runtime_error naming the file and the OS error when it cannot be opened or written (errors that
-/// show only when flushed or closed too).
+/// Writes the result as CSV, every run with its status and the time its final state is at (t_stop:
+/// t_end, a terminal event's time, or where a failed run stopped), the states and observables named
+/// as the system names them ("y<s>" for a system without names; a name that is one of the file's own
+/// columns as "state.<name>" / "observable.<name>"):
+///   no series:  one row per run, at its stop time:        run,t,status,<states>
+///   a series:   one row per run and saved time (NaN past where a run stopped):
+///                                                          run,t,status,t_stop,<saved states>,<observables>
+/// (the saved states: every one, or those SolveOptions::save_variables chose). status is the name
+/// ("success", "step_size_underflow", ...); without statuses (SolveOptions.outputs.status off) status
+/// is "-" and the stop time "nan". Summaries are not in this file: write them with
+/// write_summaries_csv (the command line writes `<output without .csv>_summaries.csv`). The file is
+/// written whole or not at all (files::AtomicFile). Throws std::runtime_error naming the file and the
+/// OS error when it cannot be opened or written (errors that show only when flushed or closed too);
+/// an old file at `path` is then as it was.
 template <class T>
-void write_csv(const SolveResult<T>& r, const std::string& path, double t_end) {
-  std::ofstream out;
-  detail::open_for_writing(out, path, std::ios::openmode{});
-  out.precision(std::is_same_v<T, float> ? 9 : 17);
-  out << "run,t,status";
-  if (r.n_saves() > 0) {
-    for (std::size_t s : r.series_states()) out << ",y" << s;
-    for (const std::string& name : r.observable_names()) out << ',' << name;
-  } else {
-    for (std::size_t s = 0; s < r.n_states(); ++s) out << ",y" << s;
-  }
-  out << '\n';
-  for (std::size_t i = 0; i < r.n_runs(); ++i) {
-    const std::string status = r.statuses().empty() ? "-" : to_string(r.status(i));
-    if (r.n_saves() == 0) {
-      out << i << ',' << t_end << ',' << status;
-      for (std::size_t s = 0; s < r.n_states(); ++s) out << ',' << r.final_state(i, s);
-      out << '\n';
-      continue;
+void write_csv(const SolveResult<T>& r, const std::string& path) {
+  detail::write_file(path, std::ios::openmode{}, [&](std::ofstream& out) {
+    out.precision(std::is_same_v<T, float> ? 9 : 17);
+    const bool series = r.n_saves() > 0;
+    out << (series ? "run,t,status,t_stop" : "run,t,status");
+    const std::vector<std::string> fixed = {"run", "t", "status", "t_stop"};
+    const std::vector<std::string> states = detail::csv_state_columns(r, fixed);
+    if (series) {
+      for (std::size_t s : r.series_states()) out << ',' << states[s];
+      for (const std::string& name : r.observable_names()) out << ',' << detail::csv_column(name, "observable", fixed);
+    } else {
+      for (const std::string& name : states) out << ',' << name;
     }
-    for (std::size_t k = 0; k < r.n_saves(); ++k) {
-      out << i << ',' << r.time(i, k) << ',' << status;
-      for (std::size_t c = 0; c < r.n_series_states(); ++c) out << ',' << r.state_at(i, k, c);
-      for (std::size_t o = 0; o < r.n_observables(); ++o) out << ',' << r.observable_at(i, k, o);
-      out << '\n';
+    out << '\n';
+    const bool kept = !r.statuses().empty();
+    for (std::size_t i = 0; i < r.n_runs(); ++i) {
+      const std::string status = kept ? to_string(r.status(i)) : "-";
+      const T t_stop = kept ? r.stop_time(i) : std::numeric_limits<T>::quiet_NaN();
+      if (!series) {
+        out << i << ',' << t_stop << ',' << status;
+        for (std::size_t s = 0; s < r.n_states(); ++s) out << ',' << r.final_state(i, s);
+        out << '\n';
+        continue;
+      }
+      for (std::size_t k = 0; k < r.n_saves(); ++k) {
+        out << i << ',' << r.time(i, k) << ',' << status << ',' << t_stop;
+        for (std::size_t c = 0; c < r.n_series_states(); ++c) out << ',' << r.state_at(i, k, c);
+        for (std::size_t o = 0; o < r.n_observables(); ++o) out << ',' << r.observable_at(i, k, o);
+        out << '\n';
+      }
     }
-  }
-  detail::finish_writing(out, path);
+  });
 }
 
 }  // namespace batchode

@@ -52,6 +52,7 @@ RunSettings<T> make_run_settings(const SolveOptions& o, const T* save_times = nu
   plan.dt_min = static_cast<T>(c.dt_min);
   plan.dt_max = std::isfinite(c.dt_max) ? static_cast<T>(c.dt_max) : std::numeric_limits<T>::max();
   plan.max_steps = o.max_steps;
+  plan.stop = o.stop;  // read by the CPU path inside each run; the GPU path stops between chunks
   for (std::size_t e = 0; e < o.events.size(); ++e) {
     const EventSpec& spec = o.events[e];
     const std::uint32_t bit = 1u << e;

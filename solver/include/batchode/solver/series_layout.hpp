@@ -23,6 +23,8 @@ struct SeriesLayout {
   std::vector<std::size_t> observables;       ///< the saved observables' indices in the system
   std::vector<std::string> state_names;       ///< theirs, in that order
   std::vector<std::string> observable_names;  ///< theirs, in that order
+  /// Every state of the system, in its order: the final state's columns (and the names files give them).
+  std::vector<std::string> system_state_names;
 };
 
 /// The series layout of a validated solve for a system with these states and observables. Throws

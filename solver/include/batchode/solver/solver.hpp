@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -108,6 +109,11 @@ class Solver {
     // A system with events and no specs: a runtime model's own, else each recorded once, both ways.
     if (options_.events.empty()) options_.events = detail::default_event_specs(system_);
     validate_for<T>(options_);
+    // A tolerance the precision cannot meet is raised, and said so whatever the verbosity (which is
+    // the timing's): the numbers are not what was asked.
+    if (const std::string floor = apply_rtol_floor<T>(options_); !floor.empty()) {
+      std::cerr << ("batchode: warning: " + floor + '\n');
+    }
     detail::check_method_compiled(system_, options_.method);
     check_events_for_system(options_, detail::n_events_of(system_));
     if (!options_.summaries.empty()) {

@@ -68,7 +68,8 @@ inline unsigned worker_count(unsigned requested, std::size_t runs) {
 /// workers side by side; the first worker's exception is rethrown. The workers are `pool`'s threads (a
 /// Solver keeps one: starting 16 threads per solve cost 0.5 ms on the H100 machine's host, more than
 /// 100 runs of Lorenz take); one worker runs on the calling thread. A set `stop` (SolveOptions.stop)
-/// ends each worker before its next block and throws SolveInterrupted.
+/// ends each worker within its block (the runs look at it every ~1000 steps) and throws
+/// SolveInterrupted.
 template <class MakeWorker>
 void run_on_workers(std::size_t count, unsigned threads, TimeLogger& logger, arrays::HostWorkers& pool,
                     MakeWorker&& make_worker, const std::atomic<bool>* stop = nullptr) {
@@ -97,6 +98,12 @@ void run_on_workers(std::size_t count, unsigned threads, TimeLogger& logger, arr
         }
         const std::size_t end = std::min(count, begin + block);
         range(begin, end);
+        // A run in progress stops within ~1000 steps of the request (run_integrator.hpp: stop_asked)
+        // and ends not_solved: its block is thrown away, never returned as a result.
+        if (arrays::stop_requested(stop)) {
+          throw SolveInterrupted("solve stopped on request on the CPU (inside runs " + std::to_string(begin) + " to " +
+                                 std::to_string(end - 1) + " of " + std::to_string(count) + ")");
+        }
         worker_runs[w] += end - begin;
       }
     } catch (...) {

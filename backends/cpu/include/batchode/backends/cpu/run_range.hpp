@@ -135,6 +135,7 @@ void integrate_one_run(const System& sys, const T* y0, const T* params, std::siz
   for (std::size_t s = 0; s < N; ++s) y[s] = y0[r * N + s];
   const T* p = P > 0 ? params + r * P : nullptr;
   RunCounters counters{};
+  T t_reached = plan.t0;
   // Per-run save times: this run's row of the batch's.
   const RunSettings<T> run_plan =
       plan.save_times_per_run != 0 ? for_run(plan, plan.save_times + r * std::size_t{plan.n_saves}, 1) : plan;
@@ -145,9 +146,9 @@ void integrate_one_run(const System& sys, const T* y0, const T* params, std::siz
       const std::size_t width = E * std::size_t{plan.event_slots} * (N + 1);
       EventSink<decltype(series), T, N, E> sink{series, result.events + r * width, result.event_counts + r * E,
                                                 plan.event_slots};
-      return integrate_run(stepper, sys, y, p, run_plan, sink, counters);
+      return integrate_run(stepper, sys, y, p, run_plan, sink, counters, t_reached);
     } else {
-      return integrate_run(stepper, sys, y, p, run_plan, series, counters);
+      return integrate_run(stepper, sys, y, p, run_plan, series, counters, t_reached);
     }
   };
   // With summaries, they are kept around the series sink (whose saves may be none of the points).
@@ -178,6 +179,7 @@ void integrate_one_run(const System& sys, const T* y0, const T* params, std::siz
   const Status status = plan.n_saves > 0 ? saving() : run(NoSeries{});
   for (std::size_t s = 0; s < N; ++s) result.final_state[r * N + s] = y[s];
   if (Status* out = result.status) out[r] = status;
+  if (T* out = result.stop_time) out[r] = t_reached;
   if (RunCounters* out = result.counters) out[r] = counters;
 }
 

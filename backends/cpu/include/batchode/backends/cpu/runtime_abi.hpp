@@ -14,7 +14,8 @@
 namespace batchode::cpu {
 
 /// Bumped whenever RangeCall, RuntimeAbi or the meaning of the entry points change.
-inline constexpr std::uint32_t runtime_abi_version = 6;  // 6: save_variables (RunSettings, ResultView grew)
+// 7: each run's stop time (ResultView::stop_time) and the stop request inside a run (RunSettings::stop).
+inline constexpr std::uint32_t runtime_abi_version = 7;
 
 /// Names of the entry points in the shared object.
 inline constexpr const char* runtime_abi_symbol = "batchode_runtime_abi";
