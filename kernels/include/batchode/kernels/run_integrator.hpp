@@ -734,11 +734,18 @@ template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& sys,
                                                typename Stepper::state_type& y, const T* p,
                                                const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
-                                               port::uint32_t& next_save, EventTracker<System, T>& events, T& t) {
+                                               port::uint32_t& next_save, EventTracker<System, T>& events,
+                                               T& t_reached) {
   using State = typename Stepper::state_type;
   constexpr port::size_t N = System::n_states;
   constexpr T eps = port::numeric_limits<T>::epsilon();
-  t = plan.t0;
+  // t is this function's own, not t_reached: through a reference the host compiler must assume that
+  // every store to the state may change it, and reload it after each.
+  T t = plan.t0;
+  const auto ended = [&](Status status) {
+    t_reached = t;
+    return status;
+  };
   T h = plan.dt;
   if (!(h > T(0))) {
     h = initial_step<N, Stepper::order>(sys, t, y, stepper.derivative(), p, plan);
@@ -762,8 +769,8 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
   while (t < plan.t_end) {
     bool stop_is_save;
     const T t_stop = stop_at_break(sys, t, next_stop<Sink>(plan, next_save, stop_is_save), stop_is_save);
-    if (attempts >= plan.max_steps) return Status::max_steps_reached;
-    if (stop_asked(plan, attempts)) return Status::not_solved;
+    if (attempts >= plan.max_steps) return ended(Status::max_steps_reached);
+    if (stop_asked(plan, attempts)) return ended(Status::not_solved);
     const T remaining = t_stop - t;
     const bool lands = remaining <= h * (T(1) + landing_slack<T>);
     const T h_try = lands ? remaining : h;
@@ -775,7 +782,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     ++attempts;
     if constexpr (reports_failure<Stepper>::value) {
       const Status failure = stepper.failure();
-      if (failure != Status::success) return failure;
+      if (failure != Status::success) return ended(failure);
     }
 
     const T e2 = error_norm_squared<N>(sys, y, y_new, err, plan.rtol, plan.atol);
@@ -788,7 +795,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
       // Below 16 ulps of t, t + h barely moves t. Relative to t, not to the next stop: a stiff run
       // starting at t = 0 towards t_end = 1e5 needs steps of 1e-6, far below 16 eps t_end in float.
       const T floor = max_of(plan.dt_min, max_of(T(16) * eps * port::fabs(t), port::numeric_limits<T>::min()));
-      if (h < floor) return finite ? Status::step_size_underflow : Status::non_finite_state;
+      if (h < floor) return ended(finite ? Status::step_size_underflow : Status::non_finite_state);
       continue;
     }
     // Accepted. The state moves on before the controller's log and exp: on the CPU those are libm
@@ -798,7 +805,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     // Lorenz dopri5 on one core: 727 -> 667 instructions per step with the other changes here.
     const T t_new = lands ? t_stop : t + h_try;
     if (stopped_by_event(events, stepper, sys, t, t_new, y, y_new, p, plan, sink, counters, next_save,
-                         lands && stop_is_save, t)) {
+                         lands && stop_is_save, t_reached)) {
       return Status::stopped_by_event;
     }
     [[maybe_unused]] DenseStep<Stepper, N> dense;
@@ -811,7 +818,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     ++counters.accepted_steps;
     if (!states_finite<N>(sys, y)) {
       t = t_new;
-      return Status::non_finite_state;
+      return ended(Status::non_finite_state);
     }
     if constexpr (Sink::active) {
       if (lands && stop_is_save) sink.save(next_save++, t_new, &y[0]);
@@ -831,10 +838,10 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     t = t_new;
     // Accepted steps may shrink too: below the floor, t + h == t and time would stop advancing.
     if (h < h_safe && t < plan.t_end && h < max_of(plan.dt_min, T(16) * eps * port::fabs(t))) {
-      return Status::step_size_underflow;
+      return ended(Status::step_size_underflow);
     }
   }
-  return Status::success;
+  return ended(Status::success);
 }
 
 }  // namespace detail
