@@ -1,5 +1,6 @@
 // models/: reading a TOML model file into a ModelDescription (toml++). Only the file's shape is
-// checked here (keys, value types, required entries), each mistake with its line and column; the
+// checked here (keys, value types, required entries; and a driver's samples, whose rules need the
+// places of its keys and entries), each mistake with its line and column; the
 // equations and the names are checked by parse_model (model.cpp), which finds their places in the
 // file through ModelDescription::equations_line/column and ::locations.
 #include <toml++/toml.h>
@@ -8,11 +9,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "batchode/checks/driver_rules.hpp"
 #include "batchode/models/model_description.hpp"
 #include "batchode/models/model_error.hpp"
 
@@ -296,6 +299,9 @@ class Reader {
           driver.order = static_cast<int>(*value.value<long long>());
         } else if (field == "end") {
           driver.end = string_value(value, "end");
+          if (!checks::find_spline_end(driver.end)) {
+            throw ModelError(value_at, what + ": " + checks::spline_end_problem(driver.end));
+          }
         } else if (field == "wrap" || field == "land") {
           if (!value.is_boolean()) {
             throw ModelError(value_at, what + ": " + field + " must be true or false, not " + type_name(value));
@@ -314,8 +320,29 @@ class Reader {
                          what + " has settings but no values: give its samples here (values = [...]), or write " +
                              driver.name + " = {} and give samples and settings when solving");
       }
+      if (!driver.values.empty()) check_samples(driver, *spec, location(source_, key_ptr->source()));
       d.drivers.push_back(std::move(driver));
     }
+  }
+
+  /// A driver's samples here follow the rules a solve's do (checks/driver_rules.hpp, which the fit
+  /// applies too), refused at the key or the entry at fault: `batchode check` catches what a solve
+  /// would. `named_at` is the driver's name, for a problem of the driver as a whole.
+  void check_samples(const DriverDescription& driver, const toml::table& spec,
+                     const SourceLocation& named_at) const {
+    const std::optional<checks::DriverProblem> problem = checks::driver_problem(
+        {driver.values, driver.values.size(), driver.times, driver.dt, driver.order,
+         checks::find_spline_end(driver.end).value_or(checks::SplineEnd::natural)});  // end: read above
+    if (!problem) return;
+    SourceLocation at = named_at;
+    if (const toml::node* node = problem->key.empty() ? nullptr : spec.get(problem->key)) {
+      at = location(source_, node->source());
+      const toml::array* list = node->as_array();
+      if (problem->index && list != nullptr && *problem->index < list->size()) {
+        at = location(source_, (*list)[*problem->index].source());
+      }
+    }
+    throw ModelError(at, "driver '" + driver.name + "': " + problem->message);
   }
 
   std::vector<double> numbers(const toml::node& node, const std::string& what) const {

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "batchode/checks/identifier.hpp"
 #include "batchode/models/lexer.hpp"
 
 namespace batchode::models {
@@ -43,13 +44,18 @@ struct Parsed {
   std::size_t depth = 1;
 };
 
-std::string name_list(const char* what, const std::vector<std::string>& names) {
-  if (names.empty()) return "";
-  std::string text = std::string(what) + " ";
+/// "a, b, c", or the first 20 and "... (n more)": a model may have hundreds of names.
+std::string joined(const std::vector<std::string>& names) {
   constexpr std::size_t kShown = 20;
+  std::string text;
   for (std::size_t i = 0; i < names.size() && i < kShown; ++i) text += (i ? ", " : "") + names[i];
   if (names.size() > kShown) text += ", ... (" + std::to_string(names.size() - kShown) + " more)";
-  return text + "; ";
+  return text;
+}
+
+std::string name_list(const char* what, const std::vector<std::string>& names) {
+  if (names.empty()) return "";
+  return std::string(what) + " " + joined(names) + "; ";
 }
 
 /// Levenshtein distance (names are short: the quadratic table is nothing).
@@ -518,6 +524,44 @@ std::string_view assigned_name(std::string_view line) {
   return name;
 }
 
+/// The auxiliaries some tree reads: a later line, an event, or another auxiliary.
+void collect_read_auxiliaries(const Expr& e, std::vector<bool>& read) {
+  if (e.kind == ExprKind::auxiliary) read[e.index] = true;
+  for (const ExprPtr& arg : e.args) collect_read_auxiliaries(*arg, read);
+}
+
+/// A line `d<name> = ...` whose <name> is no state is parsed as an auxiliary. Where nothing reads it
+/// (no line, no event, not in observables) it has no effect at all, and was almost surely meant as the
+/// equation of a state that was never declared: refused, so `dz = 1` without a state z cannot vanish
+/// silently, while an auxiliary such as `drive = b * u` that the equations use stays valid.
+void check_unread_derivative_names(const ModelDescription& d, const Scope& scope,
+                                   const ParsedEquations& out) {
+  std::vector<bool> read(out.auxiliaries.size(), false);
+  for (const ExprPtr& rhs : out.rhs) {
+    if (rhs) collect_read_auxiliaries(*rhs, read);  // a state without an equation is refused next
+  }
+  for (const Auxiliary& a : out.auxiliaries) collect_read_auxiliaries(*a.value, read);
+  for (const ExprPtr& event : out.events) collect_read_auxiliaries(*event, read);
+  for (std::size_t i = 0; i < out.auxiliaries.size(); ++i) {
+    const Auxiliary& a = out.auxiliaries[i];
+    const std::string rest = a.name.size() > 1 && a.name[0] == 'd' ? a.name.substr(1) : std::string();
+    if (read[i] || !checks::is_identifier(rest) ||
+        std::find(d.observables.begin(), d.observables.end(), a.name) != d.observables.end()) {
+      continue;
+    }
+    const auto declared = scope.symbols.find(rest);
+    const bool other = declared != scope.symbols.end() && declared->second.kind != ExprKind::auxiliary;
+    throw ModelError(a.where,
+                     "'" + a.name + "' reads as the derivative of state '" + rest + "', but " +
+                         (other ? "'" + rest + "' is " + kind_word(declared->second.kind) + ", not a state"
+                                : "the model has no state '" + rest + "'") +
+                         " (states: " + joined(names_of(d.states)) + "); " +
+                         (other ? "" : "declare " + rest + " under [states], or ") +
+                         "rename the auxiliary (an auxiliary named d<name> must be read by a later "
+                         "line, an event or observables)");
+  }
+}
+
 }  // namespace
 
 SourceLocation equations_location(const ModelDescription& d, std::size_t line, std::size_t column) {
@@ -611,15 +655,6 @@ ParsedEquations parse_equations(const ModelDescription& d) {
     out.auxiliaries.push_back(std::move(aux));
   }
 
-  for (std::size_t i = 0; i < d.states.size(); ++i) {
-    if (out.rhs[i]) continue;
-    const auto declared = d.locations.find("states." + d.states[i].name);
-    const SourceLocation where =
-        declared != d.locations.end() ? declared->second : equations_location(d, 1, 1);
-    throw ModelError(where, "state '" + d.states[i].name + "' has no equation: add 'd" + d.states[i].name +
-                                " = ...' to the equations");
-  }
-
   for (std::size_t e = 0; e < d.events.size(); ++e) {
     const std::string key = "events." + std::to_string(e) + ".expr";
     const auto located = d.locations.find(key);
@@ -633,6 +668,15 @@ ParsedEquations parse_equations(const ModelDescription& d) {
     if (tokens.front().kind == TokenKind::end) throw ModelError(start, what + " has an empty expression");
     LineParser parser(tokens, start, scope, start.line);
     out.events.push_back(parser.statement_value(0));
+  }
+  check_unread_derivative_names(d, scope, out);
+  for (std::size_t i = 0; i < d.states.size(); ++i) {
+    if (out.rhs[i]) continue;
+    const auto declared = d.locations.find("states." + d.states[i].name);
+    const SourceLocation where =
+        declared != d.locations.end() ? declared->second : equations_location(d, 1, 1);
+    throw ModelError(where, "state '" + d.states[i].name + "' has no equation: add 'd" + d.states[i].name +
+                                " = ...' to the equations");
   }
   return out;
 }

@@ -89,7 +89,7 @@ def test_bad_drivers_are_named(forced):
         solve(forced, None)
     with pytest.raises(ValueError, match="give the samples' 'dt'"):
         solve(forced, {"u": sine(0.1)})
-    with pytest.raises(ValueError, match=r"drivers\['u'\]\[3\] = nan is not finite"):
+    with pytest.raises(ValueError, match=r"drivers\['u'\]: values\[3\] = nan is not finite"):
         u = sine(0.1)
         u[3] = math.nan
         solve(forced, {"u": u, "dt": 0.1})

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "batchode/checks/driver_rules.hpp"
 #include "batchode/checks/identifier.hpp"
 #include "batchode/checks/invalid_input.hpp"
 
@@ -70,7 +71,7 @@ std::vector<double> second_derivatives(const std::vector<double>& x, const doubl
     }
     if (end == SplineEnd::not_a_knot) {
       // M_0 = ((h_0 + h_1) M_1 - h_0 M_2) / h_1 and its mirror at the end, put into the first and
-      // last equations (a continuous third derivative at x_1 and x_{n-1}; n >= 3: fewest_samples).
+      // last equations (a continuous third derivative at x_1 and x_{n-1}; n >= 3: checks::driver_problem).
       diag[0] += h[0] * (h[0] + h[1]) / h[1];
       upper[0] -= h[0] * h[0] / h[1];
       diag[k - 1] += h[n - 1] * (h[n - 1] + h[n - 2]) / h[n - 2];
@@ -116,33 +117,13 @@ std::vector<double> second_derivatives(const std::vector<double>& x, const doubl
   return m;
 }
 
-std::size_t fewest_samples(int order, SplineEnd end) {
-  if (order == 1) return 2;
-  return end == SplineEnd::natural || end == SplineEnd::clamped ? 3 : 4;
-}
-
 }  // namespace
 
-std::string to_string(SplineEnd end) {
-  switch (end) {
-    case SplineEnd::natural:
-      return "natural";
-    case SplineEnd::clamped:
-      return "clamped";
-    case SplineEnd::periodic:
-      return "periodic";
-    case SplineEnd::not_a_knot:
-      return "not-a-knot";
-  }
-  return "unknown";
-}
+std::string to_string(SplineEnd end) { return checks::spline_end_name(end); }
 
 SplineEnd parse_spline_end(const std::string& name) {
-  for (SplineEnd end : {SplineEnd::natural, SplineEnd::clamped, SplineEnd::periodic, SplineEnd::not_a_knot}) {
-    if (name == to_string(end)) return end;
-  }
-  if (name == "not_a_knot") return SplineEnd::not_a_knot;
-  throw InvalidInput(fmt::format("unknown spline end '{}' (natural, clamped, periodic, not-a-knot)", name));
+  if (const std::optional<SplineEnd> end = checks::find_spline_end(name)) return *end;
+  throw InvalidInput(checks::spline_end_problem(name));
 }
 
 FittedDriver fit_driver(const DriverSpec& spec, double t0, double t_end) {
@@ -151,20 +132,10 @@ FittedDriver fit_driver(const DriverSpec& spec, double t0, double t_end) {
     throw InvalidInput(fmt::format(
         "{}: '{}' is not a name (letters, digits and '_', not starting with a digit)", what, spec.name));
   }
-  if (spec.order != 1 && spec.order != 3) {
-    throw InvalidInput(fmt::format("{}: order {} (1: linear, 3: cubic spline)", what, spec.order));
-  }
   const std::size_t samples = spec.n_samples == 0 ? spec.values.size() : spec.n_samples;
-  const std::size_t fewest = fewest_samples(spec.order, spec.end);
-  if (samples < fewest) {
-    throw InvalidInput(fmt::format("{} has {} samples; {} needs at least {}", what, samples,
-                                   spec.order == 1 ? std::string("linear interpolation")
-                                                   : "a cubic spline with " + to_string(spec.end) + " ends",
-                                   fewest));
-  }
-  if (spec.values.empty() || spec.values.size() % samples != 0) {
-    throw InvalidInput(fmt::format("{} has {} values, not a whole number of runs of n_samples = {}", what,
-                                   spec.values.size(), samples));
+  if (const std::optional<checks::DriverProblem> problem =
+          checks::driver_problem({spec.values, samples, spec.times, spec.dt, spec.order, spec.end})) {
+    throw InvalidInput(what + ": " + problem->message);
   }
   FittedDriver fit;
   fit.name = spec.name;
@@ -173,22 +144,9 @@ FittedDriver fit_driver(const DriverSpec& spec, double t0, double t_end) {
   fit.order = spec.order;
   fit.wrap = spec.wrap;
   fit.land = spec.land;
-  for (std::size_t k = 0; k < spec.values.size(); ++k) {
-    if (std::isfinite(spec.values[k])) continue;
-    const std::string where =
-        fit.n_sets > 1 ? fmt::format("[{}][{}]", k / samples, k % samples) : fmt::format("[{}]", k);
-    throw InvalidInput(fmt::format("{}{} = {} is not finite", what, where, spec.values[k]));
-  }
   // The knots: uniform (dt) or given.
   std::vector<double> x(samples);
-  if (spec.dt && !spec.times.empty()) {
-    throw InvalidInput(
-        fmt::format("{}: both dt and times are set; give one (uniform samples, or their times)", what));
-  }
   if (spec.dt) {
-    if (!std::isfinite(*spec.dt) || !(*spec.dt > 0)) {
-      throw InvalidInput(fmt::format("{}: dt must be positive and finite, got {}", what, *spec.dt));
-    }
     fit.t_first = spec.t_first.value_or(t0);
     if (!std::isfinite(fit.t_first)) {
       throw InvalidInput(fmt::format("{}: t_first must be finite, got {}", what, fit.t_first));
@@ -196,23 +154,12 @@ FittedDriver fit_driver(const DriverSpec& spec, double t0, double t_end) {
     fit.dt = *spec.dt;
     for (std::size_t k = 0; k < samples; ++k) x[k] = std::fma(static_cast<double>(k), fit.dt, fit.t_first);
   } else {
-    if (spec.times.empty()) throw InvalidInput(fmt::format("{}: give the samples' times or dt", what));
-    if (spec.times.size() != samples) {
-      throw InvalidInput(fmt::format("{} has {} times for {} samples", what, spec.times.size(), samples));
-    }
-    for (std::size_t k = 0; k < samples; ++k) {
-      if (!std::isfinite(spec.times[k])) {
-        throw InvalidInput(fmt::format("{}: times[{}] = {} is not finite", what, k, spec.times[k]));
-      }
-      if (k > 0 && !(spec.times[k] > spec.times[k - 1])) {
-        throw InvalidInput(fmt::format("{}: times must be strictly increasing: times[{}] = {} follows {}",
-                                       what, k, spec.times[k], spec.times[k - 1]));
-      }
-    }
     x = spec.times;
     fit.t_first = x[0];
     fit.knots = x;
   }
+  // The rules saw the samples' own span; t0 as the first uniform sample's time can still push the
+  // last one past double's range.
   fit.span = x.back() - x.front();
   if (!std::isfinite(fit.span) || !(fit.span > 0)) {
     throw InvalidInput(fmt::format("{}: the samples span [{}, {}], not a finite interval", what, x.front(), x.back()));
@@ -231,11 +178,6 @@ FittedDriver fit_driver(const DriverSpec& spec, double t0, double t_end) {
   for (std::size_t r = 0; r < fit.n_sets; ++r) {
     const double* y = spec.values.data() + r * samples;
     double* c = fit.coefficients.data() + r * fit.n_pieces * width;
-    if (spec.order == 3 && spec.end == SplineEnd::periodic && y[0] != y[samples - 1]) {
-      throw InvalidInput(
-          fmt::format("{}{}: periodic ends need the first and last samples equal, got {} and {}", what,
-                      fit.n_sets > 1 ? fmt::format("[{}]", r) : "", y[0], y[samples - 1]));
-    }
     if (spec.order == 1) {
       for (std::size_t s = 0; s < fit.n_pieces; ++s) {
         c[s * 2] = y[s];

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "batchode/backends/gpu/runtime_kernel_source.hpp"
+#include "batchode/checks/fits_precision.hpp"
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/runtime.hpp"
 #include "batchode/gpu/runtime_compiler.hpp"
@@ -447,6 +448,32 @@ gpu::CompiledKernels compile_gpu_kernels(const RuntimeModelState& state, Method 
 }  // namespace detail
 
 namespace {
+/// Refuses a value the model writes in double (a constant, a state's or a parameter's default) that T
+/// cannot hold: in float32, 1e300 would become inf in the generated code or in the default batch, and
+/// the run would end as non_finite_state with no word of the constant. Named at its declaration.
+template <class T>
+void check_values_fit(const models::ModelDescription& d) {
+  struct Group {
+    const std::vector<models::NamedValue>& values;
+    const char* table;  // key prefix in ModelDescription::locations
+    const char* what;
+    const char* where;
+  };
+  const Group groups[] = {{d.constants, "constants", "constant", ""},
+                          {d.states, "states", "state", "default initial value"},
+                          {d.parameters, "parameters", "parameter", "default value"}};
+  for (const Group& g : groups) {
+    for (const models::NamedValue& v : g.values) {
+      const std::string problem =
+          checks::precision_problem<T>(v.value, std::string(g.what) + " " + v.name, g.where);
+      if (problem.empty()) continue;
+      const auto at = d.locations.find(std::string(g.table) + "." + v.name);
+      throw models::ModelError(at != d.locations.end() ? at->second : models::SourceLocation{d.source, 0, 0},
+                               problem);
+    }
+  }
+}
+
 /// The solver's events on `logger`, as Solver registers them: never failing (a label someone else
 /// registered stays theirs and is still timed).
 void register_solver_events_quietly(TimeLogger& logger) noexcept {
@@ -472,6 +499,7 @@ RuntimeModel<T>::RuntimeModel(models::Model model, RuntimeModelOptions options, 
       n_events_(model.events().size()),
       state_(std::make_shared<detail::RuntimeModelState>()) {
   register_solver_events_quietly(logger);
+  check_values_fit<T>(model.description());
   state_->model = std::move(model);
   state_->options = std::move(options);
   ScopedTimer timer(logger, events::model_codegen);

@@ -87,6 +87,58 @@ TEST(ModelDrivers, MistakesAreNamedWhereTheyAre) {
   EXPECT_NE(e.message().find("'u'"), std::string::npos) << e.what();
 }
 
+/// The error of a [drivers] table whose one line (line 6 of the file) is `line`, as "line:col: message".
+std::string driver_error(const std::string& line) {
+  const ModelError e =
+      error_of("name = \"m\"\nequations = \"dy = -y + u\"\n[states]\ny = 1.0\n[drivers]\n" + line + "\n");
+  return std::to_string(e.where().line) + ":" + std::to_string(e.where().column) + ": " + e.message();
+}
+
+TEST(ModelDrivers, SamplesThatASolveWouldRefuseAreNamedAtTheKeyOrEntryAtFault) {
+  // Issue 44: `batchode check` passed these nine and the solve refused them without a place.
+  EXPECT_EQ(driver_error("u = { times = [0.0, 0.75, 0.5], values = [1.0, 2.0, 3.0] }"),
+            "6:27: driver 'u': times[2] = 0.5 is not after times[1] = 0.75: times must increase");
+  EXPECT_EQ(driver_error("u = { dt = 0.5, values = [1.0, nan, 3.0] }"),
+            "6:32: driver 'u': values[1] = nan is not finite");
+  EXPECT_EQ(driver_error("u = { dt = 0, values = [1.0, 2.0] }"),
+            "6:12: driver 'u': dt = 0 is not positive and finite");
+  EXPECT_EQ(driver_error("u = { dt = -0.5, values = [1.0, 2.0] }"),
+            "6:12: driver 'u': dt = -0.5 is not positive and finite");
+  EXPECT_EQ(driver_error("u = { dt = inf, values = [1.0, 2.0] }"),
+            "6:12: driver 'u': dt = inf is not positive and finite");
+  EXPECT_EQ(driver_error("u = { dt = 0.5, values = [1.0, 2.0], order = 2 }"),
+            "6:46: driver 'u': order = 2 is not 1 (linear) or 3 (cubic spline)");
+  EXPECT_EQ(driver_error("u = { dt = 0.5, times = [0.0, 1.0], values = [1.0, 2.0] }"),
+            "6:12: driver 'u': both dt and times are set: give one (uniform samples, or their times)");
+  EXPECT_EQ(driver_error("u = { times = [0.0, 1.0, 2.0], values = [1.0, 2.0] }"),
+            "6:15: driver 'u': times has 3 entries for 2 samples: one time per sample");
+  EXPECT_EQ(driver_error("u = { dt = 0.5, values = [1.0, 2.0, 3.0], order = 3, end = \"bogus\" }"),
+            "6:60: driver 'u': end = 'bogus' is not one of natural, clamped, periodic, not-a-knot");
+  // The rest of the fit's rules that need no solve.
+  EXPECT_EQ(driver_error("u = { values = [1.0, 2.0] }"),
+            "6:1: driver 'u': give the samples' times or dt (neither is set)");
+  EXPECT_EQ(driver_error("u = { dt = 0.5, values = [1.0] }"),
+            "6:26: driver 'u': values has 1 sample; linear interpolation needs at least 2");
+  EXPECT_EQ(
+      driver_error("u = { dt = 0.5, values = [0.0, 1.0, 2.0, 3.0], order = 3, end = \"periodic\" }"),
+      "6:42: driver 'u': values[3] = 3 is not values[0] = 0: periodic ends need the first and last samples "
+      "equal");
+  EXPECT_EQ(driver_error("u = { dt = 1e308, values = [1.0, 2.0, 3.0] }"),
+            "6:12: driver 'u': dt = 1e+308 over 3 samples spans no finite interval");
+  // A driver written as a table of its own: its entries on their own lines.
+  const ModelError e = error_of(
+      "name = \"m\"\nequations = \"dy = -y + u\"\n[states]\ny = 1.0\n[drivers.u]\nvalues = [1.0, 2.0, 3.0]\n"
+      "times = [\n  0.0,\n  1.0,\n  1.0,\n]\n");
+  EXPECT_EQ(std::string(e.what()),
+            "m.toml:10:3: driver 'u': times[2] = 1 is not after times[1] = 1: times must increase");
+  // Valid samples still read, and an end is read by either spelling.
+  EXPECT_NO_THROW(parse_model(read_model_toml(kForced, "m.toml")));
+  EXPECT_NO_THROW(parse_model(
+      read_model_toml("name = \"m\"\nequations = \"dy = -y + u\"\n[states]\ny = 1.0\n[drivers]\n"
+                      "u = { dt = 0.5, values = [0.0, 1.0, 2.0, 0.0], order = 3, end = \"not_a_knot\" }\n",
+                      "m.toml")));
+}
+
 TEST(ModelDrivers, TheGeneratedCodeTakesTheDriversAndHasNoSymbolicTimeDerivative) {
   const Model m = parse_model(read_model_toml(kForced, "m.toml"));
   const std::string code = generate_system(m, {"Forced", true});

@@ -71,6 +71,25 @@ TEST(ModelErrors, StateWithTwoEquations) {
                         {"state 'x' has two equations", "first is on line 3"});
 }
 
+TEST(ModelErrors, EquationOfAnUndeclaredState) {
+  // Issue 44: `dz = 1` without a state z parsed as an auxiliary nothing reads, and vanished.
+  expect_equation_error("dx = -x\ndy = x\ndz = 1", 3, 1,
+                        {"'dz' reads as the derivative of state 'z', but the model has no state 'z' "
+                         "(states: x, y); declare z under [states], or rename the auxiliary"});
+  // A misspelt state: named at its line, before the state it left without an equation.
+  expect_equation_error("dx = y\n  dyy = -x", 2, 3, {"'dyy' reads as the derivative of state 'yy'"});
+  expect_equation_error("dx = y\ndy = x\ndk = 1", 3, 1,
+                        {"'dk' reads as the derivative of state 'k', but 'k' is a parameter, not a state",
+                         "; rename the auxiliary"});
+  // An auxiliary named d<name> that a line, an event or observables reads is an auxiliary as before.
+  const std::vector<std::string> valid = {
+      model_with("drag = k * y\ndx = -drag\ndy = x"),
+      model_with("dx = y\ndy = x\ndz = x + y", "[events]\nz0 = \"dz\"\n"),
+      "name = \"m\"\nobservables = [\"dz\"]\nequations = \"dx = -x\\ndz = 2 * x\"\n[states]\nx = 1\n",
+      model_with("dx = y\ndy = x\nd2 = 1\nd = 2")};  // d2 and d can name no state's equation
+  for (const std::string& text : valid) EXPECT_NO_THROW(parse_model(read_model_toml(text, "m.toml"))) << text;
+}
+
 TEST(ModelErrors, NameDeclaredTwice) {
   expect_equation_error("k = 2 * x\ndx = k\ndy = x", 1, 1, {"'k' is already declared as a parameter"});
   expect_equation_error("x = 2\ndx = 1\ndy = x", 1, 1, {"'x' is already declared as a state", "dx = ..."});

@@ -278,7 +278,8 @@ TEST(Driven, BadDriversAreRefusedByName) {
               HasSubstr("drivers['u'] has samples for 4 runs (one set per run) but the batch has 3 runs"));
   o.drivers[0] = sine_driver(1, 0.1, false, 3);
   o.drivers[0].values[7] = std::nan("");
-  EXPECT_THAT(invalid_input_message([&] { solve(o); }), HasSubstr("drivers['u'][7] = nan is not finite"));
+  EXPECT_THAT(invalid_input_message([&] { solve(o); }),
+              HasSubstr("drivers['u']: values[7] = nan is not finite"));
   o.drivers[0] = sine_driver(1, 0.1, false, 3);
   o.drivers[0].values.resize(20);  // to t = 1.9, short of t_end
   EXPECT_THAT(invalid_input_message([&] { solve(o); }), HasSubstr("shorter than the solve's span"));

@@ -245,44 +245,51 @@ TEST(Drivers, ANonFiniteStartOrSpanIsRefused) {
 }
 
 TEST(Drivers, BadInputIsRefusedByName) {
-  expect_refused([](DriverSpec& s) { s.values[2] = NAN; }, "drivers['u'][2] = nan is not finite");
+  expect_refused([](DriverSpec& s) { s.values[2] = NAN; }, "drivers['u']: values[2] = nan is not finite");
   expect_refused(
       [](DriverSpec& s) {
         s.n_samples = 5;
         s.values = {0, 1, 2, 3, 4, 0, 1, INFINITY, 3, 4};
       },
-      "drivers['u'][1][2] = inf is not finite");
+      "drivers['u']: values[1][2] = inf is not finite");
   expect_refused(
       [](DriverSpec& s) {
         s.n_samples = 5;
         s.values.resize(7);
       },
-      "has 7 values, not a whole number of runs of n_samples = 5");
+      "drivers['u']: values has 7 numbers, not a whole number of runs of n_samples = 5");
   expect_refused(
       [](DriverSpec& s) {
         s.values = {0, 1};
       },
-      "has 2 samples; a cubic spline with natural ends needs at least 3");
+      "drivers['u']: values has 2 samples; a cubic spline with natural ends needs at least 3");
   expect_refused(
       [](DriverSpec& s) {
         s.values = {0, 1, 0};
         s.end = SplineEnd::not_a_knot;
       },
       "needs at least 4");
-  expect_refused([](DriverSpec& s) { s.order = 2; }, "order 2 (1: linear, 3: cubic spline)");
+  expect_refused([](DriverSpec& s) { s.order = 2; },
+                 "drivers['u']: order = 2 is not 1 (linear) or 3 (cubic spline)");
   expect_refused([](DriverSpec& s) { s.name = "2u"; }, "'2u' is not a name");
-  expect_refused([](DriverSpec& s) { s.times = {0, 0.25, 0.5, 0.75, 1}; }, "both dt and times are set");
-  expect_refused([](DriverSpec& s) { s.dt.reset(); }, "give the samples' times or dt");
+  expect_refused(
+      [](DriverSpec& s) {
+        s.times = {0, 0.25, 0.5, 0.75, 1};
+      },
+      "drivers['u']: both dt and times are set: give one");
+  expect_refused([](DriverSpec& s) { s.dt.reset(); },
+                 "drivers['u']: give the samples' times or dt (neither is set)");
   expect_refused(
       [](DriverSpec& s) {
         s.dt.reset();
         s.times = {0, 0.5, 0.4, 0.8, 1};
       },
-      "times must be strictly increasing: times[2] = 0.4 follows 0.5");
-  expect_refused([](DriverSpec& s) { s.dt = -1.0; }, "dt must be positive and finite");
+      "drivers['u']: times[2] = 0.4 is not after times[1] = 0.5: times must increase");
+  expect_refused([](DriverSpec& s) { s.dt = -1.0; }, "drivers['u']: dt = -1 is not positive and finite");
   expect_refused([](DriverSpec& s) { (void)s; }, "covers [0, 1], shorter than the solve's span [0, 2]", 2.0);
   expect_refused([](DriverSpec& s) { s.end = SplineEnd::periodic; },
-                 "periodic ends need the first and last samples equal, got 0 and 4");
+                 "drivers['u']: values[4] = 4 is not values[0] = 0: periodic ends need the first and last "
+                 "samples equal");
   // Wrapped, a short signal serves any span.
   DriverSpec wrapped;
   wrapped.name = "u";

@@ -400,6 +400,33 @@ TEST_F(RuntimeModelTest, NamesAndDefaultsComeFromTheModel) {
   for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(r.status(i), batchode::Status::success);
 }
 
+// Issue 44: a value the model writes that float32 cannot hold became inf in the generated code or the
+// default batch, and the runs ended as non_finite_state with no word of it. Refused where the model
+// meets its precision, at its declaration, before anything is compiled.
+TEST(RuntimeModelPrecision, AValueFloat32CannotHoldIsRefusedAtItsDeclaration) {
+  batchode::TimeLogger quiet(nullptr, batchode::Verbosity::none);
+  const auto refusal = [&](const std::string& tables) -> std::string {
+    const batchode::models::Model model = batchode::models::parse_model(batchode::models::read_model_toml(
+        "name = \"big\"\nequations = \"dx = -c * x + k\"\n" + tables, "big.toml"));
+    EXPECT_NO_THROW((void)RuntimeModel<double>(model, {}, quiet));
+    try {
+      (void)RuntimeModel<float>(model, {}, quiet);
+    } catch (const batchode::models::ModelError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(refusal("[states]\nx = 1\n[parameters]\nk = 0\n[constants]\nc = 1e300\n"),
+            "big.toml:8:1: constant c = 1e+300 does not fit float32 (largest 3.4028235e+38)");
+  EXPECT_EQ(refusal("[states]\nx = -1e300\n[parameters]\nk = 0\n[constants]\nc = 1\n"),
+            "big.toml:4:1: state x = -1e+300 (default initial value) does not fit float32 (largest "
+            "3.4028235e+38)");
+  EXPECT_EQ(refusal("[states]\nx = 1\n[parameters]\nk = 1e39\n[constants]\nc = 1\n"),
+            "big.toml:6:1: parameter k = 1e+39 (default value) does not fit float32 (largest 3.4028235e+38)");
+  EXPECT_EQ(refusal("[states]\nx = 1\n[parameters]\nk = 0\n[constants]\nc = 3.4028234663852886e38\n"),
+            "accepted");
+}
+
 TEST_F(RuntimeModelTest, NoCompilerIsAClearError) {
   const char* saved = std::getenv("BATCHODE_CXX");
   const std::string restore = saved ? saved : "";

@@ -62,10 +62,11 @@ class Model {
 /// finite; an empty model name or one with control characters; no states; any mistake in the
 /// equations (parser.hpp): unknown symbol, a state without an equation or with two, an empty
 /// expression, an unexpected token, unbalanced parentheses, a wrong argument count, an auxiliary used
-/// before its definition, an invalid number; an observable that is not an auxiliary, or listed twice;
-/// an event whose name is not an identifier or is used twice, whose direction, action or max is not
-/// one of the words or >= 1, whose expression does not parse (at its line and column), or more
-/// than 8 events.
+/// before its definition, an invalid number, a line d<name> = ... where <name> is not a state and
+/// nothing reads the auxiliary (no later line, event or observable); an observable that is not an
+/// auxiliary, or listed twice; an event whose name is not an identifier or is used twice, whose
+/// direction, action or max is not one of the words or >= 1, whose expression does not parse (at its
+/// line and column), or more than 8 events.
 Model parse_model(const ModelDescription& description);
 
 /// read_model_file + parse_model.

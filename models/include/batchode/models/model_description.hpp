@@ -57,7 +57,9 @@ struct EventDescription {
 };
 
 /// A driver (a time-varying input) as written: its name, and its samples when the file gives them
-/// (else they are given when solving). The values are checked where they are fitted (solver/drivers.hpp).
+/// (else they are given when solving). read_model_toml checks a file's samples and settings at their
+/// line and column by the rules the fit applies (checks/driver_rules.hpp); the fit (solver/drivers.hpp)
+/// checks them again for descriptions filled in by code, and against the solve's span.
 struct DriverDescription {
   std::string name;
   std::vector<double> values;  ///< empty: given when solving
@@ -91,7 +93,9 @@ struct ModelDescription {
 
 /// Reads a TOML model file's text (format above). `source` names it in messages. Throws ModelError
 /// naming line and column for TOML syntax errors, unknown top-level keys, values of the wrong type
-/// and a missing `name`, `equations` or `[states]`. The equations themselves are checked by
+/// and a missing `name`, `equations` or `[states]`, and a driver whose samples or settings break the
+/// rules of checks::driver_problem (at the key or the entry at fault) or whose end is no spline end.
+/// The equations themselves are checked by
 /// parse_model. equations_line/column point at the first character of the equations' text: for a
 /// multi-line string ("""...""" or '''...''') whose opening delimiter ends its line, column 1 of the
 /// next line. Escapes in basic strings ("\t", a line-ending backslash) make later columns of that line

@@ -1,7 +1,9 @@
 // models/: the equations' grammar, turned into expression trees with every mistake reported at its
 // line and column in the model file. One statement per line:
 //   d<state> = <expr>     the state's equation (every state exactly once)
-//   <name> = <expr>       an auxiliary, usable in later lines
+//   <name> = <expr>       an auxiliary, usable in later lines; one named d<name> with no state <name>
+//                         must be read (by a later line, an event or observables), else it is refused
+//                         as the equation of a state never declared
 // <expr>: numbers, names, + - * /, ^ and ** (right-associative, tighter than unary minus: -x^2 is
 // -(x^2)), unary - and +, parentheses, function calls, and ifelse(condition, a, b) whose condition
 // compares (< > <= >= == !=) and joins (and, or, not); conditions appear nowhere else.

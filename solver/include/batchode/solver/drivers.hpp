@@ -11,17 +11,14 @@
 #include <utility>
 #include <vector>
 
+#include "batchode/checks/driver_rules.hpp"
 #include "batchode/kernels/drivers.hpp"
 
 namespace batchode {
 
-/// How a cubic spline ends (scipy's CubicSpline bc_type; CuBIE's boundary_condition).
-enum class SplineEnd {
-  natural,     ///< second derivative 0 at both ends
-  clamped,     ///< first derivative 0 at both ends
-  periodic,    ///< first and second derivatives equal at both ends (the first and last sample must be equal)
-  not_a_knot,  ///< third derivative continuous at the second and the second-to-last knot
-};
+/// How a cubic spline ends: natural, clamped, periodic, not_a_knot (checks/driver_rules.hpp, where the
+/// rules a driver's samples follow are shared with the model loader).
+using SplineEnd = checks::SplineEnd;
 
 /// One driver input: samples of a signal, interpolated where the runs need its value.
 struct DriverSpec {
@@ -78,10 +75,11 @@ struct FittedDriver {
 };
 
 /// Fits `spec` for a solve over [t0, t_end]. Throws InvalidInput naming the driver and the problem: a
-/// name that is not an identifier, a sample that is not finite (by index, and run), too few samples
-/// for the order and ends, times not increasing or not finite, both or neither of times and dt, a
-/// span that does not cover [t0, t_end] without wrap, periodic ends whose first and last samples
-/// differ, an order other than 1 or 3, values that are not whole rows of n_samples.
+/// name that is not an identifier, whatever checks::driver_problem refuses (a sample that is not
+/// finite, by index and run; too few samples for the order and ends; times not increasing or not
+/// finite; both or neither of times and dt; periodic ends whose first and last samples differ; an
+/// order other than 1 or 3; values that are not whole rows of n_samples), a t_first that is not
+/// finite, a span that does not cover [t0, t_end] without wrap.
 FittedDriver fit_driver(const DriverSpec& spec, double t0, double t_end);
 
 /// The drivers a system reads, fitted for a solve over [t0, t_end], in the system's order: `specs`

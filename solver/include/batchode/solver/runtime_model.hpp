@@ -49,7 +49,8 @@ template <class T>
 class RuntimeModel {
  public:
   /// Keeps the parsed model and generates its C++ source (timed as model_codegen); compiles nothing
-  /// yet (prepare() or the first solve does).
+  /// yet (prepare() or the first solve does). Throws models::ModelError at its declaration for a
+  /// constant, or a state's or parameter's default, that T cannot hold (1e300 in float32).
   explicit RuntimeModel(models::Model model, RuntimeModelOptions options = {},
                         TimeLogger& logger = default_timelogger());
 
