@@ -147,7 +147,7 @@ TEST(Observables, WritersCarryThem) {
   std::ifstream csv(dir / "out.csv");
   std::string first;
   std::getline(csv, first);
-  EXPECT_EQ(first, "run,t,status,y0,y1,energy,xv");
+  EXPECT_EQ(first, "run,t,status,t_stop,y0,y1,energy,xv");
   std::filesystem::remove_all(dir);
 }
 

@@ -91,18 +91,19 @@ TEST(ResultFiles, NpyHeaderAndDataAndCsvRows) {
   std::memcpy(&last, series.data() + series.size() - sizeof(double), sizeof(double));
   EXPECT_EQ(last, r.state_at(1, 2, 0));
   EXPECT_NE(read_file(prefix + "_status.npy").find("'<i4'"), std::string::npos);
+  EXPECT_NE(read_file(prefix + "_t_stop.npy").find("'<f8'"), std::string::npos);
 
   batchode::write_csv(r, prefix + ".csv");
   std::istringstream csv(read_file(prefix + ".csv"));
   std::string line;
   std::getline(csv, line);
-  EXPECT_EQ(line, "run,t,status,y0");
+  EXPECT_EQ(line, "run,t,status,t_stop,y0");
   int rows = 0;
   while (std::getline(csv, line)) ++rows;
   EXPECT_EQ(rows, 2 * 3);
   EXPECT_THROW(batchode::write_csv(r, "/nonexistent-dir/x.csv"), std::runtime_error);
   std::remove((prefix + ".csv").c_str());
-  for (const char* part : {"_final.npy", "_status.npy", "_series.npy", "_times.npy"}) {
+  for (const char* part : {"_final.npy", "_status.npy", "_t_stop.npy", "_series.npy", "_times.npy"}) {
     std::remove((prefix + part).c_str());
   }
 }

@@ -309,8 +309,8 @@ TEST(SaveVariables, AChosenSeriesTakesItsColumnsOnly) {
   EXPECT_EQ(every.result_bytes_per_run - one.result_bytes_per_run, 1000 * 49 * sizeof(float));
 }
 
-// NPY and CSV carry the chosen columns: `_series.npy` (runs, saves, 2), the CSV's y<s> of each saved
-// state and the saved observables by name.
+// NPY and CSV carry the chosen columns: `_series.npy` (runs, saves, 2), the CSV's saved states and
+// observables by name, after each run's status and stop time.
 TEST(SaveVariables, WritersCarryTheChosenColumns) {
   const Batch<double> batch = lorenz_runs<double>(2);
   SolveOptions o = lorenz_options(Method::dopri5);
@@ -323,10 +323,10 @@ TEST(SaveVariables, WritersCarryTheChosenColumns) {
   std::ifstream csv(dir / "r.csv");
   std::string header;
   std::getline(csv, header);
-  EXPECT_EQ(header, "run,t,status,y0,y2,distance");
+  EXPECT_EQ(header, "run,t,status,t_stop,x,z,distance");
   std::string row;
   std::getline(csv, row);
-  EXPECT_THAT(row, HasSubstr("0,0,success,1,1,"));
+  EXPECT_THAT(row, HasSubstr("0,0,success,1,1,1,"));
   write_npy(r, (dir / "r").string());
   std::ifstream npy(dir / "r_series.npy", std::ios::binary);
   std::string head(128, '\0');
