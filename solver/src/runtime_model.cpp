@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "batchode/arrays/stop_request.hpp"
 #include "batchode/backends/gpu/runtime_kernel_source.hpp"
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/runtime.hpp"
@@ -238,10 +239,12 @@ class PreludeFolder {
 
 /// The verified precompiled prelude in `cache` (built and stored on a miss, timed as
 /// model_prelude_compile), or nothing when the compiler cannot build one (it is then never asked
-/// again in this process: the caller compiles without).
+/// again in this process: the caller compiles without). A set `stop` ends the build
+/// (jit::CompileInterrupted).
 std::optional<std::filesystem::path> precompiled_prelude(const jit::ArtifactCache& cache,
                                                          const jit::HostCompiler& compiler,
-                                                         const Headers& tools, TimeLogger& logger) {
+                                                         const Headers& tools, TimeLogger& logger,
+                                                         const std::atomic<bool>* stop) {
   static std::mutex mutex;
   static std::map<std::string, bool> refused;  // compiler path -> could not build one
   std::lock_guard<std::mutex> lock(mutex);
@@ -254,6 +257,7 @@ std::optional<std::filesystem::path> precompiled_prelude(const jit::ArtifactCach
   request.include_dirs = tools.includes;
   request.flags = {"-x", "c++-header"};  // GCC: write the precompiled header as the "object"
   request.label = "the precompiled prelude of CPU models";
+  request.stop = stop;
   try {
     ScopedTimer timer(logger, events::model_prelude_compile);
     timer.add_metadata("compiler", compiler.path);
@@ -265,15 +269,18 @@ std::optional<std::filesystem::path> precompiled_prelude(const jit::ArtifactCach
 }
 
 /// Compiles `tu` and loads the object: from the cache when a verified entry exists, else compiled and
-/// stored; without a usable cache, compiled into a private temporary folder and loaded from there.
+/// stored; without a usable cache, compiled into a private temporary folder and loaded from there. A
+/// set `stop` ends a compile (jit::CompileInterrupted).
 std::shared_ptr<const jit::SharedObject> compile_and_load(const RuntimeModelState& state,
-                                                          const std::string& tu, TimeLogger& logger) {
+                                                          const std::string& tu, TimeLogger& logger,
+                                                          const std::atomic<bool>* stop) {
   const jit::HostCompiler& compiler = host_compiler();
   const Headers& tools = headers();
   jit::CompileRequest request;
   request.source = tu;
   request.include_dirs = tools.includes;
   request.label = "model '" + state.model.name() + "' (" + state.model.description().source + ")";
+  request.stop = stop;
   const std::string key =
       jit::sha256_hex("batchode runtime model, cpu abi " + std::to_string(cpu::runtime_abi_version) + "\n" +
                       compiler.path + "\n" + compiler.version + "\n" + tools.digest + "\n" + tu);
@@ -285,7 +292,7 @@ std::shared_ptr<const jit::SharedObject> compile_and_load(const RuntimeModelStat
     std::optional<std::filesystem::path> prelude;
     if (cache) {
       std::optional<jit::ArtifactCache> pch = open_cache(state, "pch", logger);
-      if (pch) prelude = precompiled_prelude(*pch, compiler, tools, logger);
+      if (pch) prelude = precompiled_prelude(*pch, compiler, tools, logger, stop);
     }
     ScopedTimer timer(logger, events::model_compile);
     timer.add_metadata("compiler", compiler.path);
@@ -579,12 +586,13 @@ const std::string& RuntimeModel<T>::cost_name() const {
 }
 
 template <class T>
-void RuntimeModel<T>::prepare(Method method, TimeLogger& logger) const {
-  (void)cpu_entry(method, logger);
+void RuntimeModel<T>::prepare(Method method, TimeLogger& logger, const std::atomic<bool>* stop) const {
+  (void)cpu_entry(method, logger, stop);
 }
 
 template <class T>
-cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logger) const {
+cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logger,
+                                                const std::atomic<bool>* stop) const {
   if (!is_known_method(method))
     throw InvalidInput("unknown method value " + std::to_string(static_cast<int>(method)));
   register_solver_events_quietly(logger);
@@ -595,8 +603,13 @@ cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logge
     auto& slot = state.loaded[{static_cast<int>(method), static_cast<int>(sizeof(T))}];
     if (!slot) {
       const char* value = sizeof(T) == 4 ? "float" : "double";
-      std::shared_ptr<const jit::SharedObject> loaded =
-          detail::compile_and_load(state, detail::translation_unit(state, method, value), logger);
+      std::shared_ptr<const jit::SharedObject> loaded;
+      try {
+        loaded =
+            detail::compile_and_load(state, detail::translation_unit(state, method, value), logger, stop);
+      } catch (const jit::CompileInterrupted& e) {
+        throw SolveInterrupted(e.what());  // what a stopped solve throws, wherever it stopped
+      }
       cpu::RuntimeAbi abi{};
       loaded->function<cpu::RuntimeAbiFunction>(cpu::runtime_abi_symbol)(&abi);
       const cpu::RuntimeAbi want = cpu::expected_runtime_abi<T>(

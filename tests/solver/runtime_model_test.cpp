@@ -3,16 +3,23 @@
 // path's one per-run loop with the same arithmetic); every method solves a problem with an exact
 // solution; stiff methods use the generated symbolic Jacobian; the on-disk cache is hit on a second
 // model object and verified; a GPU request says why it cannot run; events from the model's [events]
-// equal the compiled-in twin's and stop runs at exact times; and the compile phases are timed
-// by name. Each test compiles into its own fresh cache folder, so it measures a cold compile once.
+// equal the compiled-in twin's and stop runs at exact times; the compile phases are timed by name;
+// and a stop request ends a compile in progress. Each test compiles into its own fresh cache folder,
+// so it measures a cold compile once.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "../jit/jit_test_support.hpp"  // ScopedEnv
 #include "batchode/batchode.hpp"
 #include "batchode/models/model.hpp"
 #include "bruss_model.hpp"
@@ -346,6 +353,38 @@ TEST_F(RuntimeModelTest, AnAlteredCacheEntryIsRebuiltNotLoaded) {
   batchode::SolveOptions o = cpu_options<double>(Method::rk4);
   const auto r = batchode::solve_ivp(fresh, fresh.default_y0(), fresh.default_params(), o);
   EXPECT_EQ(r.status(0), batchode::Status::success);
+}
+
+// SolveOptions.stop (Python's Ctrl-C) during the model's first compile: the host compiler (here a
+// script that would sleep a minute) is ended with what it started, the solve throws SolveInterrupted
+// at once, and no temporary folder is left.
+TEST_F(RuntimeModelTest, AStopDuringTheCompileEndsItAndLeavesNoFolder) {
+  const std::filesystem::path tmp = cache_ / "tmp", compiler = cache_ / "slow-c++",
+                              started = cache_ / "started";
+  std::filesystem::create_directory(tmp);
+  std::ofstream(compiler) << "#!/bin/sh\ncase \"$1\" in --version) echo 'slow 1.0'; exit 0;; esac\n"
+                          << "sleep 60 &\ntouch '" << started.string() << "'\nwait\n";
+  ::chmod(compiler.c_str(), 0700);
+  const batchode::jit::testing::ScopedEnv cxx("BATCHODE_CXX", compiler.string());
+  const batchode::jit::testing::ScopedEnv tmpdir("TMPDIR", tmp.string());
+  const RuntimeModel<double> model(parse(decay_toml()), options());
+  std::atomic<bool> stop{false};
+  batchode::SolveOptions o = cpu_options<double>(Method::rk4);
+  o.stop = &stop;
+  std::chrono::steady_clock::time_point stopped_at;
+  std::thread stopper([&] {
+    for (int i = 0; i < 1000 && !std::filesystem::exists(started); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    stopped_at = std::chrono::steady_clock::now();
+    stop.store(true);
+  });
+  EXPECT_THROW((void)batchode::solve_ivp(model, model.default_y0(), model.default_params(), o),
+               batchode::SolveInterrupted);
+  const auto returned = std::chrono::steady_clock::now();
+  stopper.join();
+  EXPECT_TRUE(std::filesystem::exists(started)) << "the compiler never ran";
+  EXPECT_LT(std::chrono::duration<double>(returned - stopped_at).count(), 3.0);
+  EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "a temporary folder was left in " << tmp;
 }
 
 TEST_F(RuntimeModelTest, AGpuRequestSaysWhyAndAutomaticRunsOnTheCpu) {
