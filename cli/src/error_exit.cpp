@@ -5,11 +5,21 @@
 #include <ostream>
 
 #include "batchode/models/model_error.hpp"
+#include "stop_signals.hpp"
 #include "sweep.hpp"
 
 namespace batchode::cli {
 
 int report_current_error(std::ostream& errors) {
+  if (stop_signal() != 0) {  // whatever the work threw on its way out, the signal is why it ended
+    try {
+      throw;
+    } catch (const std::exception& e) {
+      return report_stop(errors, e.what());
+    } catch (...) {
+      return report_stop(errors, "an unknown error");
+    }
+  }
   try {
     throw;
   } catch (const UsageError& e) {

@@ -2,9 +2,11 @@
 // backend compiled in and whether a device is usable, with the runtime's reason when not), each
 // device, the runtime compilers (the host C++ compiler that builds models for the CPU, NVRTC or
 // hipRTC that builds them for the GPU) and the cache folder shared by the cost model and compiled models,
-// with its entries. Everything it cannot find it reports as such: it never fails.
+// with its entries and a warning for any folder of it the cache refuses (not yours, writable by
+// others). Everything it cannot find it reports as such: it never fails.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -14,9 +16,11 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/runtime_compiler.hpp"
+#include "batchode/jit/artifact_cache.hpp"
 #include "batchode/jit/cache_directory.hpp"
 #include "batchode/jit/host_compiler.hpp"
 #include "commands.hpp"
@@ -99,6 +103,22 @@ void print_compilers(std::ostream& out) {
   }
 }
 
+/// A warning for the cache folder and each folder in it that the cache refuses to load from, in the
+/// cache's own words (jit::cache_folder_problem), so a user sees why models compile every time.
+void print_cache_folder_problems(const fs::path& dir, std::ostream& out) {
+  std::vector<fs::path> folders{dir};
+  std::error_code error;
+  for (fs::directory_iterator it(dir, error); !error && it != fs::directory_iterator(); it.increment(error)) {
+    std::error_code file_error;
+    if (it->is_directory(file_error) && !it->is_symlink(file_error)) folders.push_back(it->path());
+  }
+  std::sort(folders.begin() + 1, folders.end());
+  for (const fs::path& folder : folders) {
+    const std::string problem = jit::cache_folder_problem(folder);
+    if (!problem.empty()) out << "  warning    " << problem << "; compiled models are not loaded from it\n";
+  }
+}
+
 void print_cache(std::ostream& out) {
   const fs::path dir = jit::cache_directory();
   out << "cache (BATCHODE_CACHE_DIR, else $XDG_CACHE_HOME/batchode, else ~/.cache/batchode):\n";
@@ -112,6 +132,7 @@ void print_cache(std::ostream& out) {
     return;
   }
   out << "  folder     " << dir.string() << '\n';
+  print_cache_folder_problems(dir, out);
   std::string problem;
   const std::map<std::string, Tally> entries = cache_entries(dir, problem);
   Tally total;

@@ -6,6 +6,8 @@
 //   2  a mistake on the command line (CLI11's own checks, a bad --sweep, a bad option value, an output
 //      that cannot be written)
 //   3  the output was written, but some runs failed (their statuses say how; --allow-failed-runs: 0)
+//   130, 143  stopped by SIGINT (Ctrl-C) or SIGTERM, once what was running has ended cleanly
+//             (stop_signals.hpp)
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdint>
@@ -18,6 +20,7 @@
 #include "commands.hpp"
 #include "error_exit.hpp"
 #include "launcher.hpp"
+#include "stop_signals.hpp"
 #include "sweep.hpp"
 
 #ifndef BATCHODE_VERSION_STRING
@@ -149,7 +152,8 @@ int run_cli(int argc, char** argv) {
   CLI::App app{"batchode " BATCHODE_VERSION_STRING
                ": integrate a batch of ODEs defined in a model file, on GPUs and CPUs.\n"
                "Exit codes: 0 success (every run finished), 1 model, solve or output error, 2 command-line "
-               "error, 3 output written but some runs failed (--allow-failed-runs: 0).",
+               "error, 3 output written but some runs failed (--allow-failed-runs: 0), 130 / 143 stopped by "
+               "SIGINT (Ctrl-C) / SIGTERM.",
                "batchode"};
   app.set_version_flag("--version", BATCHODE_VERSION_STRING);
   app.require_subcommand(1);
@@ -204,11 +208,16 @@ int main(int argc, char** argv) {
   // with one too, the first to end would have the launcher kill the job, rank 0 among it, perhaps
   // before its line was out (run_command's MPI path waits for rank 0 for the same reason).
   const bool root = batchode::cli::launcher_rank() == 0;
+  // Not under a launcher: a process that left the job's collective calls would leave the others
+  // waiting for it, so there the launcher's signal ends the job as it always has.
+  if (!batchode::cli::launched_by_mpi()) batchode::cli::install_stop_signals();
   int code = 0;
   try {
     code = run_cli(argc, argv);
   } catch (...) {
     code = batchode::cli::report_current_error(root ? std::cerr : batchode::cli::null_stream());
   }
+  // A signal that came once nothing was left to stop still says the command was stopped.
+  if (code == 0 && batchode::cli::stop_signal() != 0) code = batchode::cli::report_stop(std::cerr, nullptr);
   return root ? code : 0;
 }

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "batchode/arrays/stop_request.hpp"
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/files/output_path.hpp"
 #include "batchode/kernels/method.hpp"
@@ -33,6 +34,7 @@
 #include "commands.hpp"
 #include "error_exit.hpp"
 #include "launcher.hpp"
+#include "stop_signals.hpp"
 #include "sweep.hpp"
 
 #if BATCHODE_WITH_MPI
@@ -226,6 +228,7 @@ SolveOptions solve_options(const RunArgs& a) {
   o.verbosity = parse_verbosity(a.verbosity);
   o.outputs.counters = a.counters;
   summary_options(a, o);
+  o.stop = stop_flag();  // set by SIGINT and SIGTERM (stop_signals.hpp): the compile and the solve end
   return o;
 }
 
@@ -442,6 +445,8 @@ int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format,
     }
 #endif
     const SolveResult<T> r = solve_ivp(model, batch, options, logger);
+    // A signal during the solve's last block of runs: stopped before writing, as it asked.
+    if (arrays::stop_requested(options.stop)) throw SolveInterrupted("stopped before the output was written");
     {
       ScopedTimer writing(logger, output_event);
       write_output(r, batch, model, a, options, format);

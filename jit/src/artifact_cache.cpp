@@ -261,33 +261,45 @@ void create_root_if_missing(const std::filesystem::path& root) {
   }
 }
 
-/// Opens and checks the cache folder, then its `kind` subfolder (created 0700 when `create` and the
-/// cache folder is sound). A subfolder that cannot be created throws JitError.
-Folder open_folders(const std::filesystem::path& root, const std::string& kind,
-                    const std::filesystem::path& directory, bool create) {
+/// Judges the folder `f.fd` holds open (`path` in messages) by its fstat; keeps the descriptor only
+/// when the folder is sound.
+void judge_folder(Folder& f, const std::filesystem::path& path) {
+  struct stat st {};
+  if (::fstat(f.fd.get(), &st) != 0) {
+    f.miss = Miss::unreadable;
+    f.problem = "cannot stat the cache folder " + quoted(path) + ": " + errno_text(errno);
+  } else {
+    f.problem = folder_problem(st, path);
+    if (!f.problem.empty()) f.miss = Miss::insecure_directory;
+  }
+  if (!f.problem.empty()) f.fd.reset();
+}
+
+/// Opens and checks the cache folder itself.
+Folder open_root(const std::filesystem::path& root) {
   Folder f;
-  UniqueFd top(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!top) {
+  f.fd.reset(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!f.fd) {
     const int error = errno;
     f.miss = error == ENOENT ? Miss::absent : Miss::unreadable;
     f.problem = "cannot open the cache folder " + quoted(root) + ": " + errno_text(error);
     return f;
   }
-  struct stat st {};
-  if (::fstat(top.get(), &st) != 0) {
-    f.miss = Miss::unreadable;
-    f.problem = "cannot stat the cache folder " + quoted(root) + ": " + errno_text(errno);
-    return f;
-  }
-  f.problem = folder_problem(st, root);
-  if (!f.problem.empty()) {
-    f.miss = Miss::insecure_directory;
-    return f;
-  }
+  judge_folder(f, root);
+  return f;
+}
+
+/// Opens and checks the cache folder, then its `kind` subfolder (created 0700 when `create` and the
+/// cache folder is sound). A subfolder that cannot be created throws JitError.
+Folder open_folders(const std::filesystem::path& root, const std::string& kind,
+                    const std::filesystem::path& directory, bool create) {
+  Folder top = open_root(root);
+  if (!top.fd) return top;
+  Folder f;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    f.fd.reset(::openat(top.get(), kind.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    f.fd.reset(::openat(top.fd.get(), kind.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (f.fd || errno != ENOENT || !create) break;
-    if (::mkdirat(top.get(), kind.c_str(), 0700) != 0 && errno != EEXIST) {
+    if (::mkdirat(top.fd.get(), kind.c_str(), 0700) != 0 && errno != EEXIST) {
       throw JitError("cannot create the cache folder " + quoted(directory) + ": " + errno_text(errno));
     }
   }
@@ -305,14 +317,7 @@ Folder open_folders(const std::filesystem::path& root, const std::string& kind,
     }
     return f;
   }
-  if (::fstat(f.fd.get(), &st) != 0) {
-    f.miss = Miss::unreadable;
-    f.problem = "cannot stat the cache folder " + quoted(directory) + ": " + errno_text(errno);
-  } else {
-    f.problem = folder_problem(st, directory);
-    if (!f.problem.empty()) f.miss = Miss::insecure_directory;
-  }
-  if (!f.problem.empty()) f.fd.reset();
+  judge_folder(f, directory);
   return f;
 }
 
@@ -332,6 +337,8 @@ ArtifactCache::ArtifactCache(std::filesystem::path dir, std::string kind)
 }
 
 const std::filesystem::path& ArtifactCache::directory() const { return directory_; }
+
+std::string cache_folder_problem(const std::filesystem::path& dir) { return open_root(dir).problem; }
 
 bool ArtifactCache::usable(std::string* why) const {
   const Folder f = open_folders(root_, kind_, directory_, false);

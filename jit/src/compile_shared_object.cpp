@@ -68,8 +68,12 @@ std::vector<char> compile_shared_object(const HostCompiler& compiler, const Comp
   argv.insert(argv.end(), {std::string("-o"), object.string(), source.string()});
 
   const std::chrono::milliseconds limit(1000LL * request.timeout_s);
-  const detail::ChildResult r = detail::run_child(argv, limit);
+  const detail::ChildResult r = detail::run_child(argv, limit, detail::kKeptOutputBytes, request.stop);
   const std::string command = detail::command_line(argv);
+  if (r.stopped) {
+    throw CompileInterrupted(label_of(request) + ": the compile was stopped on request (the compiler " +
+                             compiler.path + " and all it started were ended)");
+  }
 
   auto fail = [&](const std::string& what) {
     int lines = 0;

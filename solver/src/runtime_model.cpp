@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "batchode/arrays/stop_request.hpp"
 #include "batchode/backends/gpu/runtime_kernel_source.hpp"
 #include "batchode/checks/fits_precision.hpp"
 #include "batchode/gpu/device.hpp"
@@ -185,14 +186,14 @@ std::string translation_unit(const RuntimeModelState& state, Method method, cons
   return tu;
 }
 
-void notice(TimeLogger& logger, const std::string& line) {
-  if (logger.verbosity() != Verbosity::none) std::cerr << ("batchode: " + line + '\n');
-}
+/// A line on stderr saying the cache could not be used as it should and what is done instead. Printed
+/// whatever the verbosity, which governs the timing output only: a folder others could write code
+/// into, or an entry that was altered, is the user's to know of, and so is a cold compile they pay for.
+void notice(const std::string& line) { std::cerr << ("batchode: " + line + '\n'); }
 
 /// The options' cache folder's `kind` entries, or nothing (with a notice) when caching is off or the
 /// folder cannot be used (it is not ours, is writable by others, cannot be created).
-std::optional<jit::ArtifactCache> open_cache(const RuntimeModelState& state, const char* kind,
-                                             TimeLogger& logger) {
+std::optional<jit::ArtifactCache> open_cache(const RuntimeModelState& state, const char* kind) {
   std::optional<jit::ArtifactCache> cache;
   if (!state.options.use_cache) return cache;
   std::string unusable;
@@ -206,9 +207,31 @@ std::optional<jit::ArtifactCache> open_cache(const RuntimeModelState& state, con
     unusable = e.what();
     cache.reset();
   }
-  if (!cache)
-    notice(logger, "the compiled-model cache cannot be used (" + unusable + "); compiling privately");
+  if (!cache) notice("the compiled-model cache cannot be used (" + unusable + "); compiling privately");
   return cache;
+}
+
+/// cache.find(key), with a notice when an entry was there but refused (altered, writable by others,
+/// not ours, not a file): the caller rebuilds it, and the user learns that it was not loaded.
+jit::Lookup find_entry(const jit::ArtifactCache& cache, const std::string& key,
+                       std::vector<char>* verified_bytes = nullptr) {
+  jit::Lookup found = cache.find(key, verified_bytes);
+  if (!found.path && found.miss != jit::Miss::absent)
+    notice("cache entry refused (" + found.why + "); rebuilding");
+  return found;
+}
+
+/// cache.store(key, bytes), or nothing (with a notice saying `instead`) when the cache cannot take the
+/// entry (a folder in its place, a full disk): as with a cache that cannot be used at all, the solve
+/// goes on without it.
+std::optional<std::filesystem::path> store_entry(const jit::ArtifactCache& cache, const std::string& key,
+                                                 const std::vector<char>& bytes, const std::string& instead) {
+  try {
+    return cache.store(key, bytes);
+  } catch (const jit::JitError& e) {
+    notice("the compiled-model cache cannot store an entry (" + std::string(e.what()) + "); " + instead);
+    return std::nullopt;
+  }
 }
 
 // What every CPU translation unit includes first. Parsing it (Boost.Odeint above all) is most of a
@@ -238,55 +261,66 @@ class PreludeFolder {
 };
 
 /// The verified precompiled prelude in `cache` (built and stored on a miss, timed as
-/// model_prelude_compile), or nothing when the compiler cannot build one (it is then never asked
-/// again in this process: the caller compiles without).
+/// model_prelude_compile), or nothing when the compiler cannot build one or the cache cannot keep it
+/// (it is then never built again in this process: the caller compiles without). A set `stop` ends
+/// the build (jit::CompileInterrupted).
 std::optional<std::filesystem::path> precompiled_prelude(const jit::ArtifactCache& cache,
                                                          const jit::HostCompiler& compiler,
-                                                         const Headers& tools, TimeLogger& logger) {
+                                                         const Headers& tools, TimeLogger& logger,
+                                                         const std::atomic<bool>* stop) {
   static std::mutex mutex;
   static std::map<std::string, bool> refused;  // compiler path -> could not build one
   std::lock_guard<std::mutex> lock(mutex);
   if (refused.count(compiler.path) != 0) return std::nullopt;
   const std::string key = jit::sha256_hex("batchode runtime prelude\n" + compiler.path + "\n" +
                                           compiler.version + "\n" + tools.digest + "\n" + kPrelude);
-  if (const jit::Lookup found = cache.find(key); found.path) return found.path;
+  if (const jit::Lookup found = find_entry(cache, key); found.path) return found.path;
   jit::CompileRequest request;
   request.source = kPrelude;
   request.include_dirs = tools.includes;
   request.flags = {"-x", "c++-header"};  // GCC: write the precompiled header as the "object"
   request.label = "the precompiled prelude of CPU models";
+  request.stop = stop;
+  std::vector<char> bytes;
   try {
     ScopedTimer timer(logger, events::model_prelude_compile);
     timer.add_metadata("compiler", compiler.path);
-    return cache.store(key, jit::compile_shared_object(compiler, request));
+    bytes = jit::compile_shared_object(compiler, request);
   } catch (const jit::CompileError&) {
     refused[compiler.path] = true;  // not GCC, say: each model is compiled whole
     return std::nullopt;
   }
+  std::optional<std::filesystem::path> stored =
+      store_entry(cache, key, bytes, "compiling models without the precompiled prelude");
+  if (!stored) refused[compiler.path] = true;
+  return stored;
 }
 
 /// Compiles `tu` and loads the object: from the cache when a verified entry exists, else compiled and
-/// stored; without a usable cache, compiled into a private temporary folder and loaded from there.
+/// stored; without a usable cache, or one that cannot take the entry, written into a private
+/// temporary folder and loaded from there. A set `stop` ends a compile (jit::CompileInterrupted).
 std::shared_ptr<const jit::SharedObject> compile_and_load(const RuntimeModelState& state,
-                                                          const std::string& tu, TimeLogger& logger) {
+                                                          const std::string& tu, TimeLogger& logger,
+                                                          const std::atomic<bool>* stop) {
   const jit::HostCompiler& compiler = host_compiler();
   const Headers& tools = headers();
   jit::CompileRequest request;
   request.source = tu;
   request.include_dirs = tools.includes;
   request.label = "model '" + state.model.name() + "' (" + state.model.description().source + ")";
+  request.stop = stop;
   const std::string key =
       jit::sha256_hex("batchode runtime model, cpu abi " + std::to_string(cpu::runtime_abi_version) + "\n" +
                       compiler.path + "\n" + compiler.version + "\n" + tools.digest + "\n" + tu);
 
-  std::optional<jit::ArtifactCache> cache = open_cache(state, "cpu", logger);
+  std::optional<jit::ArtifactCache> cache = open_cache(state, "cpu");
   auto compile = [&] {
     // With the precompiled prelude where there is one; where the compiler refuses the result, again
     // without (a compiler that cannot use the .gch ignores it or fails: either way the model builds).
     std::optional<std::filesystem::path> prelude;
     if (cache) {
-      std::optional<jit::ArtifactCache> pch = open_cache(state, "pch", logger);
-      if (pch) prelude = precompiled_prelude(*pch, compiler, tools, logger);
+      std::optional<jit::ArtifactCache> pch = open_cache(state, "pch");
+      if (pch) prelude = precompiled_prelude(*pch, compiler, tools, logger, stop);
     }
     ScopedTimer timer(logger, events::model_compile);
     timer.add_metadata("compiler", compiler.path);
@@ -311,29 +345,28 @@ std::shared_ptr<const jit::SharedObject> compile_and_load(const RuntimeModelStat
     return std::make_shared<const jit::SharedObject>(path);
   };
 
+  std::optional<std::vector<char>> bytes;
   if (cache) {
-    std::optional<std::filesystem::path> path;
+    std::optional<std::filesystem::path> cached;
     {
       ScopedTimer timer(logger, events::model_cache_hit);
-      const jit::Lookup found = cache->find(key);
-      if (found.path) {
-        path = found.path;
-      } else {
-        timer.add_metadata("miss", jit::to_string(found.miss));
-        if (found.miss != jit::Miss::absent)
-          notice(logger, "cache entry refused (" + found.why + "); rebuilding");
-      }
+      const jit::Lookup found = find_entry(*cache, key);
+      cached = found.path;
+      if (!cached) timer.add_metadata("miss", jit::to_string(found.miss));
     }
-    if (!path) path = cache->store(key, compile());
-    return load(*path);
+    if (cached) return load(*cached);
+    bytes = compile();
+    if (const auto path = store_entry(*cache, key, *bytes, "loading the model from a private folder"))
+      return load(*path);
   }
-  // No cache: a private folder of our own, removed once the object is mapped (or the compile threw).
+  // No cache (or it would not take the entry): a private folder of our own, removed once the object
+  // is mapped (or the compile threw).
   const jit::PrivateFolder folder("batchode-model");
-  const std::vector<char> bytes = compile();
+  if (!bytes) bytes = compile();
   const std::filesystem::path file = folder.path() / "model.so";
   {
     std::ofstream out(file, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
     if (!out) throw jit::JitError("cannot write " + file.string());
   }
   return load(file);
@@ -414,21 +447,19 @@ gpu::CompiledKernels compile_gpu_kernels(const RuntimeModelState& state, Method 
   key_text += program.source;
   const std::string key = jit::sha256_hex(key_text);
 
-  std::optional<jit::ArtifactCache> cache = open_cache(state, "gpu", logger);
+  std::optional<jit::ArtifactCache> cache = open_cache(state, "gpu");
   if (cache) {
     ScopedTimer timer(logger, events::model_cache_hit);
     timer.add_metadata("target", "gpu");
     std::vector<char> bytes;
-    const jit::Lookup found = cache->find(key, &bytes);
+    const jit::Lookup found = find_entry(*cache, key, &bytes);
     if (found.path) {
       std::optional<gpu::CompiledKernels> entry = unpack_gpu_entry(bytes);
       // An entry with another number of kernels than the program names is not this program's.
       if (entry && entry->lowered_names.size() == program.name_expressions.size()) return *entry;
-      notice(logger, "cache entry " + found.path->string() + " is not a kernel entry; rebuilding");
+      notice("cache entry " + found.path->string() + " is not a kernel entry; rebuilding");
     } else {
       timer.add_metadata("miss", jit::to_string(found.miss));
-      if (found.miss != jit::Miss::absent)
-        notice(logger, "cache entry refused (" + found.why + "); rebuilding");
     }
   }
   gpu::CompiledKernels compiled;
@@ -441,7 +472,7 @@ gpu::CompiledKernels compile_gpu_kernels(const RuntimeModelState& state, Method 
         compiler.compile(program.source, program.name_expressions, options,
                          "model '" + state.model.name() + "' (" + to_string(method) + ", " + value + ")");
   }
-  if (cache) cache->store(key, pack_gpu_entry(compiled));
+  if (cache) (void)store_entry(*cache, key, pack_gpu_entry(compiled), "the kernels are used uncached");
   return compiled;
 }
 }  // namespace
@@ -607,12 +638,13 @@ const std::string& RuntimeModel<T>::cost_name() const {
 }
 
 template <class T>
-void RuntimeModel<T>::prepare(Method method, TimeLogger& logger) const {
-  (void)cpu_entry(method, logger);
+void RuntimeModel<T>::prepare(Method method, TimeLogger& logger, const std::atomic<bool>* stop) const {
+  (void)cpu_entry(method, logger, stop);
 }
 
 template <class T>
-cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logger) const {
+cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logger,
+                                                const std::atomic<bool>* stop) const {
   if (!is_known_method(method))
     throw InvalidInput("unknown method value " + std::to_string(static_cast<int>(method)));
   register_solver_events_quietly(logger);
@@ -623,8 +655,13 @@ cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logge
     auto& slot = state.loaded[{static_cast<int>(method), static_cast<int>(sizeof(T))}];
     if (!slot) {
       const char* value = sizeof(T) == 4 ? "float" : "double";
-      std::shared_ptr<const jit::SharedObject> loaded =
-          detail::compile_and_load(state, detail::translation_unit(state, method, value), logger);
+      std::shared_ptr<const jit::SharedObject> loaded;
+      try {
+        loaded =
+            detail::compile_and_load(state, detail::translation_unit(state, method, value), logger, stop);
+      } catch (const jit::CompileInterrupted& e) {
+        throw SolveInterrupted(e.what());  // what a stopped solve throws, wherever it stopped
+      }
       cpu::RuntimeAbi abi{};
       loaded->function<cpu::RuntimeAbiFunction>(cpu::runtime_abi_symbol)(&abi);
       const cpu::RuntimeAbi want = cpu::expected_runtime_abi<T>(

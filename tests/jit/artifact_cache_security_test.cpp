@@ -1,7 +1,8 @@
 // tests/jit/: issue 16's security "must show": a cache entry written by someone else, made group- or
 // world-writable, altered after writing, with a damaged digest, or reached through a symbolic link is
 // refused (never returned, so never loaded) and rebuilt by the next store; a cache folder that others
-// could write into is refused by find and by store with a message naming it.
+// could write into is refused by find and by store with a message naming it, the message
+// cache_folder_problem gives for reports.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 namespace {
 
 using batchode::jit::ArtifactCache;
+using batchode::jit::cache_folder_problem;
 using batchode::jit::JitError;
 using batchode::jit::Lookup;
 using batchode::jit::Miss;
@@ -214,6 +216,7 @@ void expect_folder_refused(Fixture& f, const path& folder, const std::string& pr
   std::string why;
   EXPECT_FALSE(f.cache.usable(&why));
   EXPECT_TRUE(contains(why, problem)) << why;
+  EXPECT_EQ(cache_folder_problem(folder), why);  // what `batchode info` warns of, in the same words
   EXPECT_EQ(read_file(f.entry()), f.good);  // the stored entry was left alone, not replaced
 }
 
@@ -254,6 +257,19 @@ TEST(JitArtifactCacheSecurity, FolderOwnedBySomeoneElseIsRefused) {
   f.store();
   ASSERT_EQ(::chown(f.tmp.path().c_str(), kNobody, kNobody), 0);
   expect_folder_refused(f, f.tmp.path(), "belongs to uid 65534");
+}
+
+TEST(JitArtifactCacheSecurity, CacheFolderProblemIsEmptyForASoundFolderAndChangesNothing) {
+  Fixture f;
+  EXPECT_EQ(cache_folder_problem(f.tmp.path()), "");
+  EXPECT_EQ(cache_folder_problem(f.cache.directory()), "");
+  ASSERT_EQ(::chmod(f.tmp.path().c_str(), 0777), 0);
+  const std::string problem = cache_folder_problem(f.tmp.path());
+  EXPECT_TRUE(contains(problem, "is writable by group or others (mode 0777)")) << problem;
+  EXPECT_TRUE(contains(problem, "chmod 700")) << problem;
+  EXPECT_EQ(mode_of(f.tmp.path()), 0777u);
+  EXPECT_TRUE(contains(cache_folder_problem(f.tmp.path() / "missing"), "cannot open the cache folder"));
+  EXPECT_FALSE(std::filesystem::exists(f.tmp.path() / "missing"));
 }
 
 TEST(JitArtifactCacheSecurity, InsecureFolderIsNotCreatedInto) {

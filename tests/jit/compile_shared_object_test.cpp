@@ -1,16 +1,19 @@
 // tests/jit/: the host compiler driver end to end: source in, shared object bytes out, stored in the
 // cache, loaded and called; a compiler error reported with its log and the label; a compiler that
-// hangs killed at its time limit together with what it started; temporary files removed every time.
+// hangs killed at its time limit together with what it started, or at once on a stop request;
+// temporary files removed every time.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <batchode/checks/invalid_input.hpp>
 #include <batchode/jit/artifact_cache.hpp>
 #include <batchode/jit/host_compiler.hpp>
 #include <batchode/jit/sha256.hpp>
 #include <batchode/jit/shared_object.hpp>
 #include <chrono>
+#include <sstream>
 #include <thread>
 
 #include "jit_test_support.hpp"
@@ -146,6 +149,78 @@ TEST(JitCompileSharedObject, ACompilerPastItsTimeLimitIsKilledWithItsChildren) {
     if (!dead) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_TRUE(dead) << "the compiler's child is still running: " << proc;
+}
+
+/// The processes of process group `group` that still run (zombies waiting to be reaped excluded).
+std::vector<std::string> running_in_group(const std::string& group) {
+  std::vector<std::string> running;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;  // not a process
+    const std::vector<char> stat = read_file(entry.path() / "stat");
+    const std::string text(stat.begin(), stat.end());
+    const std::size_t paren = text.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream fields(text.substr(paren + 1));  // state, ppid, pgrp, ...
+    std::string state, ppid, pgrp;
+    fields >> state >> ppid >> pgrp;
+    if (pgrp == group && state != "Z") running.push_back(pid);
+  }
+  return running;
+}
+
+TEST(JitCompileSharedObject, AStopRequestEndsTheCompilerWithItsChildrenAndRemovesItsFolder) {
+  TempFolder work;
+  PrivateTmpdir tmpdir;
+  const std::string pid_file = (work.path() / "compiler.pid").string();
+  // The "compiler" says who it is (the leader: its pid is its process group's id) once its child runs.
+  const HostCompiler compiler =
+      fake_compiler(work.path(), "sleep 60 &\necho $$ > '" + pid_file + ".tmp'\nmv '" + pid_file + ".tmp' '" +
+                                     pid_file + "'\nwait\n");
+  CompileRequest request;
+  request.label = "model 'slow'";
+  request.source = "int x;";
+  std::atomic<bool> stop{false};
+  request.stop = &stop;
+  std::chrono::steady_clock::time_point stopped_at;
+  std::thread stopper([&] {
+    for (int i = 0; i < 1000 && !std::filesystem::exists(pid_file); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_FALSE(tmpdir.empty()) << "the compile's private folder should exist while it runs";
+    stopped_at = std::chrono::steady_clock::now();
+    stop.store(true);
+  });
+  try {
+    compile_shared_object(compiler, request);
+    ADD_FAILURE() << "expected CompileInterrupted";
+  } catch (const CompileInterrupted& e) {
+    EXPECT_TRUE(contains(e.what(), "model 'slow': the compile was stopped on request")) << e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not a CompileInterrupted: " << e.what();
+  }
+  const auto returned = std::chrono::steady_clock::now();
+  stopper.join();
+  EXPECT_LT(std::chrono::duration<double>(returned - stopped_at).count(), 3.0);
+  EXPECT_TRUE(tmpdir.empty());
+  const std::vector<char> pid_text = read_file(pid_file);
+  ASSERT_FALSE(pid_text.empty());
+  const std::string group(pid_text.begin(), pid_text.end() - 1);
+  const std::vector<std::string> left = running_in_group(group);
+  EXPECT_TRUE(left.empty()) << left.size() << " processes of the compiler's group " << group
+                            << " still run, e.g. pid " << left.front();
+}
+
+TEST(JitCompileSharedObject, AStopRequestedBeforeTheCompileStartsNothing) {
+  TempFolder work;
+  PrivateTmpdir tmpdir;
+  const std::filesystem::path ran = work.path() / "ran";
+  CompileRequest request;
+  const std::atomic<bool> stop{true};
+  request.stop = &stop;
+  EXPECT_THROW(compile_shared_object(fake_compiler(work.path(), "touch '" + ran.string() + "'\n"), request),
+               CompileInterrupted);
+  EXPECT_FALSE(std::filesystem::exists(ran));
+  EXPECT_TRUE(tmpdir.empty());
 }
 
 TEST(JitCompileSharedObject, ATimeLimitBelowOneSecondIsRefused) {

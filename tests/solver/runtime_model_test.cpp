@@ -4,15 +4,24 @@
 // solution; stiff methods use the generated symbolic Jacobian; the on-disk cache is hit on a second
 // model object and verified; a GPU request says why it cannot run; events from the model's [events]
 // equal the compiled-in twin's and stop runs at exact times; and the compile phases are timed
-// by name. Each test compiles into its own fresh cache folder, so it measures a cold compile once.
+// by name. Cache problems (an entry the cache cannot store, a tampered precompiled prelude, a folder
+// others can write) are said on stderr whatever the verbosity and never fail the solve; a stop request
+// ends a compile in progress. Each test compiles into its own fresh cache folder, so it measures a
+// cold compile once.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "../jit/jit_test_support.hpp"  // ScopedEnv
 #include "batchode/batchode.hpp"
 #include "batchode/models/model.hpp"
 #include "bruss_model.hpp"
@@ -43,11 +52,12 @@ class RuntimeModelTest : public ::testing::Test {
     RuntimeModelOptions o;
     o.cache_directory = (suite_ / "cache").string();
     batchode::TimeLogger quiet(nullptr, batchode::Verbosity::none);
-    RuntimeModel<double>(
-        batchode::models::parse_model(batchode::models::read_model_toml(
-            "name = \"warm_up\"\nequations = \"dy = -y\"\n[states]\ny = 1.0\n", "warm_up.toml")),
-        o, quiet)
-        .prepare(Method::euler, quiet);
+    RuntimeModel<double>(warm_up_model(), o, quiet).prepare(Method::euler, quiet);
+  }
+  /// y' = -y, compiled for euler in double into the suite's cache (the only entry of its cpu/).
+  static batchode::models::Model warm_up_model() {
+    return batchode::models::parse_model(batchode::models::read_model_toml(
+        "name = \"warm_up\"\nequations = \"dy = -y\"\n[states]\ny = 1.0\n", "warm_up.toml"));
   }
   void SetUp() override {
     cache_ = make_folder();
@@ -346,6 +356,116 @@ TEST_F(RuntimeModelTest, AnAlteredCacheEntryIsRebuiltNotLoaded) {
   batchode::SolveOptions o = cpu_options<double>(Method::rk4);
   const auto r = batchode::solve_ivp(fresh, fresh.default_y0(), fresh.default_params(), o);
   EXPECT_EQ(r.status(0), batchode::Status::success);
+}
+
+/// What prepare(method) prints on stderr (the cache's notices) at `verbosity` when it is stopped
+/// before any compiler runs (so a test of what comes before a compile costs none).
+std::string notices_of_a_stopped_prepare(const RuntimeModel<double>& model, batchode::Verbosity verbosity) {
+  batchode::TimeLogger log(nullptr, verbosity);
+  const std::atomic<bool> stop{true};
+  ::testing::internal::CaptureStderr();
+  bool interrupted = false;
+  try {
+    model.prepare(Method::euler, log, &stop);
+  } catch (const batchode::SolveInterrupted&) {
+    interrupted = true;
+  } catch (...) {
+    (void)::testing::internal::GetCapturedStderr();
+    throw;
+  }
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(interrupted) << "prepare() did not stop; stderr: " << said;
+  return said;
+}
+
+TEST_F(RuntimeModelTest, AnUnusableCacheIsSaidWhateverTheVerbosity) {
+  std::filesystem::create_directories(cache_ / "cache");
+  std::filesystem::permissions(cache_ / "cache", std::filesystem::perms::all);  // 0777
+  const RuntimeModel<double> model(parse(decay_toml()), options());
+  const std::string said = notices_of_a_stopped_prepare(model, batchode::Verbosity::none);
+  EXPECT_NE(said.find("batchode: the compiled-model cache cannot be used"), std::string::npos) << said;
+  EXPECT_NE(said.find("is writable by group or others (mode 0777)"), std::string::npos) << said;
+}
+
+TEST_F(RuntimeModelTest, ATamperedPrecompiledPreludeIsRefusedWithTheNoticeOfATamperedEntry) {
+  const std::filesystem::path pch = cache_ / "cache" / "pch";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(pch, ec) || std::filesystem::is_empty(pch, ec))
+    GTEST_SKIP() << "this compiler builds no precompiled prelude";
+  // Each entry is a hard link to the suite's: replaced by other bytes (its recorded digest kept), the
+  // suite's stays whole. (Other bytes, not one flipped byte of a copy: the prelude is 300 MB.)
+  std::size_t altered = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(pch)) {
+    if (!entry.is_regular_file() || entry.path().extension() == ".sha256") continue;
+    std::filesystem::remove(entry.path());
+    std::ofstream(entry.path()) << "not the precompiled prelude";
+    std::filesystem::permissions(entry.path(),
+                                 std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    ++altered;
+  }
+  ASSERT_GE(altered, 1u);
+  const RuntimeModel<double> model(parse(decay_toml()), options());
+  const std::string said = notices_of_a_stopped_prepare(model, batchode::Verbosity::normal);
+  EXPECT_NE(said.find("batchode: cache entry refused (the cache entry '" + pch.string()), std::string::npos)
+      << said;
+  EXPECT_NE(said.find("hashes to"), std::string::npos) << said;
+}
+
+TEST_F(RuntimeModelTest, ACacheEntryReplacedByAFolderIsCompiledPrivatelyWithANotice) {
+  // The warm-up model's entry name in the suite's cache (its key), taken here by a folder.
+  std::vector<std::filesystem::path> entries;
+  for (const auto& entry : std::filesystem::directory_iterator(suite_ / "cache" / "cpu")) {
+    if (entry.is_regular_file() && entry.path().extension() != ".sha256") entries.push_back(entry.path());
+  }
+  ASSERT_EQ(entries.size(), 1u);
+  std::filesystem::create_directories(cache_ / "cache" / "cpu" / entries[0].filename());
+  const batchode::models::Model model = warm_up_model();
+  RuntimeModel<double> fresh(model, options());
+  ::testing::internal::CaptureStderr();
+  try {
+    fresh.prepare(Method::euler);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "a cache that cannot store an entry failed the compile: " << e.what();
+  }
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(said.find("batchode: the compiled-model cache cannot store an entry"), std::string::npos) << said;
+  EXPECT_NE(said.find("Is a directory); loading the model from a private folder"), std::string::npos) << said;
+  const auto r = batchode::solve_ivp(fresh, fresh.default_y0(), fresh.default_params(),
+                                     cpu_options<double>(Method::euler));
+  EXPECT_EQ(r.status(0), batchode::Status::success);
+  EXPECT_NEAR(r.final_state(0, 0), std::exp(-2.0), 1e-3);  // euler's error at dt = 1e-3
+}
+
+// SolveOptions.stop (Python's Ctrl-C) during the model's first compile: the host compiler (here a
+// script that would sleep a minute) is ended with what it started, the solve throws SolveInterrupted
+// at once, and no temporary folder is left.
+TEST_F(RuntimeModelTest, AStopDuringTheCompileEndsItAndLeavesNoFolder) {
+  const std::filesystem::path tmp = cache_ / "tmp", compiler = cache_ / "slow-c++",
+                              started = cache_ / "started";
+  std::filesystem::create_directory(tmp);
+  std::ofstream(compiler) << "#!/bin/sh\ncase \"$1\" in --version) echo 'slow 1.0'; exit 0;; esac\n"
+                          << "sleep 60 &\ntouch '" << started.string() << "'\nwait\n";
+  ::chmod(compiler.c_str(), 0700);
+  const batchode::jit::testing::ScopedEnv cxx("BATCHODE_CXX", compiler.string());
+  const batchode::jit::testing::ScopedEnv tmpdir("TMPDIR", tmp.string());
+  const RuntimeModel<double> model(parse(decay_toml()), options());
+  std::atomic<bool> stop{false};
+  batchode::SolveOptions o = cpu_options<double>(Method::rk4);
+  o.stop = &stop;
+  std::chrono::steady_clock::time_point stopped_at;
+  std::thread stopper([&] {
+    for (int i = 0; i < 1000 && !std::filesystem::exists(started); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    stopped_at = std::chrono::steady_clock::now();
+    stop.store(true);
+  });
+  EXPECT_THROW((void)batchode::solve_ivp(model, model.default_y0(), model.default_params(), o),
+               batchode::SolveInterrupted);
+  const auto returned = std::chrono::steady_clock::now();
+  stopper.join();
+  EXPECT_TRUE(std::filesystem::exists(started)) << "the compiler never ran";
+  EXPECT_LT(std::chrono::duration<double>(returned - stopped_at).count(), 3.0);
+  EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "a temporary folder was left in " << tmp;
 }
 
 TEST_F(RuntimeModelTest, AGpuRequestSaysWhyAndAutomaticRunsOnTheCpu) {

@@ -84,4 +84,9 @@ class ArtifactCache {
   std::filesystem::path directory_;
 };
 
+/// Why `dir` cannot be a cache folder, in the words find(), store() and usable() refuse it with (not
+/// this user's, writable by group or others, not a folder, cannot be opened); empty when it can.
+/// Creates and changes nothing (for reports such as `batchode info`).
+std::string cache_folder_problem(const std::filesystem::path& dir);
+
 }  // namespace batchode::jit

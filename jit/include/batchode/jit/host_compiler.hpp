@@ -2,6 +2,7 @@
 // as a child process (posix_spawn with an argument vector: no shell ever sees model text).
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,14 @@ class CompileError : public JitError {
   std::string log_;
 };
 
+/// The compile was stopped by its CompileRequest::stop flag: the compiler and all it started were ended
+/// and reaped, the temporary folder removed. what() names the request's label. Not a CompileError, so
+/// no caller that falls back on a compiler's failure (another flag set, another compiler) retries it.
+class CompileInterrupted : public JitError {
+ public:
+  using JitError::JitError;
+};
+
 /// What to compile.
 struct CompileRequest {
   std::string source;                     ///< one C++17 translation unit
@@ -44,14 +53,21 @@ struct CompileRequest {
   std::vector<std::string> flags;         ///< extra arguments, after the defaults (so they can override them)
   std::string label;                      ///< for messages, e.g. "model 'lorenz'"
   int timeout_s = 600;                    ///< the compiler (and its children) is killed past this
+  /// A flag the caller owns (null: none), read every 20 ms while the compiler runs: once set, the
+  /// compiler's process group gets SIGTERM (SIGKILL within 500 ms) and CompileInterrupted is thrown.
+  /// A pointer to a plain atomic, not arrays/stop_request.hpp: jit sits below arrays in the layers
+  /// (scripts/layer_graph.py), and the flag a solve is stopped by (SolveOptions.stop) is this very
+  /// type, so the solver hands it down as it is and turns CompileInterrupted into SolveInterrupted.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 /// Compiles `request.source` into a shared object with `-std=c++17 -O3 -DNDEBUG -fPIC -shared
 /// -fvisibility=hidden` (export entry points with __attribute__((visibility("default")))) plus
 /// request.flags, in a private temporary folder (mode 0700, removed afterwards); returns the
 /// object's bytes. Throws CompileError when the compiler exits non-zero, is killed by a signal, runs
-/// past timeout_s (then it and its children are killed) or writes no object; JitError when it cannot
-/// be started or the temporary folder cannot be written; InvalidInput when timeout_s < 1.
+/// past timeout_s (then it and its children are killed) or writes no object; CompileInterrupted when
+/// request.stop is set before or while it runs; JitError when it cannot be started or the temporary
+/// folder cannot be written; InvalidInput when timeout_s < 1.
 std::vector<char> compile_shared_object(const HostCompiler& compiler, const CompileRequest& request);
 
 }  // namespace batchode::jit

@@ -16,6 +16,7 @@
 // method compiled once serves every copy. Thread-safe: concurrent solves compile a method once.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -79,10 +80,14 @@ class RuntimeModel {
   const std::string& cost_name() const;
 
   /// Compiles (or loads from the cache) `method`'s CPU code now, timed in `logger` as model_codegen,
-  /// model_compile (or model_cache_hit) and model_load. Throws jit::CompileError, jit::JitError.
-  void prepare(Method method, TimeLogger& logger = default_timelogger()) const;
+  /// model_compile (or model_cache_hit) and model_load. Throws jit::CompileError, jit::JitError;
+  /// SolveInterrupted when `stop` (null: none; SolveOptions.stop in a solve) is set before or while the
+  /// host compiler runs, which is then ended with all it started and leaves no file behind.
+  void prepare(Method method, TimeLogger& logger = default_timelogger(),
+               const std::atomic<bool>* stop = nullptr) const;
   /// The loaded CPU entry of `method` (compiled on first use, as prepare()).
-  cpu::RuntimeEntry<T> cpu_entry(Method method, TimeLogger& logger) const;
+  cpu::RuntimeEntry<T> cpu_entry(Method method, TimeLogger& logger,
+                                 const std::atomic<bool>* stop = nullptr) const;
 
   /// Why `method` cannot run on a GPU for this model, as far as can be told without compiling ("" when
   /// it can): a CPU-only method, a build without a GPU backend, no runtime compiler (NVRTC / hipRTC).

@@ -208,14 +208,14 @@ void check_method_compiled(const System& system, Method method) {
 
 /// Integrates runs [first, first + count) on the CPU (cpu::integrate_batch); a runtime model compiles
 /// `method` first if it has not yet (timed in `logger`). A set `stop` throws SolveInterrupted between
-/// blocks of runs.
+/// blocks of runs, or ends that compile.
 template <class System, class T>
 void integrate_on_cpu(const System& system, const T* y0, const T* params, std::size_t first,
                       std::size_t count, Method method, const RunSettings<T>& settings, unsigned threads,
                       const ResultView<T>& result, TimeLogger& logger, arrays::HostWorkers& workers,
                       const std::atomic<bool>* stop = nullptr) {
   if constexpr (is_runtime_model_v<System>) {
-    cpu::integrate_batch(system.cpu_entry(method, logger), y0, params, first, count, settings, threads,
+    cpu::integrate_batch(system.cpu_entry(method, logger, stop), y0, params, first, count, settings, threads,
                          result, logger, workers, stop);
   } else {
     cpu::integrate_batch(system, y0, params, first, count, method, settings, threads, result, logger,
