@@ -9,7 +9,8 @@ and on every CPU core, from Python.
 
 Models are equations (batchode.Model or a TOML file), compiled at run time for the CPU (the host C++
 compiler) and the GPU (NVRTC or hipRTC); the package never compiles user C++. The solve releases
-the GIL, and Ctrl-C stops it between chunks with KeyboardInterrupt.
+the GIL, and Ctrl-C stops it with KeyboardInterrupt (on the CPU within about a thousand steps of
+every run in progress, on a GPU between chunks).
 """
 
 import os as _os
@@ -20,8 +21,8 @@ _headers = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "include"
 if _os.path.isdir(_os.path.join(_headers, "batchode", "kernels")):
     _os.environ.setdefault("BATCHODE_INCLUDE_DIR", _headers)
 
-from ._batchode import CompileError, GpuError, GpuUnavailable, Model, ModelError, load_model
-from ._api import Solver, solve_ivp, methods, gpu_unavailable
+from ._batchode import CompileError, GpuError, GpuUnavailable, Model, ModelError
+from ._api import Solver, solve_ivp, methods, gpu_unavailable, load_model
 from ._result import Event, Result, Status
 from . import _timing as time_logger
 from ._batchode import __version__  # noqa: F401,E402

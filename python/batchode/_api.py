@@ -18,11 +18,13 @@ classical-rk4, dormand-prince-54, bogacki-shampine-32 and cash-karp-54.
 
 import json
 import numbers
+import os
 import sys
 
 import numpy
 
 from . import _batchode, _mpi
+from ._paths import fspath
 from ._result import Result
 
 _METHOD_ALIASES = {
@@ -40,6 +42,12 @@ _PRECISIONS = {"float64": numpy.float64, "float32": numpy.float32}
 def methods():
     """batchode's methods: dicts with name, order, adaptive, stiff and gpu (has a GPU kernel)."""
     return _batchode.methods()
+
+
+def load_model(path):
+    """Reads, parses and checks a TOML model file (timed as model_parse); path: a str, bytes or
+    os.PathLike (pathlib.Path). Mistakes raise batchode.ModelError with the file, line and column."""
+    return _batchode.load_model(fspath(path, "load_model: path"))
 
 
 def gpu_unavailable(model, method="dopri5", precision="float64"):
@@ -127,7 +135,8 @@ def _axes(given, names, defaults, is_parameter, what):
 def _batch(model, y0, parameters, grid_type, precision):
     """(y0, parameters) as run-major arrays (parameters None when the model has none): arrays given
     per run pass through untouched (the extension reads them in place when they are C-contiguous and
-    of the solve's dtype); dicts build a grid by batchode's GridBuilder."""
+    of the solve's dtype); dicts build a grid by batchode's GridBuilder. Values stay float64 here: the
+    extension checks each in double before narrowing it to the solve's precision."""
     if grid_type not in ("combinatorial", "verbatim"):
         raise ValueError(f"grid_type {grid_type!r}: use 'combinatorial' or 'verbatim'")
     n_params = model.n_parameters
@@ -136,19 +145,18 @@ def _batch(model, y0, parameters, grid_type, precision):
     # The common case of repeated solves, kept cheap: both given per run as numpy arrays.
     if type(y0) is numpy.ndarray and y0.ndim == 2 and type(parameters) is numpy.ndarray and parameters.ndim == 2:
         return y0, (parameters if n_params > 0 else None)
-    dtype = _PRECISIONS[precision]
     if _is_rows(y0) or _is_rows(parameters):
         if isinstance(y0, dict) or isinstance(parameters, dict):
             raise ValueError("y0 or parameters is given per run (a 2-D array), so the other must be an array too "
                              "(2-D, or 1-D shared by all runs, or None for the model's defaults); a dict builds a grid")
         runs = numpy.shape(y0)[0] if _is_rows(y0) else numpy.shape(parameters)[0]
+        # A shared row stays float64: the extension converts it once, checking each value in double
+        # before it is narrowed to the solve's precision (a value float32 cannot hold is named).
         if not _is_rows(y0):
-            y0 = numpy.ascontiguousarray(
-                numpy.broadcast_to(_defaults(y0, model.state_names, model.default_y0, "y0").astype(dtype),
-                                   (runs, model.n_states)))
+            y0 = numpy.broadcast_to(_defaults(y0, model.state_names, model.default_y0, "y0"), (runs, model.n_states))
         if not _is_rows(parameters):
             row = _defaults(parameters, model.parameter_names, model.default_parameters, "parameters")
-            parameters = numpy.ascontiguousarray(numpy.broadcast_to(row.astype(dtype), (runs, n_params)))
+            parameters = numpy.broadcast_to(row, (runs, n_params))
         return y0, (parameters if n_params > 0 else None)
     y_defaults = _defaults(y0, model.state_names, model.default_y0, "y0")
     p_defaults = _defaults(parameters, model.parameter_names, model.default_parameters, "parameters")
@@ -176,7 +184,7 @@ class Solver:
                  cpu_threads=0, memory_fraction=None, chunks=0, event_tolerance=None, algorithm=None,
                  first_step=None, dt_save=None, t_eval=None, comm=None, output_types=None, summaries=None,
                  summarise_every=None, sample_summaries_every=None, summarise_variables=None, drivers=None,
-                 save_variables=None):
+                 save_variables=None, max_step=None):
         if not isinstance(model, _batchode.Model):
             raise TypeError(f"model must be a batchode.Model (batchode.Model(...) or batchode.load_model(path)), "
                             f"not {type(model).__name__}")
@@ -195,7 +203,8 @@ class Solver:
             save_every=_optional_float(_one_of("save_every", save_every, "dt_save", dt_save), "save_every"),
             save_at=_times(None if _per_run(save_at) else save_at, "save_at", t_eval, "t_eval"),
             save_at_per_run=_per_run_times(save_at, t_eval), save_mode=str(save_mode),
-            max_steps=_count(max_steps, "max_steps", 1), backend=str(backend),
+            max_steps=_count(max_steps, "max_steps", 1), max_step=_optional_float(max_step, "max_step"),
+            backend=str(backend),
             verbosity=None if verbosity is None else str(verbosity), counters=bool(counters),
             run_order=str(run_order), cpu_threads=_count(cpu_threads, "cpu_threads", 0),
             memory_fraction=_optional_float(memory_fraction, "memory_fraction"), chunks=_count(chunks, "chunks", 0),
@@ -234,8 +243,8 @@ class Solver:
         parameters: the same with parameters.
         grid_type: how the dicts' 1-D values combine: "combinatorial" (every combination, the first
             axis slowest) or "verbatim" (the i-th value of each, all of one length).
-        output: with comm= only: an .h5 file every process writes its runs into (nothing gathered);
-            None: the results gathered to rank 0.
+        output: with comm= only: an .h5 file every process writes its runs into (nothing gathered): a
+            str, bytes or os.PathLike; None: the results gathered to rank 0.
 
         With comm= every process must pass the same batch. Rank 0's Result holds every run (or, with
         output=, its own share); the others' their share (r.local_runs: (first run, runs)); all have
@@ -259,10 +268,11 @@ class Solver:
         return self._solve_distributed(y, p, output)
 
     def _solve_distributed(self, y, p, output):
-        if output is not None and not str(output).lower().endswith((".h5", ".hdf5")):
+        path = "" if output is None else fspath(output, "output")
+        if output is not None and not os.fsdecode(path).lower().endswith((".h5", ".hdf5")):
             raise ValueError(f"output={output!r}: the file of a distributed solve is HDF5 (.h5 or .hdf5)")
         (parts, y_used, p_used, first, runs, ranks, not_solved, report,
-         timing_json) = self._solver.solve_distributed(self._collective, y, p, "" if output is None else str(output), 0)
+         timing_json) = self._solver.solve_distributed(self._collective, y, p, path, 0)
         rows = slice(first, first + runs)
         result = Result(parts, y_used[rows], None if p_used is None else p_used[rows], self._names, self.precision)
         result.local_runs = (first, runs)
@@ -447,6 +457,10 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
                 fehlberg78, whose long steps the Hermite cubic cannot keep up with: they land), "land"
                 (steps end on every save time: the method's own values, shorter steps), "interpolate"
     max_steps   per run (1e6)
+    max_step    the largest step adaptive methods take (scipy's name; None: no limit). Events are found
+                by the sign change of their function between steps, so a crossing and its return
+                inside one step go unseen: give max_step below the spacing of the crossings you
+                expect (scipy's advice too). Positive; the step controller picks steps up to it
     precision   "float64" or "float32"
     backend     "auto" (a GPU when one is usable, else the CPU; r.execution says why), "cpu", "gpu"
                 (raises batchode.GpuUnavailable when none can run)

@@ -63,6 +63,9 @@ class Result:
                   auxiliaries; those save_variables chose) at every saved point, computed from the
                   full state; None without saves or observables. observable_names names the last axis
     status        (n_runs,) int32 codes (batchode.Status); success: status == 0
+    t_stop        (n_runs,) the time of each run's final state: t_end for a success, the event's time
+                  for a run a terminal event stopped, else the time where the run failed (NaN for a
+                  run never solved); kept with status (None without it)
     status_names  the names of the codes, status_names[code]
     events        {name: batchode.Event} (t, state, count per run), in the model's order; {} without
     stopping_event (n_runs,) int32: the index into events of the terminal event that ended each run
@@ -107,6 +110,7 @@ class Result:
         if self.summary_window_ends is None:
             self.summary_window_ends = numpy.empty(0, dtype=self.final_state.dtype)
         self.status = parts["status"]
+        self.t_stop = parts["t_stop"]
         self.counters = parts["counters"]
         self.execution = parts["execution"]
         self.method = parts["method"]
@@ -154,7 +158,7 @@ class Result:
         return seen
 
     def to_xarray(self):
-        """An xarray.Dataset (final_state, state, status, inputs as coordinates); needs xarray.
+        """An xarray.Dataset (final_state, state, status, t_stop, inputs as coordinates); needs xarray.
 
         The series is over (run, time, variable) when it keeps every state, else over (run, time,
         saved_variable), saved_variable holding saved_state_names ("variable" stays final_state's).
@@ -175,6 +179,8 @@ class Result:
             "final_state": (("run", "variable"), self.final_state),
             "status": (("run",), self.status),
         }
+        if self.t_stop is not None:
+            data["t_stop"] = (("run",), self.t_stop)
         if self.observables is not None:
             coords["observable"] = self.observable_names
             data["observables"] = (("run", "save" if self.t.ndim == 2 else "time", "observable"), self.observables)

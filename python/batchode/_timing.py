@@ -9,6 +9,7 @@ import atexit
 import sys
 
 from ._batchode import timing as _timing
+from ._paths import fspath
 
 # The logger prints to Python's sys.stderr while Python runs (so notebooks show it); at exit, C++'s.
 atexit.register(_timing._print_to_cpp_stderr)
@@ -20,8 +21,13 @@ set_verbosity = _timing.set_verbosity
 verbosity = _timing.verbosity
 stats = _timing.stats
 is_registered = _timing.is_registered
-start_trace = _timing.start_trace
 stop_trace = _timing.stop_trace
+
+
+def start_trace(path):
+    """Writes every timed event from now on into a trace at `path` (a str, bytes or os.PathLike; the
+    Trace Event Format of Perfetto and chrome://tracing) until stop_trace(), which returns the path."""
+    _timing.start_trace(fspath(path, "start_trace: path"))
 
 
 def print_summary(category="", file=None):

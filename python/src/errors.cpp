@@ -7,9 +7,15 @@
 //   jit::JitError, RuntimeCompileError          -> batchode.CompileError (a RuntimeError)
 //   SolveInterrupted                            -> KeyboardInterrupt (a stop not asked by Ctrl-C
 //                                                  arrives here only from C++ code setting the flag)
+// A message names what the user wrote: the SolveOptions fields Python calls by another name are
+// given Python's keyword (python_keywords).
 #include <pybind11/pybind11.h>
 
+#include <cstddef>
 #include <exception>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "batchode/arrays/stop_request.hpp"
 #include "batchode/checks/invalid_input.hpp"
@@ -23,6 +29,26 @@
 namespace py = pybind11;
 
 namespace batchode::python {
+
+namespace {
+
+/// SolveOptions fields that solve_ivp's keywords name otherwise, as C++'s messages write them.
+constexpr std::pair<std::string_view, std::string_view> python_keywords[] = {
+    {"SolveOptions.step_control.dt_max", "max_step"},
+};
+
+/// `message` with C++'s field names replaced by Python's keywords.
+std::string in_python_words(std::string message) {
+  for (const auto& [field, keyword] : python_keywords) {
+    for (std::size_t at = message.find(field); at != std::string::npos;
+         at = message.find(field, at + keyword.size())) {
+      message.replace(at, field.size(), keyword);
+    }
+  }
+  return message;
+}
+
+}  // namespace
 
 void bind_errors(py::module_& m) {
   // Plain Python classes (not py::exception<>), so ModelError can carry attributes set per instance.
@@ -65,7 +91,7 @@ void bind_errors(py::module_& m) {
       instance.attr("message") = e.message();
       PyErr_SetObject(model_error.ptr(), instance.ptr());
     } catch (const InvalidInput& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      PyErr_SetString(PyExc_ValueError, in_python_words(e.what()).c_str());
     } catch (const GpuUnavailable& e) {
       raise("GpuUnavailable", e.what());
     } catch (const GpuError& e) {

@@ -2,8 +2,9 @@
 // its signal handlers only on the main thread, between bytecodes or in PyErr_CheckSignals, so the
 // work goes to a thread of its own (WorkThread, one per Solver, kept between solves) while the
 // calling thread waits, and every 100 ms takes the GIL and asks Python whether a signal came. If one
-// did (KeyboardInterrupt is then pending), the stop flag is set: the solve ends between chunks or
-// blocks of runs (SolveOptions.stop), the work is waited for, and the pending exception is raised.
+// did (KeyboardInterrupt is then pending), the stop flag is set: the solve ends (SolveOptions.stop:
+// on the CPU within about a thousand steps of each run in progress, so even one long run stops at
+// once; on a GPU before the next chunk), the work is waited for, and the pending exception is raised.
 // Nothing is left running.
 #pragma once
 

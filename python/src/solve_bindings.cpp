@@ -14,10 +14,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -26,6 +29,8 @@
 #include <utility>
 #include <vector>
 
+#include "batchode/checks/checked_size.hpp"
+#include "batchode/checks/fits_precision.hpp"
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/distributed/distributed_solve.hpp"
 #include "batchode/gpu/device.hpp"
@@ -64,10 +69,51 @@ void register_events() {
   }
 }
 
-/// `object` as a C-contiguous (runs, columns) array of T: the same array when it already is one (no
-/// copy), else converted once and timed. `what` names it in errors ("y0", "parameters").
+/// `value` in T; when T cannot hold it (a NaN, an infinity, beyond float32's range), InvalidInput in
+/// checks::narrow_to's words, placed by where() ("run 3"), which is called only then.
+template <class T, class Where>
+T narrow(double value, const std::string& what, Where&& where) {
+  // Strictly inside T's range: the common case, cast at once (a million values in a few ms, where
+  // building narrow_to's arguments for each took ten times that). NaN, infinities and values from T's
+  // largest on are narrow_to's to judge.
+  if (std::fabs(value) < static_cast<double>(std::numeric_limits<T>::max())) return static_cast<T>(value);
+  return checks::narrow_to<T>(value, what, where());
+}
+
+/// How messages name a column: "state x", "parameter k".
+std::string column_name(bool is_parameter, const std::string& name) {
+  return (is_parameter ? "parameter " : "state ") + name;
+}
+
+std::vector<std::string> column_names(bool is_parameter, const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const std::string& name : names) out.push_back(column_name(is_parameter, name));
+  return out;
+}
+
+/// `values` (runs, columns) as a C-contiguous array of T, each value checked in double before it is
+/// narrowed: numpy's cast would make 1e39 an inf that the solve's check then calls "not finite".
 template <class T>
-py::array_t<T> as_input(const py::object& object, std::size_t columns, const char* what) {
+py::array_t<T> narrowed(const py::array_t<double>& values, const std::vector<std::string>& columns) {
+  const auto in = values.template unchecked<2>();
+  py::array_t<T> out({in.shape(0), in.shape(1)});
+  auto o = out.template mutable_unchecked<2>();
+  for (py::ssize_t r = 0; r < in.shape(0); ++r) {
+    for (py::ssize_t c = 0; c < in.shape(1); ++c) {
+      o(r, c) = narrow<T>(in(r, c), columns[static_cast<std::size_t>(c)],
+                          [&] { return "run " + std::to_string(r); });
+    }
+  }
+  return out;
+}
+
+/// `object` as a C-contiguous (runs, columns) array of T: the same array when it already is one (no
+/// copy), else converted once and timed. `what` names it in errors ("y0", "parameters"); `names` are
+/// its columns' (the model's states or, `is_parameter`, parameters).
+template <class T>
+py::array_t<T> as_input(const py::object& object, const std::vector<std::string>& names, const char* what,
+                        bool is_parameter) {
+  const std::size_t columns = names.size();
   if (py::isinstance<py::array_t<T>>(object)) {
     py::array_t<T> array = py::reinterpret_borrow<py::array_t<T>>(object);
     const bool contiguous = (array.flags() & py::array::c_style) != 0;
@@ -95,6 +141,10 @@ py::array_t<T> as_input(const py::object& object, std::size_t columns, const cha
   timer.add_metadata("input", what);
   timer.add_metadata("from_dtype", py::str(any.dtype()).cast<std::string>());
   timer.add_metadata("nbytes", static_cast<std::int64_t>(any.nbytes()));
+  if (kind == 'f' && any.dtype().itemsize() > static_cast<py::ssize_t>(sizeof(T))) {
+    return narrowed<T>(py::array_t<double, py::array::forcecast>::ensure(any),
+                       column_names(is_parameter, names));
+  }
   return py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(any);
 }
 
@@ -180,6 +230,9 @@ py::dict result_dict(std::shared_ptr<SolveResult<T>> owner, double t0) {
   out["status"] = r.statuses().empty() ? py::object(py::none())
                                        : py::object(view_of<std::int32_t>(
                                              {runs}, reinterpret_cast<const std::int32_t*>(r.statuses().data()), base));
+  // Each run's stop time, kept with the statuses (None without them, as status).
+  out["t_stop"] = r.stop_times().empty() ? py::object(py::none())
+                                         : py::object(view_of<T>({runs}, r.stop_times().data(), base));
   static_assert(sizeof(RunCounters) == 3 * sizeof(std::uint32_t), "counters are viewed as three uint32");
   out["counters"] = r.counters().empty()
                         ? py::object(py::none())
@@ -360,12 +413,13 @@ class PySolver {
   Inputs inputs(const py::object& y0, const py::object& params) const {
     // A conversion is timed at the solve's level (verbosity="none": not at all).
     const detail::VerbosityScope level(default_timelogger(), solver_.options().verbosity);
-    const std::size_t n_states = solver_.n_states(), n_params = solver_.n_params();
-    py::array_t<T> y = as_input<T>(y0, n_states, "y0");
+    const std::size_t n_params = solver_.n_params();
+    const RuntimeModel<T>& model = model_->runtime<T>();
+    py::array_t<T> y = as_input<T>(y0, model.state_names(), "y0", false);
     const std::size_t runs = static_cast<std::size_t>(y.shape(0));
     std::optional<py::array_t<T>> p;
     if (!params.is_none()) {
-      p = as_input<T>(params, n_params, "parameters");
+      p = as_input<T>(params, model.parameter_names(), "parameters", true);
       if (static_cast<std::size_t>(p->shape(0)) != runs) {
         throw InvalidInput("y0 has " + std::to_string(runs) + " runs but parameters has " +
                            std::to_string(p->shape(0)) + "; give one row per run in both");
@@ -419,7 +473,8 @@ DriverSpec driver_spec(const PyDriver& d) {
 /// validate() runs in the Solver's constructor, and the Solver resolves summarise_variables and
 /// save_variables against the model. output_types (CuBIE's list: apply_output_types) is applied last,
 /// over the other settings; summaries names metrics directly, as an alternative to listing them in
-/// output_types.
+/// output_types. max_step (scipy's name) is step_control.dt_max; validate()'s messages call it
+/// max_step (errors.cpp).
 SolveOptions make_options(double t0, double t_end, const std::string& method, double rtol, double atol,
                           std::optional<double> dt, std::optional<double> save_every,
                           const std::vector<double>& save_at,
@@ -435,7 +490,7 @@ SolveOptions make_options(double t0, double t_end, const std::string& method, do
                           std::optional<double> sample_summaries_every,
                           const std::vector<std::string>& summarise_variables,
                           const std::vector<PyDriver>& drivers,
-                          const std::vector<std::string>& save_variables) {
+                          const std::vector<std::string>& save_variables, std::optional<double> max_step) {
   SolveOptions o;
   for (const PyDriver& d : drivers) o.drivers.push_back(driver_spec(d));
   o.t0 = t0;
@@ -458,6 +513,7 @@ SolveOptions make_options(double t0, double t_end, const std::string& method, do
   o.save_mode = parse_save_mode(save_mode);
   o.save_variables = save_variables;
   o.max_steps = max_steps;
+  if (max_step) o.step_control.dt_max = *max_step;  // None: no limit (the default, infinity)
   if (backend == "auto" || backend == "automatic") {
     o.backend = Backend::automatic;
   } else if (backend == "cpu") {
@@ -498,28 +554,61 @@ SolveOptions make_options(double t0, double t_end, const std::string& method, do
 
 /// Run-major y0 and parameters of a grid over `model`'s defaults (overridden by `y0_defaults` /
 /// `param_defaults` when given), with `axes` [(is_parameter, name, values)], as two arrays over one
-/// Batch (no copy on the way out).
+/// Batch (no copy on the way out). Every value is checked in double before it becomes a T (narrow), and
+/// named as the user wrote it: "parameter k = 1e+39 (run 0) does not fit float32", "parameter rho (run
+/// 1) is NaN"; a default, used by every run, without a run.
 template <class T>
 py::tuple build_grid(const PyModel& model, const std::vector<double>& y0_defaults,
                      const std::vector<double>& param_defaults,
                      const std::vector<std::tuple<bool, std::string, std::vector<double>>>& axes,
                      const std::string& kind) {
   const RuntimeModel<T>& runtime = model.runtime<T>();
-  auto cast = [](const std::vector<double>& v) { return std::vector<T>(v.begin(), v.end()); };
-  GridBuilder<T> builder(cast(y0_defaults), cast(param_defaults));
-  builder.names(runtime.state_names(), runtime.parameter_names());
-  for (const auto& [is_parameter, name, values] : axes) {
-    if (is_parameter) {
-      builder.param(name, cast(values));
-    } else {
-      builder.state(name, cast(values));
-    }
-  }
   GridKind grid_kind = GridKind::combinatorial;
   if (kind == "verbatim") {
     grid_kind = GridKind::verbatim;
   } else if (kind != "combinatorial") {
     throw InvalidInput("grid_type '" + kind + "': use 'combinatorial' or 'verbatim'");
+  }
+  const std::vector<std::string> state_names = runtime.state_names(), param_names = runtime.parameter_names();
+  auto swept = [&](bool is_parameter, const std::string& name) {
+    return std::any_of(axes.begin(), axes.end(), [&](const auto& axis) {
+      return std::get<0>(axis) == is_parameter && std::get<1>(axis) == name;
+    });
+  };
+  auto defaults = [&](const std::vector<double>& values, bool is_parameter) {
+    const std::vector<std::string>& names = is_parameter ? param_names : state_names;
+    std::vector<T> out(values.size());  // a count other than the model's: GridBuilder::names refuses it
+    for (std::size_t i = 0; i < std::min(values.size(), names.size()); ++i) {
+      // A swept column's default is never used (every run takes the axis' value): not checked.
+      if (swept(is_parameter, names[i])) continue;
+      out[i] = narrow<T>(values[i], column_name(is_parameter, names[i]), [] { return std::string(); });
+    }
+    return out;
+  };
+  GridBuilder<T> builder(defaults(y0_defaults, false), defaults(param_defaults, true));
+  builder.names(state_names, param_names);
+  // The first run that takes value i of axis a, for a message: GridBuilder's order (verbatim: run i;
+  // combinatorial: the first axis slowest, so i times the runs of the axes after a).
+  auto first_run = [&](std::size_t a, std::size_t i) {
+    if (grid_kind == GridKind::verbatim) return "run " + std::to_string(i);
+    std::size_t later = 1;
+    for (std::size_t b = a + 1; b < axes.size(); ++b) {
+      later = checks::checked_mul(later, std::get<2>(axes[b]).size(), "combinatorial grid: the run count");
+    }
+    return "run " + std::to_string(checks::checked_mul(i, later, "combinatorial grid: the run count"));
+  };
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    const auto& [is_parameter, name, values] = axes[a];
+    const std::string what = column_name(is_parameter, name);
+    std::vector<T> narrowed_values(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      narrowed_values[i] = narrow<T>(values[i], what, [&] { return first_run(a, i); });
+    }
+    if (is_parameter) {
+      builder.param(name, std::move(narrowed_values));
+    } else {
+      builder.state(name, std::move(narrowed_values));
+    }
   }
   auto batch = std::make_shared<Batch<T>>(builder.build(grid_kind));
   const py::capsule base = keep_alive(batch);
@@ -557,7 +646,8 @@ void bind_solvers(py::module_& m) {
         py::arg("output_types") = py::none(), py::arg("summaries") = std::vector<std::string>{},
         py::arg("summarise_every") = py::none(), py::arg("sample_summaries_every") = py::none(),
         py::arg("summarise_variables") = std::vector<std::string>{},
-        py::arg("drivers") = std::vector<PyDriver>{}, py::arg("save_variables") = std::vector<std::string>{});
+        py::arg("drivers") = std::vector<PyDriver>{}, py::arg("save_variables") = std::vector<std::string>{},
+        py::arg("max_step") = py::none());
   bind_solver<float>(m, "Solver32");
   bind_solver<double>(m, "Solver64");
 

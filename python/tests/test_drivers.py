@@ -85,7 +85,7 @@ u = { times = [0.0, 1.0, 1.0000001, 5.0], values = [0.0, 0.0, 1.0, 1.0] }
 
 
 def test_bad_drivers_are_named(forced):
-    with pytest.raises(ValueError, match=r"reads 1 driver \(u\) but SolveOptions.drivers gives 0"):
+    with pytest.raises(ValueError, match=r"no samples for driver 'u' \(the model's drivers: u\)"):
         solve(forced, None)
     with pytest.raises(ValueError, match="give the samples' 'dt'"):
         solve(forced, {"u": sine(0.1)})
@@ -97,12 +97,21 @@ def test_bad_drivers_are_named(forced):
         solve(forced, {"u": sine(0.1)[:20], "dt": 0.1})
     with pytest.raises(ValueError, match=r"samples for 2 runs \(one set per run\) but the batch has 3"):
         solve(forced, {"u": numpy.vstack([sine(0.1)] * 2), "dt": 0.1}, parameters={"a": [0.1, 0.2, 0.3]})
-    with pytest.raises(ValueError, match=r"drivers\['w'\]: the system reads no driver of that name"):
+    with pytest.raises(ValueError, match=r"no driver named 'w' \(the model's drivers: u\)"):
         solve(forced, {"w": sine(0.1), "dt": 0.1})
     with pytest.raises(ValueError, match="'time' \\(or 'times'\\), not both"):
         solve(forced, {"u": sine(0.1), "time": numpy.arange(0.0, 5.05, 0.1), "times": [0.0, 5.0]})
     with pytest.raises(TypeError, match="order"):
         solve(forced, {"u": sine(0.1), "dt": 0.1, "order": "cubic"})
+
+
+def test_a_name_that_is_not_a_driver_is_named_not_counted(forced, decay):
+    # Issue 44 item 13: a misspelt driver beside the samples' dt was "the system reads 1 driver (u) but
+    # SolveOptions.drivers gives 2".
+    with pytest.raises(ValueError, match=r"^no driver named 'g' \(the model's drivers: u\)$"):
+        solve(forced, {"g": sine(0.5), "dt": 0.5})
+    with pytest.raises(ValueError, match=r"^no driver named 'g' \(the model reads no drivers\)$"):
+        solve(decay, {"g": sine(0.5), "dt": 0.5})
 
 
 def test_gpu_equals_cpu_run_by_run(forced):

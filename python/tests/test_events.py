@@ -37,6 +37,7 @@ def test_the_projectile_example_meets_its_closed_form():
     assert r.finished.all() and not r.success.any()
     numpy.testing.assert_array_equal(r.stopping_event, [1, 1, 1, 1])
     assert r.stopped_by(2) == "ground"
+    numpy.testing.assert_array_equal(r.t_stop, ground.t[:, 0])  # each run's final state is at its event
     numpy.testing.assert_allclose(r.final_state[:, 0], 0.0, atol=1e-8)
 
 

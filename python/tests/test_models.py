@@ -1,5 +1,7 @@
 """batchode.Model, load_model and Model.from_toml: names, defaults, and errors with line and column."""
 
+import pathlib
+
 import pytest
 
 import batchode
@@ -62,6 +64,19 @@ def test_toml_error_names_the_file_line():
         batchode.Model.from_toml('name = "m"\nequations = """\ndx = -x\n"""\n[states]\nx = \n', "bad.toml")
     assert e.value.source == "bad.toml"
     assert e.value.line == 6
+
+
+def test_paths_may_be_path_like(lorenz, tmp_path):
+    # Issue 44 item 16: pathlib.Path was a TypeError.
+    assert batchode.load_model(pathlib.Path(LORENZ_TOML)).equations == lorenz.equations
+    assert batchode.load_model(LORENZ_TOML.encode()).state_names == lorenz.state_names
+    with pytest.raises(TypeError, match=r"load_model: path must be a file path .*not int 42"):
+        batchode.load_model(42)
+    trace = tmp_path / "trace.json"
+    batchode.time_logger.start_trace(trace)
+    batchode.solve_ivp(lorenz, t_span=(0, 0.01), parameters={"rho": [28.0]}, backend="cpu", verbosity="default")
+    assert batchode.time_logger.stop_trace() == str(trace)
+    assert trace.stat().st_size > 0
 
 
 def test_missing_file_is_a_model_error(tmp_path):

@@ -17,6 +17,7 @@ mpi4py = pytest.importorskip("mpi4py", reason="comm= needs mpi4py (Debian: pytho
 MPIEXEC = shutil.which("mpiexec")
 
 SCRIPT = textwrap.dedent("""
+    import pathlib
     import sys
     import numpy
     from mpi4py import MPI
@@ -41,10 +42,11 @@ SCRIPT = textwrap.dedent("""
     assert numpy.array_equal(r.final_state, one.final_state[first:first + runs])
     assert numpy.array_equal(r.state, one.state[first:first + runs], equal_nan=True)
     assert numpy.array_equal(r.status, one.status[first:first + runs])
+    assert numpy.array_equal(r.t_stop, one.t_stop[first:first + runs])
     assert numpy.array_equal(r.counters, one.counters[first:first + runs])
     assert numpy.array_equal(r.parameters, one.parameters[first:first + runs])
 
-    w = batchode.solve_ivp(model, **grid, **dict(options, verbosity="default"), comm=comm, output=out)
+    w = batchode.solve_ivp(model, **grid, **dict(options, verbosity="default"), comm=comm, output=pathlib.Path(out))
     local = [e for e in w.timing_across_ranks["events"] if e["label"] == "mpi_local_solve"]
     assert len(local) == 1 and len(local[0]["total_ms"]) == comm.size and local[0]["imbalance"] >= 1
     assert w.local_runs == (w.ranks[comm.rank]["first_run"], w.ranks[comm.rank]["runs"])

@@ -209,6 +209,27 @@ def test_failed_runs_have_a_status(decay):
     assert r.status_names[r.status[1]] == "max_steps_reached"
 
 
+def test_each_run_says_when_it_stopped(decay):
+    # The options of test_failed_runs_have_a_status: the model compiled there serves.
+    r = batchode.solve_ivp(decay, t_span=(0, 10), parameters={"k": [1.0, 1e6]}, method="dopri5", max_steps=50,
+                           backend="cpu", **quiet())
+    assert r.t_stop.shape == (2,) and r.t_stop.dtype == numpy.float64
+    assert r.t_stop[0] == 10.0                # reached t_end
+    assert 0.0 < r.t_stop[1] < 10.0           # where max_steps ended it
+    assert type(r.t_stop.base).__name__ == "PyCapsule" and not r.t_stop.flags.owndata  # a view, as status
+
+
+def test_max_step_bounds_the_steps(decay):
+    kw = dict(t_span=(0, 10), method="dopri5", counters=True, backend="cpu", **quiet())
+    free = batchode.solve_ivp(decay, parameters={"k": [0.5]}, **kw)
+    bounded = batchode.solve_ivp(decay, parameters={"k": [0.5]}, max_step=0.1, **kw)
+    assert free.counters["accepted_steps"][0] < 50
+    assert bounded.counters["accepted_steps"][0] >= 100   # 10 / 0.1
+    numpy.testing.assert_allclose(bounded.final_state[0, 0], math.exp(-5.0), rtol=1e-5)
+    again = batchode.Solver(decay, max_step=0.1, **kw).solve(parameters={"k": [0.5]})
+    numpy.testing.assert_array_equal(again.counters, bounded.counters)
+
+
 # --- no copies ------------------------------------------------------------------------------------
 
 def test_results_are_views_of_batchode_memory(lorenz):
@@ -279,8 +300,28 @@ def test_nan_inputs_name_the_run(lorenz):
     y0[5, 2] = numpy.nan
     with pytest.raises(ValueError, match="run 5"):
         batchode.solve_ivp(lorenz, t_span=(0, 1), y0=y0, parameters=numpy.ones((8, 1)), backend="cpu", **quiet())
-    with pytest.raises(ValueError, match="'rho'.*not finite"):
+    with pytest.raises(ValueError, match=r"parameter rho \(run 1\) is NaN"):
         batchode.solve_ivp(lorenz, t_span=(0, 1), parameters={"rho": [1.0, numpy.nan]}, **quiet())
+
+
+@pytest.mark.parametrize("inputs, message", [
+    # Issue 44 item 12: these were "GridBuilder: axis 'w' value 0 is not finite" (the cast's inf, an
+    # axis index) or, per run, "initial value of run 0 (index 0) is inf".
+    (dict(parameters={"w": [1e39]}), r"^parameter w = 1e\+39 \(run 0\) does not fit float32 \(largest 3.4028235e\+38\)$"),
+    (dict(y0={"x": 1e300}), r"^state x = 1e\+300 does not fit float32"),
+    (dict(y0=[1e300, 0.0]), r"^state x = 1e\+300 does not fit float32"),
+    # The run is the first that takes the value: the first axis slowest, states' axes before parameters'.
+    (dict(y0={"x": [1.0, -1e39]}, parameters={"w": [1.0, 2.0, 3.0]}), r"^state x = -1e\+39 \(run 3\)"),
+    (dict(y0={"x": [1.0, 2.0]}, parameters={"w": [1.0, 2.0, 1e39]}), r"^parameter w = 1e\+39 \(run 2\)"),
+    (dict(y0={"x": [1.0, 2.0]}, parameters={"w": [1.0, 1e39]}, grid_type="verbatim"), r"\(run 1\)"),
+    (dict(parameters={"w": [1.0, math.nan]}), r"^parameter w \(run 1\) is NaN$"),
+    (dict(y0=numpy.zeros((3, 2)), parameters=numpy.array([[1.0], [2.0], [5e38]])),
+     r"^parameter w = 5e\+38 \(run 2\) does not fit float32"),
+    (dict(y0=[0.0, 1e39], parameters=numpy.ones((2, 1))), r"^state v = 1e\+39 \(run 0\) does not fit float32"),
+])
+def test_values_float32_cannot_hold_are_named_as_given(oscillator, inputs, message):
+    with pytest.raises(ValueError, match=message):
+        batchode.solve_ivp(oscillator, t_span=(0, 1), precision="float32", backend="cpu", **inputs, **quiet())
 
 
 def test_empty_batch_is_refused(lorenz):
@@ -328,6 +369,10 @@ def test_dicts_do_not_mix_with_rows(lorenz):
     (dict(cpu_threads=-1), ValueError, "cpu_threads"),
     (dict(chunks=2.5), TypeError, "chunks"),
     (dict(method="RK45", algorithm="tsit5"), ValueError, "algorithm"),
+    (dict(max_step=0.0), ValueError, r"^max_step \(0\) must be positive"),
+    (dict(max_step=-1.0), ValueError, r"^max_step \(-1\) must be positive"),
+    (dict(max_step=math.nan), ValueError, r"^max_step \(nan\) must be positive"),
+    (dict(max_step="small"), TypeError, "max_step must be a number"),
 ])
 def test_bad_options_are_named(decay, options, error, message):
     with pytest.raises(error, match=message):
@@ -359,3 +404,4 @@ def test_to_xarray_names_every_axis(oscillator):
     assert ds["state"].dims == ("run", "time", "variable")
     numpy.testing.assert_array_equal(ds["w"].values, [1.0, 2.0])
     numpy.testing.assert_array_equal(ds["final_state"].sel(variable="x").values, r.final_state[:, 0])
+    numpy.testing.assert_array_equal(ds["t_stop"].values, r.t_stop)

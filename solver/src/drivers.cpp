@@ -199,30 +199,30 @@ FittedDriver fit_driver(const DriverSpec& spec, double t0, double t_end) {
 
 std::vector<FittedDriver> fit_drivers(const std::vector<DriverSpec>& specs, const std::vector<std::string>& names,
                                       std::size_t n_drivers, double t0, double t_end) {
-  if (specs.size() != n_drivers) {
-    std::string named;
-    for (const std::string& name : names) named += (named.empty() ? "" : ", ") + name;
-    throw InvalidInput(fmt::format("the system reads {} driver{}{} but SolveOptions.drivers gives {}", n_drivers,
-                                   n_drivers == 1 ? "" : "s", named.empty() ? "" : " (" + named + ")",
-                                   specs.size()));
-  }
-  // In the system's order: by name when it names them, else as given.
+  // Each driver by its name where the system names them, before any count: a misspelt name is the
+  // likely mistake, and "reads 1 driver but 2 were given" would hide it.
+  std::string known;
+  for (const std::string& name : names) known += (known.empty() ? "" : ", ") + name;
+  const std::string theirs = n_drivers == 0 ? "the model reads no drivers" : "the model's drivers: " + known;
   std::vector<const DriverSpec*> ordered(n_drivers, nullptr);
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    if (names.empty()) {
-      ordered[i] = &specs[i];
-      continue;
+  if (!names.empty() || n_drivers == 0) {
+    for (const DriverSpec& spec : specs) {
+      const auto at = std::find(names.begin(), names.end(), spec.name);
+      if (at == names.end()) throw InvalidInput(fmt::format("no driver named '{}' ({})", spec.name, theirs));
+      const auto d = static_cast<std::size_t>(at - names.begin());
+      if (ordered[d] != nullptr) throw InvalidInput(fmt::format("drivers['{}'] is given twice", spec.name));
+      ordered[d] = &spec;
     }
-    const auto at = std::find(names.begin(), names.end(), specs[i].name);
-    if (at == names.end()) {
-      std::string known;
-      for (const std::string& name : names) known += (known.empty() ? "" : ", ") + name;
-      throw InvalidInput(fmt::format("drivers['{}']: the system reads no driver of that name (it reads {})",
-                                     specs[i].name, known));
+    for (std::size_t d = 0; d < n_drivers; ++d) {
+      if (ordered[d] == nullptr) {
+        throw InvalidInput(fmt::format("no samples for driver '{}' ({})", names[d], theirs));
+      }
     }
-    const std::size_t d = static_cast<std::size_t>(at - names.begin());
-    if (ordered[d] != nullptr) throw InvalidInput(fmt::format("drivers['{}'] is given twice", specs[i].name));
-    ordered[d] = &specs[i];
+  } else if (specs.size() != n_drivers) {  // drivers without names: taken in order
+    throw InvalidInput(fmt::format("the system reads {} driver{} but SolveOptions.drivers gives {}",
+                                   n_drivers, n_drivers == 1 ? "" : "s", specs.size()));
+  } else {
+    for (std::size_t i = 0; i < specs.size(); ++i) ordered[i] = &specs[i];
   }
   std::vector<FittedDriver> fitted;
   for (const DriverSpec* spec : ordered) fitted.push_back(fit_driver(*spec, t0, t_end));
