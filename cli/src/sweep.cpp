@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "batchode/checks/fits_precision.hpp"
 #include "batchode/checks/invalid_input.hpp"
 
 namespace batchode::cli {
@@ -217,11 +218,10 @@ Batch<T> build_grid(const std::vector<Sweep>& sweeps, GridKind kind, const GridD
     }
     std::vector<T> values(sweep.values.size());
     for (std::size_t i = 0; i < values.size(); ++i) {
+      // In the words every front end uses (checks/fits_precision.hpp).
+      const std::string problem = checks::precision_problem<T>(sweep.values[i], sweep.name);
+      if (!problem.empty()) throw UsageError(fmt::format("--sweep '{}': {}", sweep.text, problem));
       values[i] = static_cast<T>(sweep.values[i]);
-      if (!std::isfinite(values[i])) {
-        throw UsageError(fmt::format("--sweep '{}': {} does not fit in {}", sweep.text, sweep.values[i],
-                                     std::is_same_v<T, float> ? "float32" : "float64"));
-      }
     }
     if (state) {
       builder.state(sweep.name, std::move(values));

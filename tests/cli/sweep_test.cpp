@@ -181,7 +181,7 @@ TYPED_TEST(SweepGrid, VerbatimSweepsOfDifferentLengths) {
 
 TEST(SweepGrid, ValueBeyondFloat32) {
   EXPECT_EQ(grid_error<float>({"rho=1,1e50"}, GridKind::combinatorial),
-            "--sweep 'rho=1,1e50': 1e+50 does not fit in float32");
+            "--sweep 'rho=1,1e50': rho = 1e+50 does not fit float32 (largest 3.4028235e+38)");
   EXPECT_EQ(grid_error<double>({"rho=1,1e50"}, GridKind::combinatorial), "no error");
 }
 
