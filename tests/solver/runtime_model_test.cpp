@@ -379,6 +379,13 @@ TEST_F(RuntimeModelTest, AGpuRequestSaysWhyAndAutomaticRunsOnTheCpu) {
   EXPECT_EQ(r.execution()[0].reason, batchode::sched::Reason::gpu_unavailable);
 }
 
+// rosenbrock4 names rodas4, the same RODAS4 method with a GPU kernel, as the compiled-in path does.
+TEST_F(RuntimeModelTest, RosenbrockFourOnTheGpuNamesRodas4) {
+  RuntimeModel<double> runtime(parse(kLorenzToml), options());
+  EXPECT_EQ(runtime.gpu_unavailable(Method::rosenbrock4), batchode::cpu_only_reason(Method::rosenbrock4));
+  EXPECT_NE(runtime.gpu_unavailable(Method::rosenbrock4).find("use --method rodas4"), std::string::npos);
+}
+
 TEST_F(RuntimeModelTest, NamesAndDefaultsComeFromTheModel) {
   RuntimeModel<float> runtime(parse(kLorenzToml), options());
   EXPECT_EQ(runtime.n_states(), 3u);

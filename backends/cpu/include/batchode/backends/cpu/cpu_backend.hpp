@@ -35,9 +35,7 @@ namespace batchode::cpu {
 /// CPU-only, and a Rosenbrock method needs a system it can linearise. Solver::run asks this first.
 template <class System, class T>
 std::string gpu_unavailable_for_method(Method method) {
-  if (cpu_only(method)) {
-    return "method " + to_string(method) + " has no GPU kernel (it is Boost.Odeint's stepper, CPU only)";
-  }
+  if (cpu_only(method)) return cpu_only_reason(method);
   if (is_stiff(method) && !kernels::can_linearize_v<integrated_system_t<System, T>, T>) {
     return "method " + to_string(method) + " needs a call operator templated on the number type (for the Jacobian)";
   }
