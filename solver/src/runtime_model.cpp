@@ -636,6 +636,8 @@ cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logge
   }
   cpu::RuntimeEntry<T> entry;
   entry.integrate = object->function<cpu::RangeFunction<T>>(cpu::runtime_range_symbol);
+  entry.new_stepper = object->function<cpu::NewStepperFunction>(cpu::runtime_new_stepper_symbol);
+  entry.delete_stepper = object->function<cpu::DeleteStepperFunction>(cpu::runtime_delete_stepper_symbol);
   entry.n_states = n_states_;
   entry.n_params = n_params_;
   entry.name = state.model.name();

@@ -109,6 +109,7 @@ class Solver {
     if (options_.events.empty()) options_.events = detail::default_event_specs(system_);
     validate_for<T>(options_);
     detail::check_method_compiled(system_, options_.method);
+    detail::check_run_fits_stack<System, T>(system_, options_.method);
     check_events_for_system(options_, detail::n_events_of(system_));
     if (!options_.summaries.empty()) {
       summaries_ = std::make_shared<const SummaryLayout>(
