@@ -165,6 +165,25 @@ const MethodInfo& method_info(Method m) {
 
 std::string to_string(Method m) { return method_info(m).name; }
 
+namespace {
+// cpu_only_reason names rodas4 as the GPU's RODAS4: true of rosenbrock4 only.
+constexpr bool only_rosenbrock4_is_cpu_only() {
+  for (const MethodInfo& info : method_registry) {
+    if (!info.gpu && info.method != Method::rosenbrock4) return false;
+  }
+  return true;
+}
+static_assert(only_rosenbrock4_is_cpu_only(),
+              "cpu_only_reason: name the GPU counterpart of the new CPU-only method");
+}  // namespace
+
+std::string cpu_only_reason(Method m) {
+  return fmt::format(
+      "method {} is Boost.Odeint's CPU stepper and has no GPU kernel; rodas4 is the same RODAS4 "
+      "method on the GPU (and the CPU): use --method rodas4",
+      to_string(m));
+}
+
 Method parse_method(std::string_view name) {
   std::string valid;
   for (const MethodInfo& info : method_registry) {

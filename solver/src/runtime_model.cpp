@@ -701,6 +701,8 @@ cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logge
   }
   cpu::RuntimeEntry<T> entry;
   entry.integrate = object->function<cpu::RangeFunction<T>>(cpu::runtime_range_symbol);
+  entry.new_stepper = object->function<cpu::NewStepperFunction>(cpu::runtime_new_stepper_symbol);
+  entry.delete_stepper = object->function<cpu::DeleteStepperFunction>(cpu::runtime_delete_stepper_symbol);
   entry.n_states = n_states_;
   entry.n_params = n_params_;
   entry.name = state.model.name();
@@ -711,8 +713,7 @@ cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logge
 template <class T>
 std::string RuntimeModel<T>::gpu_unavailable(Method method) const {
   if (!is_known_method(method)) return "unknown method value " + std::to_string(static_cast<int>(method));
-  if (cpu_only(method))
-    return "method " + to_string(method) + " has no GPU kernel (it is Boost.Odeint's stepper, CPU only)";
+  if (cpu_only(method)) return cpu_only_reason(method);
   if (!BATCHODE_HAS_GPU_RUNTIME) {
     return std::string("this build has no GPU backend (build backend '") + gpu::compiled_backend() + "')";
   }

@@ -24,8 +24,10 @@
 #include "../jit/jit_test_support.hpp"  // ScopedEnv
 #include "batchode/batchode.hpp"
 #include "batchode/models/model.hpp"
+#include "bounded_stack.hpp"
 #include "bruss_model.hpp"
 #include "forced_decay_reference.hpp"
+#include "large_linear_systems.hpp"
 #include "runtime_model_systems.hpp"
 #include "test_systems.hpp"
 
@@ -499,6 +501,13 @@ TEST_F(RuntimeModelTest, AGpuRequestSaysWhyAndAutomaticRunsOnTheCpu) {
   EXPECT_EQ(r.execution()[0].reason, batchode::sched::Reason::gpu_unavailable);
 }
 
+// rosenbrock4 names rodas4, the same RODAS4 method with a GPU kernel, as the compiled-in path does.
+TEST_F(RuntimeModelTest, RosenbrockFourOnTheGpuNamesRodas4) {
+  RuntimeModel<double> runtime(parse(kLorenzToml), options());
+  EXPECT_EQ(runtime.gpu_unavailable(Method::rosenbrock4), batchode::cpu_only_reason(Method::rosenbrock4));
+  EXPECT_NE(runtime.gpu_unavailable(Method::rosenbrock4).find("use --method rodas4"), std::string::npos);
+}
+
 TEST_F(RuntimeModelTest, NamesAndDefaultsComeFromTheModel) {
   RuntimeModel<float> runtime(parse(kLorenzToml), options());
   EXPECT_EQ(runtime.n_states(), 3u);
@@ -664,6 +673,29 @@ TEST_F(RuntimeModelTest, StiffBrussInBandStorageAgreesWithTheCompiledInSystem) {
         << "element " << i;
   }
   EXPECT_GT(from_text.counters(0).accepted_steps, 10u);
+}
+
+// A 1000-state model with no band (each state coupled to its mirror): rodas4 keeps J and its LU dense,
+// 8 MB each in double, together twice a worker's 8 MiB stack, so the object makes a worker's stepper on
+// the heap (batchode_new_stepper). Solved on a thread with a worker's stack, against the closed form.
+TEST_F(RuntimeModelTest, ADenseThousandStateModelSolvesOnAWorkerSizedStack) {
+  constexpr std::size_t n = 1000;
+  constexpr double a = 1.0, b = 0.5;
+  std::vector<double> y0(n);
+  for (std::size_t i = 0; i < n; ++i) y0[i] = 1.0 + double(i % 7) / 7.0;
+  RuntimeModel<double> runtime(parse(batchode::testing::mirrored_decay_toml(y0, a, b)), options());
+  batchode::SolveOptions o = cpu_options<double>(Method::rodas4);
+  o.t_end = 1;
+  o.rtol = 1e-6;
+  o.atol = 1e-9;
+  const auto r = batchode::testing::on_bounded_stack(
+      [&] { return batchode::solve_ivp(runtime, runtime.default_y0(), runtime.default_params(), o); });
+  ASSERT_EQ(r.status(0), batchode::Status::success);
+  const std::vector<double> exact = batchode::testing::mirrored_decay_solution(y0, a, b, o.t_end);
+  for (std::size_t i = 0; i < n; ++i) {
+    // Global error: within 50 local tolerances (stiff/reference_test.cpp's factor).
+    EXPECT_NEAR(r.final_state(0, i), exact[i], 50 * (o.atol + o.rtol * std::fabs(exact[i]))) << "state " << i;
+  }
 }
 
 }  // namespace

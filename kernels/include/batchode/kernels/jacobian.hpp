@@ -118,6 +118,15 @@ struct can_linearize<System, T, false> : callable_with<System, typename used_lin
 template <class System, class T>
 inline constexpr bool can_linearize_v = detail::can_linearize<System, T>::value;
 
+/// sizeof the dual number a Rosenbrock step calls System with in precision T (its Jacobian layout's), 0
+/// when it calls with none (J and f_t analytic): the CPU path counts a run's arrays of them against a
+/// worker's stack (backends/cpu/cpu_backend.hpp).
+template <class System, class T>
+inline constexpr port::size_t rosenbrock_dual_bytes =
+    detail::used_linearization<System, T>::analytic
+        ? 0
+        : sizeof(typename detail::used_linearization<System, T>::dual);
+
 namespace detail {
 /// f_t = df/dt by one call with one dual direction (t): for a system that gives J but not f_t.
 BATCHODE_HD_TEMPLATE

@@ -48,6 +48,10 @@ const MethodInfo& method_info(Method m);
 /// The method's name as written in code ("dopri5", ...).
 std::string to_string(Method m);
 
+/// Why a CPU-only method (cpu_only: rosenbrock4) cannot run on a GPU, naming the method that does the
+/// same there. Never substituted for it: their step-size choices differ, so would their numbers.
+std::string cpu_only_reason(Method m);
+
 /// Parses a method name; throws std::invalid_argument listing the valid names.
 Method parse_method(std::string_view name);
 #endif

@@ -83,11 +83,11 @@ class RosenbrockStepper {
         return singular(y, y_new, err);
       }
       state_type f_mid;
-      T J_mid[Shape::jacobian_size], ft_mid[N];
+      T ft_mid[N];
       const T t_mid = t + h / T(2);
-      linearize(sys, t_mid, &y_half[0], p, f_mid.v, J_mid, ft_mid);
+      linearize(sys, t_mid, &y_half[0], p, f_mid.v, J_mid_, ft_mid);
       ++evaluations_;
-      if (!solve_step<false>(sys, t_mid, y_half, p, h / T(2), f_mid, J_mid, ft_mid, y_new, unused)) {
+      if (!solve_step<false>(sys, t_mid, y_half, p, h / T(2), f_mid, J_mid_, ft_mid, y_new, unused)) {
         return singular(y, y_new, err);
       }
       BATCHODE_UNROLL_STATES
@@ -189,10 +189,8 @@ class RosenbrockStepper {
   BATCHODE_HOST_DEVICE bool solve_step(const System& sys, T t, const state_type& y, const T* p, T h,
                                        const state_type& f, const T* J, const T* ft, state_type& y_new,
                                        state_type& err) {
-    T W[Shape::lu_size];
-    int piv[N];
     const T diag = T(1) / (T(Tab::gamma()) * h);
-    if (!factor(diag, J, W, piv)) return false;
+    if (!factor(diag, J, W_, piv_)) return false;
     const T inv_h = T(1) / h;
     // Stage and coefficient indices are compile-time constants through static_for (not only through
     // unroll pragmas, which the host pass of nvcc does not honour): the table lookups fold into
@@ -226,7 +224,7 @@ class RosenbrockStepper {
         });
         k_[s][i] = sum;
       }
-      solve(W, piv, k_[s]);
+      solve(W_, piv_, k_[s]);
     });
     evaluations_ += stages - 1;
     BATCHODE_UNROLL_STATES
@@ -253,6 +251,13 @@ class RosenbrockStepper {
   T J_[Shape::jacobian_size];
   T ft_[N];
   T k_[Tab::stages][N];
+  // Matrices are members, never locals of step(): a dense one holds N^2 values (8 MB at 1000 states in
+  // double), more than fits on a CPU worker's 8 MiB stack beside a second one, so the CPU path keeps the
+  // whole stepper on the heap (cpu_backend.hpp). W = I / (gamma h) - J and its pivots are rewritten by
+  // every attempt; J_mid_ is the midpoint's Jacobian of a doubled step (one unused value otherwise).
+  T W_[Shape::lu_size];
+  int piv_[N];
+  T J_mid_[tableau::estimates_by_doubling_v<Tab> ? Shape::jacobian_size : 1];
   port::uint32_t evaluations_ = 0;
   Status failure_ = Status::success;
   bool linearized_ = false;

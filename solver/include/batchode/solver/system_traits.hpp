@@ -206,6 +206,21 @@ void check_method_compiled(const System& system, Method method) {
   }
 }
 
+/// Refuses, before any work, a system too large for a CPU run's stack (cpu::run_stack_problem): the CPU
+/// path may run under every backend (Backend::gpu's cost probe too), and no GPU holds such a run either.
+template <class System, class T>
+void check_run_fits_stack(const System& system, Method method) {
+  std::string why;
+  if constexpr (is_runtime_model_v<System>) {
+    // Generated code gives J and f_t itself; a driven model's f_t is by AD in t (one direction).
+    why = cpu::run_stack_problem(system.n_states(), method, sizeof(T), is_stiff(method) ? 2 * sizeof(T) : 0);
+  } else {
+    (void)system;
+    why = cpu::run_stack_problem<System, T>(method);
+  }
+  if (!why.empty()) throw InvalidInput(why);
+}
+
 /// Integrates runs [first, first + count) on the CPU (cpu::integrate_batch); a runtime model compiles
 /// `method` first if it has not yet (timed in `logger`). A set `stop` throws SolveInterrupted between
 /// blocks of runs, or ends that compile.

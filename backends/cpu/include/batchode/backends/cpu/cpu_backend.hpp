@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -35,9 +36,7 @@ namespace batchode::cpu {
 /// CPU-only, and a Rosenbrock method needs a system it can linearise. Solver::run asks this first.
 template <class System, class T>
 std::string gpu_unavailable_for_method(Method method) {
-  if (cpu_only(method)) {
-    return "method " + to_string(method) + " has no GPU kernel (it is Boost.Odeint's stepper, CPU only)";
-  }
+  if (cpu_only(method)) return cpu_only_reason(method);
   if (is_stiff(method) && !kernels::can_linearize_v<integrated_system_t<System, T>, T>) {
     return "method " + to_string(method) + " needs a call operator templated on the number type (for the Jacobian)";
   }
@@ -53,6 +52,50 @@ std::string method_not_compiled_message(Method method) {
   }
   return "method " + to_string(method) + " is not compiled for this system: its compiled_methods lists " +
          listed + " (add the method there to build its code)";
+}
+
+/// The stack a run may take on a CPU thread: 6 MiB of the 8 MiB glibc gives a thread under the usual
+/// `ulimit -s` (8192), the rest left to the system's own code. The stepper itself is on the heap
+/// (integrate_batch), so a run's stack grows with its state count, never with its square.
+inline constexpr std::size_t run_stack_budget = std::size_t{6} << 20;
+
+/// Bytes of a thread's stack a run takes per state: its vectors (the state, the stage arguments, the
+/// error, the first step's probes), counted as 8 values a state for explicit methods and 16 for
+/// Rosenbrock ones, and, for a system differentiated by AD, two arrays of `dual_bytes` numbers. Measured
+/// (g++ 12 -O3, 500 against 1000 states): explicit 2 (rk4) to 7 (fehlberg78) values a state, Rosenbrock
+/// 5 (rodas4) to 13 (ros3p: a doubled step keeps five vectors more) besides the duals.
+inline std::size_t run_stack_bytes_per_state(Method method, std::size_t value_bytes, std::size_t dual_bytes) {
+  return (is_stiff(method) ? 16 : 8) * value_bytes + 2 * dual_bytes;
+}
+
+/// Why the CPU path cannot run `method` for a system of n_states states in values of value_bytes ("" when
+/// it can): its run would not fit in run_stack_budget.
+inline std::string run_stack_problem(std::size_t n_states, Method method, std::size_t value_bytes,
+                                     std::size_t dual_bytes) {
+  const std::size_t per_state = run_stack_bytes_per_state(method, value_bytes, dual_bytes);
+  const std::size_t most = run_stack_budget / per_state;
+  if (n_states <= most) return "";
+  return "the system has " + std::to_string(n_states) + " states, more than the " + std::to_string(most) +
+         " that method " + to_string(method) + " in " + (value_bytes == 4 ? "float" : "double") +
+         " can take on the CPU: a run keeps " + std::to_string(per_state) +
+         " bytes a state on its thread's stack" +
+         (dual_bytes > 0 ? " (with the dual numbers of its Jacobian by AD)" : "") + ", of which " +
+         std::to_string(run_stack_budget >> 20) + " MiB may be used";
+}
+
+/// run_stack_problem for System in precision T: the dual numbers its Rosenbrock stepper calls it with.
+template <class System, class T>
+std::string run_stack_problem(Method method) {
+  using Integrated = integrated_system_t<System, T>;
+  std::size_t dual_bytes = 0;
+  if (method == Method::rosenbrock4) {  // odeint's stepper: kernels::linearize, dense whatever the band
+    dual_bytes = kernels::has_analytic_linearization_v<Integrated, T>
+                     ? 0
+                     : sizeof(kernels::LinearizeDual<Integrated, T>);
+  } else if (is_stiff(method)) {
+    dual_bytes = kernels::rosenbrock_dual_bytes<Integrated, T>;
+  }
+  return run_stack_problem(System::n_states, method, sizeof(T), dual_bytes);
 }
 
 /// Number of worker threads for `runs` runs under `requested` (0: all hardware threads).
@@ -128,7 +171,9 @@ void run_on_workers(std::size_t count, unsigned threads, TimeLogger& logger, arr
 }
 
 /// Integrates runs [first, first + count) of a validated batch with `method` into the same rows of
-/// `result`, on `threads` workers (run_on_workers), each with its own stepper.
+/// `result`, on `threads` workers (run_on_workers), each with its own stepper, made once on the heap: a
+/// Rosenbrock stepper holds N x N matrices (16 MB for a dense 1000-state system in double), more than
+/// a thread's stack (8 MiB for the workers, often less for the calling thread).
 template <class System, class T>
 void integrate_batch(const System& sys, const T* y0, const T* params, std::size_t first, std::size_t count,
                      Method method, const RunSettings<T>& plan, unsigned threads, const ResultView<T>& result,
@@ -162,9 +207,10 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
           run_on_workers(
               count, threads, logger, pool,
               [&] {
-                return [&, stepper = typename Select::type{}](std::size_t begin, std::size_t end) mutable {
+                return [&, stepper = std::make_unique<typename Select::type>()](std::size_t begin,
+                                                                                std::size_t end) {
                   integrate_run_range<Tab>(sys, y0, params, first + begin, first + end, plan, result,
-                                           stepper);
+                                           *stepper);
                 };
               },
               stop);
@@ -174,20 +220,30 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
 }
 
 /// The same for a model compiled at run time: `entry` is its loaded shared object's range function
-/// (runtime_abi.hpp), which runs run_range.hpp's loop for the method it was compiled for.
+/// (runtime_abi.hpp), which runs run_range.hpp's loop for the method it was compiled for, with a
+/// stepper the object makes on the heap once per worker.
 template <class T>
 void integrate_batch(const RuntimeEntry<T>& entry, const T* y0, const T* params, std::size_t first,
                      std::size_t count, const RunSettings<T>& plan, unsigned threads, const ResultView<T>& result,
                      TimeLogger& logger, arrays::HostWorkers& pool, const std::atomic<bool>* stop = nullptr) {
-  run_on_workers(count, threads, logger, pool, [&] {
-    return [&](std::size_t begin, std::size_t end) {
-      char message[512] = {};
-      const RangeCall<T> call{y0, params, first + begin, first + end, &plan, &result, message, sizeof message};
-      if (entry.integrate(&call) != 0) {
-        throw std::runtime_error("model '" + entry.name + "' (compiled at run time) failed: " + message);
-      }
-    };
-  }, stop);
+  run_on_workers(
+      count, threads, logger, pool,
+      [&] {
+        std::unique_ptr<void, DeleteStepperFunction> stepper(entry.new_stepper(), entry.delete_stepper);
+        if (!stepper) {
+          throw std::runtime_error("model '" + entry.name +
+                                   "' (compiled at run time): no memory for a worker's stepper");
+        }
+        return [&, stepper = std::move(stepper)](std::size_t begin, std::size_t end) {
+          char message[512] = {};
+          const RangeCall<T> call{y0,      params,        first + begin, first + end,   &plan,
+                                  &result, stepper.get(), message,       sizeof message};
+          if (entry.integrate(&call) != 0) {
+            throw std::runtime_error("model '" + entry.name + "' (compiled at run time) failed: " + message);
+          }
+        };
+      },
+      stop);
 }
 
 }  // namespace batchode::cpu

@@ -16,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include <boost/numeric/odeint.hpp>
@@ -109,14 +110,15 @@ class OdeintRosenbrock4Stepper {
     const System* sys;
     const T* p;
     std::uint32_t* count;
+    // J straight into odeint's N x N matrix (resized before this call), whose row-major storage is
+    // linearize's layout: a copy beside it would be N^2 values on the worker's stack (8 MB at 1000 states).
+    static_assert(
+        std::is_same_v<typename matrix::orientation_category, boost::numeric::ublas::row_major_tag>);
     void operator()(const vector& x, matrix& J, const T& t, vector& dfdt) const {
-      T y[N], f[N], jac[N * N], ft[N];
+      T y[N], f[N], ft[N];
       for (std::size_t i = 0; i < N; ++i) y[i] = x[i];
-      kernels::linearize<N, P>(*sys, t, y, p, f, jac, ft);
-      for (std::size_t i = 0; i < N; ++i) {
-        dfdt[i] = ft[i];
-        for (std::size_t j = 0; j < N; ++j) J(i, j) = jac[i * N + j];
-      }
+      kernels::linearize<N, P>(*sys, t, y, p, f, &J.data()[0], ft);
+      for (std::size_t i = 0; i < N; ++i) dfdt[i] = ft[i];
       ++*count;
     }
   };

@@ -1,7 +1,7 @@
 // backends/cpu/: included only by the source generated for a model compiled at run time
-// (solver/src/runtime_model.cpp writes it): defines the two entry points of runtime_abi.hpp for one
+// (solver/src/runtime_model.cpp writes it): defines the entry points of runtime_abi.hpp for one
 // system, method and precision, around the CPU path's own per-run loop (run_range.hpp). Exceptions
-// never cross the boundary: they become a message and a nonzero return.
+// never cross the boundary: they become a message and a nonzero return (or no stepper).
 //
 // The generated source defines the system, then:
 //   #define BATCHODE_ENTRY_SYSTEM BatchodeModel
@@ -28,6 +28,7 @@ using System = BATCHODE_ENTRY_SYSTEM;
 using Tab = BATCHODE_ENTRY_TABLEAU;
 using Value = BATCHODE_ENTRY_VALUE;
 using Select = CpuStepperFor<Tab, System, Value>;
+using Stepper = typename Select::type;
 static_assert(Select::available, "the generated system cannot be linearised for this method");
 
 inline void report(const RangeCall<Value>* call, const char* message) {
@@ -40,6 +41,20 @@ extern "C" __attribute__((visibility("default"))) void batchode_runtime_abi(batc
   using namespace batchode::cpu::entry;
   *abi = batchode::cpu::expected_runtime_abi<Value>(BATCHODE_ENTRY_METHOD, System::n_states, System::n_params,
                                                     batchode::n_events_v<System>, batchode::n_observables_v<System>);
+}
+
+// A worker's stepper, made once and reused across its ranges (cpu_backend.hpp's integrate_batch): on the
+// heap, as a Rosenbrock stepper's N x N matrices outgrow a thread's stack.
+extern "C" __attribute__((visibility("default"))) void* batchode_new_stepper() {
+  try {
+    return new batchode::cpu::entry::Stepper();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+extern "C" __attribute__((visibility("default"))) void batchode_delete_stepper(void* stepper) {
+  delete static_cast<batchode::cpu::entry::Stepper*>(stepper);
 }
 
 extern "C" __attribute__((visibility("default"))) int batchode_integrate_range(
@@ -64,9 +79,8 @@ extern "C" __attribute__((visibility("default"))) int batchode_integrate_range(
       report(call, "the solve's drivers are not the model's");
       return 1;
     }
-    typename Select::type stepper;
     batchode::cpu::integrate_run_range<Tab>(System{}, call->y0, call->params, call->begin, call->end, plan,
-                                            result, stepper);
+                                            result, *static_cast<Stepper*>(call->stepper));
     return 0;
   } catch (const std::exception& e) {
     report(call, e.what());
