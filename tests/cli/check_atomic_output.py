@@ -43,20 +43,21 @@ def main():
     folder = Path(args.work) / f"atomic_{args.format}"
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.iterdir():
-        old.unlink()
+        if old.is_file():
+            old.unlink()
     output = folder / f"result.{args.format}"
     failures = []
 
     done = run(args.batchode, args.model, output)
     if done.returncode != 0:
         failures.append(f"the first run failed ({done.returncode})")
-    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
     done = run(args.batchode, args.model, output, limit=4096)  # each format writes more than 9 KB
     if done.returncode != 1:
         failures.append(f"exit status {done.returncode} under the file-size limit, expected 1")
     if "File too large" not in done.stderr or f"{folder}/" not in done.stderr:
         failures.append("the error does not name the file and the OS error")
-    after = {p.name: p.read_bytes() for p in folder.iterdir()}
+    after = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
     if sorted(after) != sorted(before):
         failures.append(f"files before {sorted(before)}, after {sorted(after)}")
     for name, data in before.items():
@@ -64,7 +65,9 @@ def main():
             failures.append(f"{name} changed ({len(data)} bytes before, {len(after.get(name, b''))} after)")
 
     # Refused before anything else: the model named here does not exist, and is not what is reported.
-    for bad, why in ((folder / "missing" / f"x.{args.format}", "does not exist"), (folder, "it is a folder"),
+    (folder / f"a_folder.{args.format}").mkdir(exist_ok=True)
+    for bad, why in ((folder / "missing" / f"x.{args.format}", "does not exist"),
+                     (folder / f"a_folder.{args.format}", "it is a folder"),
                      (Path(f"/proc/x.{args.format}"), "cannot create a file in the folder '/proc'")):
         done = subprocess.run([args.batchode, "run", str(folder / "no_model.toml"), "--t-end", "1",
                                "--output", str(bad)], capture_output=True, text=True, timeout=60)

@@ -343,11 +343,12 @@ TEST(DistributedSolve, BadInputIsRejectedEverywhereWithOneMessageBeforeAnyWork) 
     const std::string message = batchode::testing::invalid_input_message([&] { solver.solve(lorenz_batch<double>(), how); });
     EXPECT_NE(message.find("is not a rank"), std::string::npos) << message;
   }
-  {  // an unwritable file: the root's error, thrown everywhere
+  {  // an unwritable file: bad input the root finds (files::check_output_path), thrown everywhere
     distributed::DistributedOptions how;
     how.h5_path = "/nonexistent-folder/out.h5";
-    const std::string message = batchode::testing::runtime_error_message([&] { solver.solve(lorenz_batch<double>(), how); });
-    EXPECT_NE(message.find("/nonexistent-folder/out.h5"), std::string::npos) << message;
+    const std::string message = batchode::testing::invalid_input_message([&] { solver.solve(lorenz_batch<double>(), how); });
+    EXPECT_NE(message.find("'/nonexistent-folder/out.h5': the folder '/nonexistent-folder' does not exist"),
+              std::string::npos) << message;  // (with more than one process, named by the root's rank and host)
     for (const std::string& m : messages_everywhere(message)) EXPECT_EQ(m, message);
   }
 }

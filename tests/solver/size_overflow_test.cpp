@@ -101,7 +101,8 @@ TEST(SizeOverflow, PointerSolveHostMemoryEstimate) {
   const std::string message = invalid_input_message(
       [&] { (void)solver.solve(y0.data(), params.data(), opaque(std::size_t(1) << 62)); });
   expect_contains(message, "result bytes");
-  expect_contains(message, "4611686018427387904 x 32");
+  // 2 states (16 bytes), a status (4) and a stop time (8), counters (12).
+  expect_contains(message, "4611686018427387904 x 40");
 }
 
 // A batch whose result fits in size_t but not in memory: refused up front, naming the GiB.

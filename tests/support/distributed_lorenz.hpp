@@ -40,19 +40,21 @@ Batch<T> distributed_lorenz_batch(std::size_t runs) {
 }
 
 /// Runs [first_run, first_run + runs) of `reference` equal `r`'s runs bit for bit: final states,
-/// series, statuses, counters and event records and counts.
+/// series, statuses, stop times, counters and event records and counts; and the same state names.
 template <class T>
 void expect_runs_equal(const SolveResult<T>& r, const SolveResult<T>& reference, std::size_t first_run,
                        std::size_t runs) {
   EXPECT_EQ(r.n_runs(), runs);
   if (r.n_runs() != runs) return;
   const std::size_t ns = r.n_states(), saves = r.n_saves();
+  EXPECT_EQ(r.state_names(), reference.state_names()) << "the gathered result names its columns as a solve does";
   EXPECT_EQ(0, std::memcmp(r.final_state().data(), reference.final_state().data() + first_run * ns,
                            runs * ns * sizeof(T)));
   EXPECT_EQ(0, std::memcmp(r.series().data(), reference.series().data() + first_run * saves * ns,
                            runs * saves * ns * sizeof(T)));
   for (std::size_t i = 0; i < runs; ++i) {
     EXPECT_EQ(r.status(i), reference.status(first_run + i)) << "run " << first_run + i;
+    EXPECT_EQ(r.stop_time(i), reference.stop_time(first_run + i)) << "run " << first_run + i;
     EXPECT_EQ(r.counters(i).accepted_steps, reference.counters(first_run + i).accepted_steps);
     EXPECT_EQ(r.counters(i).rhs_evaluations, reference.counters(first_run + i).rhs_evaluations);
   }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "batchode/files/output_path.hpp"
 #include "batchode/timing/json_writer.hpp"
 
 namespace batchode::detail {
@@ -17,9 +18,17 @@ namespace {
 constexpr int first_gpu_track = 1000;
 }  // namespace
 
-TraceFile::TraceFile(std::string path)
-    : path_(std::move(path)), atomic_(path_), pid_(static_cast<int>(::getpid())) {
-  file_ = std::fopen(atomic_.write_path().c_str(), "w");
+TraceFile::TraceFile(std::string path) : path_(std::move(path)), pid_(static_cast<int>(::getpid())) {
+  try {
+    files::check_output_path(path_);
+  } catch (const std::exception& e) {  // "'<path>': why": said as the trace file's
+    const std::string why = e.what();
+    const std::string named = "'" + path_ + "': ";
+    throw std::runtime_error(fmt::format("cannot write the trace file '{}': {}", path_,
+                                         why.rfind(named, 0) == 0 ? why.substr(named.size()) : why));
+  }
+  atomic_.emplace(path_);
+  file_ = std::fopen(atomic_->write_path().c_str(), "w");
   if (file_ == nullptr) {
     throw std::runtime_error(
         fmt::format("cannot write the trace file '{}': {}", path_, std::strerror(errno)));
@@ -124,11 +133,11 @@ bool TraceFile::close() {
   if (std::fclose(file_) != 0) failed_ = true;
   file_ = nullptr;
   if (failed_) {
-    atomic_.discard();
+    atomic_->discard();
     return false;
   }
   try {
-    atomic_.commit();
+    atomic_->commit();
   } catch (const std::exception&) {
     failed_ = true;  // (the caller says the trace could not be written)
   }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,7 +48,7 @@ class TraceFile {
   void name_track(int track, const std::string& name, int sort_index);
 
   std::string path_;
-  files::AtomicFile atomic_;
+  std::optional<files::AtomicFile> atomic_;  // made in the constructor, which words its errors
   std::FILE* file_ = nullptr;
   bool first_ = true;
   bool failed_ = false;
