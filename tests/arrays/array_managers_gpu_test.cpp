@@ -75,6 +75,7 @@ void round_trip(std::size_t n_runs, std::size_t chunks, bool status, bool counte
     ASSERT_EQ(out.stride, count);
     ASSERT_EQ(out.n_saves, n_saves);
     ASSERT_EQ(out.status != nullptr, status);
+    ASSERT_EQ(out.stop_time != nullptr, status) << "a stop time comes with each status";
     ASSERT_EQ(out.accepted != nullptr, counters);
     const std::size_t block = n_states * count * sizeof(T);  // one packed state block of the chunk
     batchode::gpu::copy_on_device_async(out.final_state, in.y0, block, stream.get());
@@ -83,16 +84,20 @@ void round_trip(std::size_t n_runs, std::size_t chunks, bool status, bool counte
 
     // Status and counters depend on the global run index, so a misplaced chunk shows.
     std::vector<std::int32_t> codes(count);
+    std::vector<T> stop_times(count);
     std::vector<std::uint32_t> counts(3 * count);
     for (std::size_t r = 0; r < count; ++r) {
       codes[r] = static_cast<std::int32_t>((first + r) % 4);
+      stop_times[r] = static_cast<T>(first + r) / 8;
       counts[r] = static_cast<std::uint32_t>(first + r);
       counts[count + r] = static_cast<std::uint32_t>(2 * (first + r) + 1);
       counts[2 * count + r] = static_cast<std::uint32_t>(7 * (first + r) + 3);
     }
-    if (status)
+    if (status) {
       batchode::gpu::copy_to_device_async(out.status, codes.data(), count * sizeof(std::int32_t),
                                           stream.get());
+      batchode::gpu::copy_to_device_async(out.stop_time, stop_times.data(), count * sizeof(T), stream.get());
+    }
     if (counters) {
       // The three counter arrays are one block: accepted, rejected, rhs_evaluations, stride apart.
       ASSERT_EQ(out.rejected, out.accepted + count);
@@ -103,7 +108,8 @@ void round_trip(std::size_t n_runs, std::size_t chunks, bool status, bool counte
 
     EXPECT_EQ(outputs.download_state(slot, count, stream.get()), n_states * count * sizeof(T));
     EXPECT_EQ(outputs.download_series(slot, count, stream.get()), n_saves * n_states * count * sizeof(T));
-    EXPECT_EQ(outputs.download_status(slot, count, stream.get()), status ? count * sizeof(std::int32_t) : 0u);
+    EXPECT_EQ(outputs.download_status(slot, count, stream.get()),
+              status ? count * (sizeof(std::int32_t) + sizeof(T)) : 0u);
     EXPECT_EQ(outputs.download_counters(slot, count, stream.get()),
               counters ? 3 * count * sizeof(std::uint32_t) : 0u);
     stream.synchronize();  // also keeps the pageable `codes`/`counts` alive until copied
@@ -128,6 +134,7 @@ void round_trip(std::size_t n_runs, std::size_t chunks, bool status, bool counte
     }
     if (status) {
       ASSERT_EQ(result.status(r), static_cast<batchode::Status>(r % 4)) << "run " << r;
+      ASSERT_EQ(result.stop_time(r), static_cast<T>(r) / 8) << "run " << r;
     } else {
       EXPECT_THROW((void)result.status(r), std::logic_error) << "statuses were not selected";
     }
@@ -229,6 +236,7 @@ TEST(ArrayManagersGpuReuse, PrepareForASmallerPlanKeepsTheBuffers) {
   const auto view = outputs.device_view(0, 10);
   EXPECT_EQ(view.series, nullptr);
   EXPECT_EQ(view.status, nullptr);
+  EXPECT_EQ(view.stop_time, nullptr);
   EXPECT_EQ(view.accepted, nullptr);
   EXPECT_EQ(view.rejected, nullptr);
   EXPECT_EQ(view.rhs_evaluations, nullptr);

@@ -36,7 +36,8 @@ double agreement_bound(Method method, double rtol, std::size_t steps) {
   return std::max(200.0 * rtol, 1e3 * eps);
 }
 
-/// Every run: same status and stop time (within `bound`, relative to max(1, |t|)); final states (and
+/// Every run: same status, and for one that finished the same stop time (within `bound`, relative to
+/// max(1, |t|)); final states (and
 /// series, when present) within `bound` relative to max(1, |reference|); fixed-step methods take the
 /// same number of steps.
 template <class T>
@@ -47,9 +48,14 @@ void expect_runs_agree(const SolveResult<T>& got, const SolveResult<T>& ref, dou
   std::size_t reported = 0;
   for (std::size_t r = 0; r < ref.n_runs(); ++r) {
     EXPECT_EQ(got.status(r), ref.status(r)) << what << " run " << r;
-    const double t_got = got.stop_time(r), t_ref = ref.stop_time(r);
-    if (!(std::fabs(t_got - t_ref) <= bound * std::max(1.0, std::fabs(t_ref))) && reported++ < 10) {
-      ADD_FAILURE() << what << " run " << r << " stop time: " << t_got << " vs " << t_ref;
+    // The stop time of a run that finished (t_end, or its terminal event's). A failed run's is where its
+    // last accepted step ended, and two arithmetics may part there: after max_steps = 2 of fehlberg78,
+    // the GPU had rejected an attempt the CPU accepted (Lorenz-96 in float), as their states may part.
+    if (finished(ref.status(r))) {
+      const double t_got = got.stop_time(r), t_ref = ref.stop_time(r);
+      if (!(std::fabs(t_got - t_ref) <= bound * std::max(1.0, std::fabs(t_ref))) && reported++ < 10) {
+        ADD_FAILURE() << what << " run " << r << " stop time: " << t_got << " vs " << t_ref;
+      }
     }
     if (fixed) {
       EXPECT_EQ(got.counters(r).accepted_steps, ref.counters(r).accepted_steps) << what << " run " << r;
