@@ -4,8 +4,8 @@
 // text for the runtime compiler, which must stay the same arithmetic.
 #pragma once
 
-#include <batchode/kernels/annotations.hpp>
-#include <batchode/kernels/summaries.hpp>
+#include <batchode/kernels/core/annotations.hpp>
+#include <batchode/kernels/outputs/summaries.hpp>
 #include <cstddef>
 
 namespace batchode_bench {
@@ -42,7 +42,7 @@ struct LorenzRhoObserved : LorenzRho {
   }
 };
 
-/// The same with its summary kernel built for mean, max and peaks only (kernels/summaries.hpp: the
+/// The same with its summary kernel built for mean, max and peaks only (kernels/outputs/summaries.hpp: the
 /// accumulators in registers), as a runtime-compiled model's kernel is for the kinds a solve keeps.
 struct LorenzRhoSummarised : LorenzRho {
   static constexpr batchode::port::uint32_t summary_kinds =

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include <batchode/timing/events.hpp>
+#include <batchode/timing/timed_events.hpp>
 #include <batchode/timing/kernel_timer.hpp>
 #include <batchode/timing/time_logger.hpp>
 

@@ -1,17 +1,25 @@
 # batchode_component(<name> FOLDER <dir> [SOURCES <files...>] [DEPENDS <components...>] [LINK <targets...>]
-#                    [GPU_ONLY_HEADERS <headers...>])
+#                    [GPU_ONLY_HEADERS <headers...>] [ROOM <path>] [ROOMS <paths...>] [UMBRELLA])
 # One target per folder (a layer): batchode_<name>, alias batchode::<name>. It sees its own headers
 # (<dir>/include) and those of the components it DEPENDS on, nothing else, so an include that goes
 # the wrong way (a lower layer reaching up) fails to compile. Header-only folders are INTERFACE
 # targets; those are checked by compiling each header alone against the target (when
 # BATCHODE_CHECK_HEADERS), since nothing else would compile them with only their own dependencies.
 # GPU_ONLY_HEADERS: headers that need the GPU compiler (kernel launches); checked only in GPU builds.
+# ROOM <path>: one phase of a folder cut into rooms (kernels/: core, linalg, methods, loop, outputs,
+# launch): the target owns only the headers under include/<path>, checked alone as above. The rooms
+# share their folder's one include/ root, so that the runtime compilers and the installed tree see
+# one -I; which room may include which is scripts/layer_graph.py's (tests/layers/), not the
+# compiler's.
+# ROOMS <paths...>: the folder's own target beside its rooms (solver/'s facade): the headers under
+# these rooms' paths are theirs to check, not this target's.
+# UMBRELLA: a target that only gathers its folder's rooms (DEPENDS); no headers of its own to check.
 include_guard(GLOBAL)
 
 set_property(GLOBAL PROPERTY BATCHODE_COMPONENTS "")
 
 function(batchode_component name)
-  cmake_parse_arguments(ARG "" "FOLDER;TARGET" "SOURCES;DEPENDS;LINK;GPU_ONLY_HEADERS" ${ARGN})
+  cmake_parse_arguments(ARG "UMBRELLA" "FOLDER;TARGET;ROOM" "SOURCES;DEPENDS;LINK;GPU_ONLY_HEADERS;ROOMS" ${ARGN})
   set(target batchode_${name})
   if(ARG_TARGET)
     set(target ${ARG_TARGET})
@@ -38,8 +46,15 @@ function(batchode_component name)
   set_property(GLOBAL APPEND PROPERTY BATCHODE_COMPONENTS ${target})
   set_property(TARGET ${target} PROPERTY BATCHODE_INCLUDE_DIR "${include_dir}")
 
-  if(BATCHODE_CHECK_HEADERS)
-    file(GLOB_RECURSE headers RELATIVE "${include_dir}" CONFIGURE_DEPENDS "${include_dir}/*.hpp")
+  if(BATCHODE_CHECK_HEADERS AND NOT ARG_UMBRELLA)
+    set(headers_root "${include_dir}")
+    if(ARG_ROOM)
+      set(headers_root "${include_dir}/${ARG_ROOM}")
+    endif()
+    file(GLOB_RECURSE headers RELATIVE "${include_dir}" CONFIGURE_DEPENDS "${headers_root}/*.hpp")
+    foreach(room IN LISTS ARG_ROOMS)
+      list(FILTER headers EXCLUDE REGEX "^${room}/")
+    endforeach()
     set(plain_sources "")
     set(gpu_sources "")
     foreach(header IN LISTS headers)

@@ -3,9 +3,9 @@
 #   target_link_libraries(app PRIVATE batchode::batchode)
 #   batchode_target_gpu(app)
 # Installs: the library, every component's public headers merged under include/batchode/, the
-# exported targets (batchode::batchode and the folder targets it links), and batchodeConfig.cmake (+ version file) next to a copy of
-# BatchodeGpu.cmake, which the config includes with the backend this build was made for: one file
-# knows the GPU toolchain, for batchode's own build and for its consumers alike.
+# exported targets (batchode::batchode and the folder targets it links), and batchodeConfig.cmake (+ version
+# file) next to a copy of BatchodeGpu.cmake, which the config includes with the backend this build was made
+# for: one file knows the GPU toolchain, for batchode's own build and for its consumers alike.
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -21,8 +21,14 @@ install(TARGETS ${_batchode_components} EXPORT batchodeTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # Public headers: every component's include/ tree, merged into one include/.
+# (The rooms of a folder share its include/: installed once.)
+set(_include_dirs "")
 foreach(_component IN LISTS _batchode_components)
   get_target_property(_dir ${_component} BATCHODE_INCLUDE_DIR)
+  list(APPEND _include_dirs "${_dir}")
+endforeach()
+list(REMOVE_DUPLICATES _include_dirs)
+foreach(_dir IN LISTS _include_dirs)
   install(DIRECTORY "${_dir}/" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
           FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h" PATTERN "*.cuh" PATTERN "*.inl")
 endforeach()

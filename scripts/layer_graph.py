@@ -2,7 +2,9 @@
 """scripts/layer_graph.py: the folder dependency graph of batchode's library components (issue 19,
 "one-way layers"). Run by CTest (tests/layers/) and so by CI.
 
-A component is any folder that holds an include/batchode/ tree (arrays, solver, backends/cpu, ...).
+A component is any folder that holds an include/batchode/ tree (arrays, solver, backends/cpu, ...),
+or a room of a folder cut into rooms: kernels/include/batchode/kernels/core/ is the component
+kernels/core (rooms_of).
 Every #include "..." and #include <batchode/...> in a component's files is resolved to the component
 that holds the included file; includes under #if count too, since some build compiles that branch.
 Prints one line per component with what it includes, and the layers, lowest first; with --dot,
@@ -36,9 +38,24 @@ def is_skipped_dir(name):
     return name in SKIPPED_DIR_NAMES or name.startswith(".") or name.startswith("build")
 
 
+def rooms_of(root, comp):
+    """A folder cut into rooms (kernels/, solver/): each folder under its include/batchode/<its name>/
+    is a component of its own, "<comp>/<room>" (kernels/core, solver/setup, ...), sharing the folder's
+    include/ root, and owns the sources under <comp>/src/<room>/ too. {room component: the include
+    prefix of its headers}; empty if the folder has no rooms. What is not in a room stays the
+    folder's (solver/'s facade)."""
+    leaf = os.path.join(root, comp, "include", "batchode", os.path.basename(comp))
+    if comp == "." or not os.path.isdir(leaf):
+        return {}
+    return {comp + "/" + room: "batchode/{}/{}/".format(os.path.basename(comp), room)
+            for room in sorted(os.listdir(leaf)) if os.path.isdir(os.path.join(leaf, room))}
+
+
 def find_components(root):
     """Relative paths (with /) of the folders that hold include/batchode/, and each source file's
-    owner: the deepest component above it, so backends/cpu's files are not counted as backends'."""
+    owner: the deepest component above it, so backends/cpu's files are not counted as backends'.
+    A folder cut into rooms (rooms_of) is replaced by its rooms. Returns (components, owner of each
+    file, {room: (its folder, its include prefix)})."""
     components = []
     owner_of_file = {}
     for dirpath, dirnames, filenames in os.walk(root):
@@ -53,7 +70,18 @@ def find_components(root):
             if name.endswith(SOURCE_SUFFIXES):
                 path = name if rel == "." else rel + "/" + name
                 owner_of_file[path] = owner
-    return sorted(components), owner_of_file
+    rooms = {}
+    for comp in list(components):
+        for room, prefix in rooms_of(root, comp).items():
+            rooms[room] = (comp, prefix)
+            components.append(room)
+            owned = (comp + "/include/" + prefix, comp + "/src/" + room[len(comp) + 1:] + "/")
+            for path in owner_of_file:
+                if owner_of_file[path] == comp and path.startswith(owned):
+                    owner_of_file[path] = room
+        if any(folder == comp for folder, _ in rooms.values()) and comp not in owner_of_file.values():
+            components.remove(comp)
+    return sorted(components), owner_of_file, rooms
 
 
 def deepest_component_above(rel, components):
@@ -69,14 +97,24 @@ class IncludeResolver:
     """Maps an include string to the component that provides the file, the way the compiler would
     find it on the components' include paths."""
 
-    def __init__(self, root, components, owner_of_file):
+    def __init__(self, root, components, owner_of_file, rooms=None):
         self.root = root
         self.components = components
         self.owner_of_file = owner_of_file
+        self.rooms = rooms or {}
         self.warnings = []
 
     def include_dir(self, comp):
-        return os.path.join(self.root, comp, "include")
+        folder = self.rooms[comp][0] if comp in self.rooms else comp
+        return os.path.join(self.root, folder, "include")
+
+    def holds(self, comp, spelled):
+        """Whether spelled (relative to comp's include/) is comp's: a room holds only its prefix, the
+        folder of rooms all but theirs."""
+        path = spelled.rstrip("/") + "/"
+        if comp in self.rooms:
+            return path.startswith(self.rooms[comp][1])
+        return not any(folder == comp and path.startswith(prefix) for folder, prefix in self.rooms.values())
 
     def resolve(self, including_file, spelled, quoted):
         if quoted:
@@ -86,7 +124,7 @@ class IncludeResolver:
             if beside in self.owner_of_file:
                 return [self.owner_of_file[beside]]
         providers = [c for c in self.components
-                     if os.path.isfile(os.path.join(self.include_dir(c), spelled))]
+                     if self.holds(c, spelled) and os.path.isfile(os.path.join(self.include_dir(c), spelled))]
         if len(providers) > 1:
             self.warnings.append("{}: '{}' is provided by several components ({}); counted for the "
                                  "longest, {}".format(including_file, spelled, ", ".join(providers),
@@ -100,7 +138,7 @@ class IncludeResolver:
         folder = os.path.dirname(spelled)
         while folder not in ("", "batchode"):
             holders = [c for c in self.components
-                       if os.path.isdir(os.path.join(self.include_dir(c), folder))]
+                       if self.holds(c, folder) and os.path.isdir(os.path.join(self.include_dir(c), folder))]
             if holders:
                 return [max(holders, key=len)]
             folder = os.path.dirname(folder)
@@ -108,9 +146,9 @@ class IncludeResolver:
         return []
 
 
-def scan_includes(root, components, owner_of_file):
+def scan_includes(root, components, owner_of_file, rooms=None):
     """edges[(from, to)] = [Include, ...] for every include that crosses components."""
-    resolver = IncludeResolver(root, components, owner_of_file)
+    resolver = IncludeResolver(root, components, owner_of_file, rooms)
     edges = collections.defaultdict(list)
     for path in sorted(owner_of_file):
         source = owner_of_file[path]
@@ -278,10 +316,10 @@ def main(argv=None):
         except ValueError as error:
             parser.error(str(error))
 
-    components, owner_of_file = find_components(root)
+    components, owner_of_file, rooms = find_components(root)
     if not components:
         parser.error("no component (a folder with include/batchode/) under {}".format(root))
-    edges, warnings = scan_includes(root, components, owner_of_file)
+    edges, warnings = scan_includes(root, components, owner_of_file, rooms)
     graph = successors(components, edges)
     groups = strongly_connected(graph)
     cycles = elementary_cycles(graph)

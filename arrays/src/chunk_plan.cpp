@@ -12,7 +12,7 @@
 #include <string>
 
 #include "batchode/checks/checked_size.hpp"
-#include "batchode/kernels/status.hpp"
+#include "batchode/kernels/core/status.hpp"
 
 namespace batchode::arrays {
 

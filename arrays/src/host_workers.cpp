@@ -1,3 +1,4 @@
+// arrays/: the host worker threads of host_workers.hpp: started once, fed ranges, joined at exit.
 #include "batchode/arrays/host_workers.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// solver/: the Solver's pool of large result blocks (see result.hpp).
+// arrays/: the Solver's pool of large result blocks (see result.hpp).
 #include <algorithm>
 #include <cstdlib>
 #include <new>

@@ -1,4 +1,4 @@
-// The explicit workload's kernel with a run split over L lanes (kernels/lane_group.hpp), for choosing
+// The explicit workload's kernel with a run split over L lanes (kernels/launch/lane_group.hpp), for choosing
 // lanes_per_run: Lorenz-96 (benchmarks/large_systems/systems.hpp) with F swept over [6, 10], RUNS runs,
 // t in [0, 1], RK4 with dt = 1e-3 or dopri5 at rtol = atol = 1e-6 (first step estimated), final
 // state. For each L in 1, 2, 4, ... 32 that divides N: the median kernel time of 5 launches, the rate
@@ -12,9 +12,9 @@
 #include <cstring>
 #include <vector>
 
-#include "batchode/kernels/batch_kernel.hpp"
-#include "batchode/kernels/lane_group_kernel.hpp"
-#include "batchode/kernels/method_registry.hpp"
+#include "batchode/kernels/launch/batch_kernel.hpp"
+#include "batchode/kernels/launch/lane_group_kernel.hpp"
+#include "batchode/kernels/methods/method_registry.hpp"
 #include "kernel_timing.cuh"
 #include "large_systems/systems.hpp"
 

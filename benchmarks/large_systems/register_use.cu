@@ -8,9 +8,9 @@
 //     -Xptxas -v -c -o /dev/null benchmarks/large_systems/register_use.cu; done
 // (-DWORKLOAD_=1: Lorenz-96 only, 2: the Brusselator only; default both. -DBAND_=0: the Brusselator
 // without its declared band, so rodas4 takes the dense N x N path; default 1: the band of
-// kernels/band.hpp, L = U = 2.)
-#include "batchode/kernels/batch_kernel.hpp"
-#include "batchode/kernels/method_registry.hpp"
+// kernels/linalg/band.hpp, L = U = 2.)
+#include "batchode/kernels/launch/batch_kernel.hpp"
+#include "batchode/kernels/methods/method_registry.hpp"
 #include "large_systems/systems.hpp"
 
 #ifndef N_

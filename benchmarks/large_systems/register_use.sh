@@ -4,7 +4,7 @@
 # build; register_use.cu says what is built). Needs nvcc (no GPU). A markdown table on stdout.
 #   bash benchmarks/large_systems/register_use.sh [N ...]     (default 4 8 16 32 64 128 256)
 # Environment: WORKLOADS ("lorenz96 bruss bruss_dense": the Brusselator with its declared band, and
-# without, kernels/band.hpp), PRECISIONS ("float double"), LIMIT (s per build, 600), BRUSS_MAX (largest N
+# without, kernels/linalg/band.hpp), PRECISIONS ("float double"), LIMIT (s per build, 600), BRUSS_MAX (largest N
 # for the dense Brusselator, 64: its rodas4 build grows fastest).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

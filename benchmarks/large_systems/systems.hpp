@@ -3,8 +3,8 @@
 // Lorenz-96 (explicit) and the 1-D Brusselator (stiff; its band declared unless BAND_ is 0).
 #pragma once
 
-#include "batchode/kernels/annotations.hpp"
-#include "batchode/kernels/portable.hpp"
+#include "batchode/kernels/core/annotations.hpp"
+#include "batchode/kernels/core/portable.hpp"
 
 #ifndef BAND_
 #define BAND_ 1
@@ -14,7 +14,7 @@ namespace batchode_bench {
 using batchode::port::size_t;
 
 /// Lorenz-96: dx_i = (x_{i+1} - x_{i-2}) x_{i-1} - x_i + F, p = {F}. Its rhs_component lets a run be
-/// split over several lanes (kernels/lane_group.hpp).
+/// split over several lanes (kernels/launch/lane_group.hpp).
 template <size_t N>
 struct Lorenz96 {
   static constexpr size_t n_states = N;

@@ -14,8 +14,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "batchode/kernels/batch_kernel.hpp"
-#include "batchode/kernels/method_registry.hpp"
+#include "batchode/kernels/launch/batch_kernel.hpp"
+#include "batchode/kernels/methods/method_registry.hpp"
 #include "kernel_timing.cuh"
 #include "lorenz_rho.hpp"
 using L = batchode_bench::LorenzRhoObserved;

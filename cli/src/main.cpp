@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "batchode/kernels/method_registry.hpp"
+#include "batchode/kernels/methods/method_registry.hpp"
 #include "commands.hpp"
 #include "error_exit.hpp"
 #include "launcher.hpp"

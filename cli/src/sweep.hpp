@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "batchode/solver/grid.hpp"
+#include "batchode/solver/setup/grid.hpp"
 
 namespace batchode::cli {
 

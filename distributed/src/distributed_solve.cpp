@@ -28,9 +28,9 @@
 #include "batchode/files/atomic_file.hpp"
 #include "batchode/files/output_path.hpp"
 #include "batchode/gpu/device.hpp"
-#include "batchode/solver/gpu_path.hpp"
-#include "batchode/solver/input_checks.hpp"
-#include "batchode/solver/result_io.hpp"
+#include "batchode/solver/systems/gpu_path.hpp"
+#include "batchode/solver/setup/input_checks.hpp"
+#include "batchode/solver/results/result_io.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "text_fields.hpp"
 

@@ -1,3 +1,4 @@
+// jit/: private_folder.hpp's mkdtemp folder and its removal, file by file, on every path out.
 #include "batchode/jit/private_folder.hpp"
 
 #include <cerrno>

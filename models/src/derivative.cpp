@@ -1,6 +1,6 @@
 // models/: the derivative pass and its simplification (derivative.hpp). Every rule differentiates
 // each operand once, so a derivative is at most quadratic in the size of its expression. The rules
-// for abs, min and max take the branch kernels/dual.hpp takes, so the symbolic Jacobian equals forward
+// for abs, min and max take the branch kernels/core/dual.hpp takes, so the symbolic Jacobian equals forward
 // AD through the generated code (to rounding).
 #include "batchode/models/derivative.hpp"
 
@@ -145,7 +145,7 @@ class Differentiator {
       }
       case Function::min:
       case Function::max: {
-        // min: b where b < a, else a; max: b where a < b, else a (kernels/model_math.hpp).
+        // min: b where b < a, else a; max: b where a < b, else a (kernels/core/model_math.hpp).
         const ExprPtr &p = args[0], &q = args[1];
         const ExprPtr condition =
             e->function == Function::min ? node(ExprKind::less, {q, p}) : node(ExprKind::less, {p, q});

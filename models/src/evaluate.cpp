@@ -1,5 +1,5 @@
 // models/: the reference interpreter (evaluate.hpp): a recursive walk over the trees. Every rule
-// mirrors what codegen.cpp prints and kernels/model_math.hpp computes for T = double, so the two agree
+// mirrors what codegen.cpp prints and kernels/core/model_math.hpp computes for T = double, so the two agree
 // bit for bit on the same machine.
 #include "batchode/models/evaluate.hpp"
 

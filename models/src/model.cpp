@@ -110,10 +110,10 @@ void check_observables(const ModelDescription& d, const ParsedEquations& equatio
 }
 
 /// The events' names, words and counts (their expressions are parse_equations'). At most 8: the
-/// kernels keep their directions and actions as bit masks (kernels/events.hpp, max_events).
+/// kernels keep their directions and actions as bit masks (kernels/loop/events.hpp, max_events).
 void check_events(const ModelDescription& d) {
   constexpr std::size_t kMaxEvents = 8;
-  constexpr long long kMaxCrossings = 1 << 20;  // SolveOptions' bound (solver/options.cpp)
+  constexpr long long kMaxCrossings = 1 << 20;  // SolveOptions' bound (solver/setup/options.cpp)
   std::set<std::string> names;
   for (std::size_t i = 0; i < d.events.size(); ++i) {
     const EventDescription& e = d.events[i];

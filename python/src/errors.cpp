@@ -23,7 +23,7 @@
 #include "batchode/gpu/runtime_compiler.hpp"
 #include "batchode/jit/jit_error.hpp"
 #include "batchode/models/model_error.hpp"
-#include "batchode/solver/gpu_path.hpp"
+#include "batchode/solver/systems/gpu_path.hpp"
 #include "bindings.hpp"
 
 namespace py = pybind11;

@@ -11,7 +11,7 @@
 
 #include "batchode/models/model.hpp"
 #include "batchode/models/model_description.hpp"
-#include "batchode/solver/runtime_model.hpp"
+#include "batchode/solver/systems/runtime_model.hpp"
 #include "bindings.hpp"
 #include "py_model.hpp"
 

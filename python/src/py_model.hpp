@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "batchode/models/model.hpp"
-#include "batchode/solver/runtime_model.hpp"
+#include "batchode/solver/systems/runtime_model.hpp"
 #include "batchode/timing/call_scope.hpp"
 #include "batchode/timing/time_logger.hpp"
 

@@ -34,16 +34,16 @@
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/distributed/distributed_solve.hpp"
 #include "batchode/gpu/device.hpp"
-#include "batchode/kernels/method.hpp"
-#include "batchode/kernels/method_registry.hpp"
-#include "batchode/kernels/status.hpp"
-#include "batchode/solver/grid.hpp"
-#include "batchode/solver/options.hpp"
-#include "batchode/solver/output_types.hpp"
-#include "batchode/solver/result.hpp"
-#include "batchode/solver/runtime_model.hpp"
+#include "batchode/kernels/methods/method.hpp"
+#include "batchode/kernels/methods/method_registry.hpp"
+#include "batchode/kernels/core/status.hpp"
+#include "batchode/solver/setup/grid.hpp"
+#include "batchode/solver/setup/options.hpp"
+#include "batchode/solver/results/output_types.hpp"
+#include "batchode/solver/results/result.hpp"
+#include "batchode/solver/systems/runtime_model.hpp"
 #include "batchode/solver/solver.hpp"
-#include "batchode/solver/summaries.hpp"
+#include "batchode/solver/setup/summary_layout.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
 #include "bindings.hpp"
@@ -311,8 +311,9 @@ class PySolver {
   /// solve() over the processes of `c` (an mpi4py communicator wrapped in python/batchode/_mpi.py),
   /// each process passing the same batch: the results gathered to `root`, or written into `h5_path`
   /// by all. Returns (result dict, y0, parameters, first run, runs of the result, ranks, runs not
-  /// solved, the job's report to print (timing across processes, warnings), the timing as JSON). No Ctrl-C here: a process leaving a
-  /// collective call would leave the others waiting; the launcher's signal ends the job.
+  /// solved, the job's report to print (timing across processes, warnings), the timing as JSON). No Ctrl-C
+  /// here: a process leaving a collective call would leave the others waiting; the launcher's signal ends the
+  /// job.
   py::tuple solve_distributed(distributed::Collective& c, const py::object& y0, const py::object& params,
                               const std::string& h5_path, int root) {
     const Busy busy(*this);

@@ -2,7 +2,7 @@
 summarise_variables, and r.summaries / r.summary_variables / r.summary_window_ends. Checked against
 numpy (and scipy.signal.find_peaks, where installed) over the series saved at the very samples the
 metrics are of, in the same solve; against closed forms; and for bad input. The rules
-(kernels/summaries.hpp): samples at t0 + j dt, j >= 1; window w holds samples w n + 1 .. (w + 1) n;
+(kernels/outputs/summaries.hpp): samples at t0 + j dt, j >= 1; window w holds samples w n + 1 .. (w + 1) n;
 the state at t0 only starts the history."""
 
 import math

@@ -14,7 +14,7 @@
 #include "batchode/arrays/input_array_manager.hpp"
 #include "batchode/arrays/output_array_manager.hpp"
 #include "batchode/gpu/device.hpp"
-#include "batchode/solver/result.hpp"
+#include "batchode/solver/results/result.hpp"
 
 #include "require_gpu.hpp"
 

@@ -14,7 +14,7 @@
 #include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/arrays/input_array_manager.hpp"
 #include "batchode/arrays/output_array_manager.hpp"
-#include "invalid_input.hpp"
+#include "expect_invalid_input.hpp"
 
 namespace {
 

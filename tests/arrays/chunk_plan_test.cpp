@@ -8,8 +8,8 @@
 #include <limits>
 #include <string>
 
-#include "batchode/kernels/status.hpp"
-#include "invalid_input.hpp"
+#include "batchode/kernels/core/status.hpp"
+#include "expect_invalid_input.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // The plan of a GPU chunk's run order (arrays/run_order.hpp) and the key the device sorts by
-// (kernels/run_order_kernels.hpp), with the device's counting sort replaced by a stable sort on the
+// (kernels/launch/run_order_kernels.hpp), with the device's counting sort replaced by a stable sort on the
 // host: where no input varies, or a sweep is already in its own order, the chunk keeps its order; a
 // shuffled one-parameter sweep comes back sorted to the key's resolution (linear and, over seven
 // decades, logarithmic; uniform over (0, 100] stays linear); a shuffled two-parameter grid comes back

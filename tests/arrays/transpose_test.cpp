@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "batchode/kernels/status.hpp"
+#include "batchode/kernels/core/status.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// write_h5 (solver/result_h5.hpp): every dataset and attribute of the layout read back through HDF5's
+// write_h5 (solver/results/result_h5.hpp): every dataset and attribute of the layout read back through HDF5's
 // C API, as a reader without batchode would, in float and double; the optional parts absent when not
 // asked for; metadata of the wrong shape refused before the file is touched; unwritable paths and a
 // full disk reported with the path; HDF5's own error printing silenced and its handler put back.
@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <batchode/checks/invalid_input.hpp>
-#include <batchode/solver/result_h5.hpp>
+#include <batchode/solver/results/result_h5.hpp>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>

@@ -1,6 +1,6 @@
 // The standing accuracy sweep (tests/support/accuracy_problems.hpp) on the device: every method the
 // GPU runs, on every problem and tolerance, against the exact solutions with the bounds of the CPU
-// sweep (tests/solver/accuracy_test.cpp), and against the CPU backend run by run.
+// sweep (tests/kernels/methods/accuracy_test.cpp), and against the CPU backend run by run.
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>

@@ -1,5 +1,5 @@
-// On the device: a system's compiled_methods (kernels/method_registry.hpp) and the dense Jacobian by
-// AD in column groups (kernels/jacobian.hpp, past 16 states). BRUSS on 12 points (24 states) without
+// On the device: a system's compiled_methods (kernels/methods/method_registry.hpp) and the dense Jacobian by
+// AD in column groups (kernels/linalg/jacobian.hpp, past 16 states). BRUSS on 12 points (24 states) without
 // its band, listing rodas4 and ros3p: the GPU gives the CPU's final states within the agreement bound
 // and the band path's (BRUSS with its band declared) bit for bit; another method is refused by name on
 // the GPU backend. The build instantiates two methods for each system (seconds, not minutes).

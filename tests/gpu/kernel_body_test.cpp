@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
-#include <batchode/kernels/lane_group_kernel.hpp>
+#include <batchode/kernels/launch/lane_group_kernel.hpp>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -80,10 +80,10 @@ struct HostOutputs {
   }
 };
 
-// A run on one lane of the lane-group layout (kernels/lane_group_kernel.hpp with L = 1) is the one-thread
-// kernel body's run, bit for bit, for every explicit method, runs that overflow or run out of steps
-// included: the integrator's sums and tests over a run's states go through the share
-// (run_integrator.hpp's is_state_share), and where the share is the whole run they must change
+// A run on one lane of the lane-group layout (kernels/launch/lane_group_kernel.hpp with L = 1) is the
+// one-thread kernel body's run, bit for bit, for every explicit method, runs that overflow or run out of
+// steps included: the integrator's sums and tests over a run's states go through the share
+// (kernels/loop/loop_parts.hpp's is_state_share), and where the share is the whole run they must change
 // nothing. lane_group_gpu_test checks several lanes on the device.
 TYPED_TEST(KernelBody, OneLaneOfTheLaneGroupLayoutIsTheOneThreadRun) {
   using T = TypeParam;
@@ -137,7 +137,7 @@ TYPED_TEST(KernelBody, OneLaneOfTheLaneGroupLayoutIsTheOneThreadRun) {
   }
 }
 
-// Which runs are split over lanes, and over how many (kernels/lane_group.hpp's rule: a run's arrays,
+// Which runs are split over lanes, and over how many (kernels/launch/lane_group.hpp's rule: a run's arrays,
 // the state, the stages and two temporaries, over 512 words are split until a lane's share is at most
 // 128 words; a declared lanes_per_run wins; no rhs_component, events, drivers or a Rosenbrock method:
 // one thread per run).

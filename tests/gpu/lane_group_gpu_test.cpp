@@ -1,4 +1,4 @@
-// Runs split over several lanes of a warp (kernels/lane_group.hpp) on the device: for every explicit
+// Runs split over several lanes of a warp (kernels/launch/lane_group.hpp) on the device: for every explicit
 // method, the final states, statuses and counters are those of one thread per run bit for bit
 // (GpuOptions::split_runs off), and the CPU's within the agreement bounds, over three chunks of a
 // shuffled sweep (the chunks' runs ordered), with a run that overflows and adaptive solves that run

@@ -79,7 +79,7 @@ TEST(RuntimeCompiler, LoadsTheBuildsCompilerOrSaysWhyNot) {
 
 TEST(RuntimeCompiler, CompilesLorenzAndTheBatchKernelIntoAnImage) {
   BATCHODE_REQUIRE_RUNTIME_COMPILER(compiler);
-  // With the summary kernel of a few kinds (kernels/summaries.hpp: its accumulators in registers).
+  // With the summary kernel of a few kinds (kernels/outputs/summaries.hpp: its accumulators in registers).
   const std::uint32_t kinds =
       summary_bit(SummaryKind::mean) | summary_bit(SummaryKind::max) | summary_bit(SummaryKind::peaks);
   const RuntimeKernelProgram program =

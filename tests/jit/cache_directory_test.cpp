@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include <batchode/jit/cache_directory.hpp>
-#include <batchode/solver/cost_model.hpp>
+#include <batchode/solver/scheduling/cost_model.hpp>
 
 #include "jit_test_support.hpp"
 

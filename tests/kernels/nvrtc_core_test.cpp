@@ -1,7 +1,7 @@
 // The integrator core (kernels/include/batchode/kernels/) compiled by the runtime compilers, as issue
 // 19 asks: every core header, a user's system and the batch kernel for explicit (dopri5, rk4) and
 // Rosenbrock (rodas4) methods in float and double, with no include path but the core's, so no
-// standard library (the core takes what it needs from kernels/portable.hpp). NVRTC must give PTX with
+// standard library (the core takes what it needs from kernels/core/portable.hpp). NVRTC must give PTX with
 // each kernel's entry; hipRTC, where present, a code object naming each kernel. A program with a
 // deliberate error must fail with that error in the log, so a compiler that accepts anything (or a
 // test that compiles nothing) cannot pass. Where a runtime compiler was not found at configure time
@@ -49,7 +49,8 @@ struct DampedPendulum {
     dydt[1] = -p[0] * sin(y[0]) - T(0.1) * exp(-t) * y[1];
   }
 };
-// Lorenz-96 with one component of its right-hand side: a run split over lanes (kernels/lane_group.hpp).
+// Lorenz-96 with one component of its right-hand side: a run split over lanes
+// (kernels/launch/lane_group.hpp).
 struct Lorenz96 {
   static constexpr batchode::port::size_t n_states = 16;
   static constexpr batchode::port::size_t n_params = 1;
@@ -74,10 +75,10 @@ struct KernelCase {
   const char* save_series;
   const char* system;
   const char* precision;
-  // The summary kinds' mask (kernels/summaries.hpp), spelled even when 0: hipRTC finds a kernel by
+  // The summary kinds' mask (kernels/outputs/summaries.hpp), spelled even when 0: hipRTC finds a kernel by
   // its demangled name, which spells the defaulted argument.
   const char* summaries = "0u";
-  // Lanes per run: the lane-group kernel (kernels/lane_group_kernel.hpp; final state, so save_series
+  // Lanes per run: the lane-group kernel (kernels/launch/lane_group_kernel.hpp; final state, so save_series
   // "false"), spelled as its demangled name spells a size_t.
   const char* lanes = nullptr;
   std::string name() const {
@@ -223,8 +224,8 @@ TEST(RuntimeCompiler, CoreHeadersAreListed) {
   // The glob in tests/kernels/CMakeLists.txt found the core: the headers the kernel needs are there.
   std::vector<std::string> headers(std::begin(kCoreHeaders), std::end(kCoreHeaders));
   for (const char* expected :
-       {"batchode/kernels/annotations.hpp", "batchode/kernels/portable.hpp",
-        "batchode/kernels/batch_kernel.hpp", "batchode/kernels/rosenbrock_stepper.hpp"}) {
+       {"batchode/kernels/core/annotations.hpp", "batchode/kernels/core/portable.hpp",
+        "batchode/kernels/launch/batch_kernel.hpp", "batchode/kernels/methods/rosenbrock_stepper.hpp"}) {
     EXPECT_NE(std::find(headers.begin(), headers.end(), expected), headers.end()) << expected;
   }
 }

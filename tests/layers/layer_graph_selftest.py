@@ -93,6 +93,40 @@ class LayerGraphTest(unittest.TestCase):
         self.assertIn("5 components", out)  # not examples/ nor tests/
         self.assertIn("  0: core\n  1: backends/cpu, backends/gpu\n  2: facade\n  3: user\n", out)
 
+    def test_rooms_of_a_folder_are_components_and_their_order_is_enforced(self):
+        # kernels/: include/batchode/core/ holds rooms only (low/, high/), each a component sharing
+        # core's include/ root; another folder's include is resolved to the room, not to core.
+        files = [
+            header("core", "low/math.hpp"),
+            header("core", "high/step.hpp", '"batchode/core/low/math.hpp"'),
+            header("app", "run.hpp", "<batchode/core/high/step.hpp>"),
+        ]
+        code, out, err = self.run_script(files, "--order", "core/low,core/high,app")
+        self.assertEqual(code, 0, err)
+        self.assertIn("core/high -> core/low", out)
+        self.assertIn("app       -> core/high", out)
+        self.assertIn("  0: core/low\n  1: core/high\n  2: app\n", out)
+        files[0] = header("core", "low/math.hpp", '"batchode/core/high/step.hpp"')
+        code, out, err = self.run_script(files, "--order", "core/low,core/high,app")
+        self.assertEqual(code, 1, out + err)
+        self.assertIn("core/high -> core/low -> core/high", err)
+        # A folder's files outside its rooms (a facade) and its sources under src/<room>/.
+        code, out, err = self.run_script(files + [
+            header("core", "facade.hpp", '"batchode/core/high/step.hpp"'),
+            ("core/src/low/math.cpp", '#include "batchode/core/low/math.hpp"\n#include "batchode/core/facade.hpp"\n'),
+        ], "--order", "core/low,core/high,core,app")
+        self.assertEqual(code, 1, out + err)
+        self.assertNotIn("several components", err)
+        self.assertIn("core      -> core/high", out)
+        self.assertIn("core/low (layer 0) -> core (layer 2)", err)
+        files[0] = header("core", "low/math.hpp")
+        files.append(header("core", "high/tail.hpp"))
+        files[1] = header("core", "high/step.hpp")
+        files[0] = header("core", "low/math.hpp", "<batchode/core/high/tail.hpp>")
+        code, out, err = self.run_script(files, "--order", "core/low,core/high,app")
+        self.assertEqual(code, 1, out + err)
+        self.assertIn("core/low (layer 0) -> core/high (layer 1)", err)
+
     def test_relative_include_is_resolved_beside_the_file(self):
         code, out, err = self.run_script([
             header("core", "math.hpp"),

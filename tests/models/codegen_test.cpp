@@ -117,7 +117,7 @@ std::vector<Generated> models_for_compilation() {
           {"Bruss", parse(batchode::testing::bruss_toml(8)), true}};
 }
 
-/// True for the models whose generated code declares a Jacobian band (kernels/band.hpp).
+/// True for the models whose generated code declares a Jacobian band (kernels/linalg/band.hpp).
 bool banded(const Generated& g) { return g.jacobian && g.type == "Bruss"; }
 
 /// Writes each model's source to `dir`/<type>.hpp; returns the lines that include them.
@@ -133,7 +133,7 @@ std::string write_sources(const support::TempDir& dir, const std::vector<Generat
 /// Traits and explicit instantiations (double, float, dual numbers) of each model's members.
 std::string checks_of(const std::vector<Generated>& models) {
   std::string s =
-      "#include \"batchode/kernels/jacobian.hpp\"\n#include \"batchode/kernels/system.hpp\"\n"
+      "#include \"batchode/kernels/linalg/jacobian.hpp\"\n#include \"batchode/kernels/core/system.hpp\"\n"
       "using batchode::kernels::Dual;\n";
   for (const Generated& g : models) {
     const std::string& M = g.type;
@@ -306,7 +306,7 @@ TEST(Codegen, HostCompilerCheckCanFail) {
   const std::vector<Generated> models = {{"VanDerPol", parse(kVanDerPol), false}};
   const std::string tu =
       write_sources(dir, models) +
-      "#include \"batchode/kernels/jacobian.hpp\"\n"
+      "#include \"batchode/kernels/linalg/jacobian.hpp\"\n"
       "static_assert(batchode::kernels::has_jacobian_v<VanDerPol, double>, \"no_jacobian_here\");\n";
   support::write_file(dir.file("check.cpp"), tu);
   const support::RunResult r = support::compile({dir.file("check.cpp")}, kStrict, dir.file("log.txt"));
@@ -359,7 +359,7 @@ TEST(Codegen, GeneratedProgramComputesWhatTheInterpreterComputes) {
     support::write_file(dir.file(c.type + ".hpp"), generate_system(c.model, {c.type, true}));
     program += "#include \"" + dir.file(c.type + ".hpp") + "\"\n";
   }
-  program += R"(#include "batchode/kernels/jacobian.hpp"
+  program += R"(#include "batchode/kernels/linalg/jacobian.hpp"
 // The generated call operator alone: kernels::linearize then differentiates it with dual numbers.
 template <class M>
 struct CallOnly {
@@ -484,8 +484,8 @@ int main() {
 /// that a failure is seen.
 std::string runtime_program(bool broken) {
   std::string s =
-      "#include \"batchode/kernels/batch_kernel.hpp\"\n#include \"batchode/kernels/tableaux.hpp\"\n"
-      "#include \"batchode/kernels/system.hpp\"\n";
+      "#include \"batchode/kernels/launch/batch_kernel.hpp\"\n#include \"batchode/kernels/methods/tableaux.hpp\"\n"
+      "#include \"batchode/kernels/core/system.hpp\"\n";
   if (broken) {
     return s + generate_system(load("lorenz.toml"), {"Lorenz", true}) +
            "static_assert(!batchode::is_ode_system_v<Lorenz, float>, \"batchode_models_negative_check\");\n";

@@ -2,7 +2,7 @@
 // model using every function, ifelse and auxiliaries), bit for bit where the operations are the
 // same; the symbolic Jacobian and df/dt against 4th-order central finite differences and against
 // forward AD (kernels::linearize with Dual numbers) through hand-written systems that use
-// kernels/model_math.hpp as generated code does; sparsity; and kernels/jacobian.hpp's use of a
+// kernels/core/model_math.hpp as generated code does; sparsity; and kernels/linalg/jacobian.hpp's use of a
 // system's own time_derivative.
 #include "batchode/models/evaluate.hpp"
 
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "batchode/kernels/jacobian.hpp"
-#include "batchode/kernels/model_math.hpp"
-#include "batchode/kernels/system.hpp"
+#include "batchode/kernels/linalg/jacobian.hpp"
+#include "batchode/kernels/core/model_math.hpp"
+#include "batchode/kernels/core/system.hpp"
 #include "batchode/models/model.hpp"
 #include "compile_support.hpp"
 
@@ -346,7 +346,7 @@ z = 0
   EXPECT_EQ(ft[2], 2);
 }
 
-// --- kernels/jacobian.hpp: a system's own time_derivative -----------------------------------------
+// --- kernels/linalg/jacobian.hpp: a system's own time_derivative -----------------------------------------
 
 // Its call operator takes doubles only: a dual-number call would not compile, so linearize() using it
 // proves that the analytic J and f_t are all it calls.

@@ -278,7 +278,7 @@ TEST(ModelFuzz, MutatedFilesParseOrFailWithAPlace) {
             "::time_derivative<double>(double, const double*, const double*, double*) const;\n";
     }
   }
-  tu = "#include \"batchode/kernels/jacobian.hpp\"\n#include \"batchode/kernels/system.hpp\"\n" + tu;
+  tu = "#include \"batchode/kernels/linalg/jacobian.hpp\"\n#include \"batchode/kernels/core/system.hpp\"\n" + tu;
   support::write_file(dir.file("fuzz.cpp"), tu);
   const support::RunResult r =
       support::compile({dir.file("fuzz.cpp")}, {"-fsyntax-only"}, dir.file("log.txt"));

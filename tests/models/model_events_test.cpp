@@ -161,7 +161,7 @@ TEST(ModelEvents, GeneratedCodeIsASystemWithEventsComputingTheInterpretersValues
   std::snprintf(expected, sizeof expected, "%a %a\n", g[0], g[1]);
   support::write_file(dir.file("main.cpp"),
                       "#include <cstdio>\n#include \"" + dir.file("ball.hpp") +
-                          "\"\n#include \"batchode/kernels/events.hpp\"\n"
+                          "\"\n#include \"batchode/kernels/loop/events.hpp\"\n"
                           "static_assert(batchode::n_events_v<Ball> == 2, \"two events\");\n"
                           "int main() {\n  const double y[] = {0.25, -1.5}, p[] = {9.0};\n  double g[2];\n"
                           "  Ball{}.events(0.5, y, p, g);\n  std::printf(\"%a %a\\n\", g[0], g[1]);\n}\n");

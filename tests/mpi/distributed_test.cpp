@@ -19,7 +19,7 @@
 #include "batchode/distributed/rank_timing.hpp"
 #include "batchode/distributed/shares.hpp"
 #include "distributed_lorenz.hpp"
-#include "invalid_input.hpp"
+#include "expect_invalid_input.hpp"
 #include "test_systems.hpp"
 
 namespace {

@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
-#include <batchode/kernels/band_lu.hpp>
-#include <batchode/kernels/jacobian.hpp>
-#include <batchode/kernels/lu.hpp>
-#include <batchode/kernels/rosenbrock_stepper.hpp>
+#include <batchode/kernels/linalg/band_lu.hpp>
+#include <batchode/kernels/linalg/jacobian.hpp>
+#include <batchode/kernels/linalg/lu.hpp>
+#include <batchode/kernels/methods/rosenbrock_stepper.hpp>
 #include <cmath>
 #include <cstring>
 #include <random>

@@ -68,7 +68,8 @@ const std::vector<double> kVdp{0.1706167732170483e1, -0.8928097010247975e0};
 
 // BRUSS (tests/support/bruss_model.hpp) on 16 points, 32 states, A = 1, at t = 1: scipy 1.10's Radau at
 // rtol = 1e-12, atol = 1e-14 (benchmarks/large_systems/bruss_reference.py 32 1.0; the same at 1e-13
-// to 1.5e-14). rodas4 and ros3p solve it in band storage (kernels/band.hpp), rosenbrock4 (Boost's) dense.
+// to 1.5e-14). rodas4 and ros3p solve it in band storage (kernels/linalg/band.hpp), rosenbrock4 (Boost's)
+// dense.
 const std::vector<double> kBruss32{
     1.4174623662515193, 2.3571607306701274, 1.7025832197334791, 1.8880477981888284, 1.8444423618183372,
     1.6230759028532378, 1.8929258220011624, 1.5116186923117423, 1.8848928680768446, 1.5084927911943682,

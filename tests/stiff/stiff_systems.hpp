@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/core/annotations.hpp"
 #include "bruss_model.hpp"
 
 namespace batchode::testing {

@@ -1,4 +1,4 @@
-// The Rosenbrock tables (solver/rosenbrock_tableaux.hpp) against the theory they come from, in the
+// The Rosenbrock tables (kernels/methods/rosenbrock_tableaux.hpp) against the theory they come from, in the
 // original (untransformed) variables of Hairer & Wanner, Solving ODEs II, IV.7: from the transformed
 // a, C, m the test recovers Gamma = (I / gamma - C)^-1, alpha = a Gamma and b = m Gamma, then checks
 //  - consistency: c_i = sum_j alpha_ij and d_i = gamma_i = sum_j gamma_ij (d multiplies h f_t);
@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <batchode/backends/cpu/rosenbrock4_stepper.hpp>
-#include <batchode/kernels/rosenbrock_tableaux.hpp>
+#include <batchode/kernels/methods/rosenbrock_tableaux.hpp>
 #include <algorithm>
 #include <cmath>
 #include <vector>

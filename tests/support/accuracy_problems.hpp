@@ -1,5 +1,5 @@
-// Problems with exact solutions for the standing accuracy tests (tests/solver/accuracy_test.cpp on the
-// CPU paths, tests/gpu/accuracy_gpu_test.cpp on the device): linear growth, decay from t0 != 0,
+// Problems with exact solutions for the standing accuracy tests (tests/kernels/methods/accuracy_test.cpp on
+// the CPU paths, tests/gpu/accuracy_gpu_test.cpp on the device): linear growth, decay from t0 != 0,
 // oscillation, a stiff linear system, a non-autonomous problem from t0 != 0 and a nonlinear one.
 // Each is a host+device system with a few runs (parameters and initial values per run), the span it
 // is solved over, its exact solution, and how hard it is for explicit methods (stiff).
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/core/annotations.hpp"
 
 namespace batchode::testing::accuracy {
 

@@ -1,7 +1,7 @@
 // The 1-D Brusselator with diffusion (Hairer & Wanner II, IV.1, BRUSS; benchmarks/large_systems.sh),
 // compiled in and as model text, for the tests of large stiff systems: N = 2 M states u_1, v_1, ...,
 // u_M, v_M on a grid of M points, alpha = 1/50, u = 1 and v = 3 at both ends, p = {A}. Stiff as M^2.
-// Its Jacobian is a band of 2 sub- and 2 superdiagonals (kernels/band.hpp), which the compiled-in
+// Its Jacobian is a band of 2 sub- and 2 superdiagonals (kernels/linalg/band.hpp), which the compiled-in
 // system declares when Banded (else the Rosenbrock methods take the dense path) and the generated code
 // finds in its symbolic Jacobian.
 #pragma once
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/core/annotations.hpp"
 
 namespace batchode::testing {
 

@@ -9,9 +9,9 @@
 #include <cstddef>
 #include <cstring>
 
-#include "batchode/solver/grid.hpp"
-#include "batchode/solver/options.hpp"
-#include "batchode/solver/result.hpp"
+#include "batchode/solver/setup/grid.hpp"
+#include "batchode/solver/setup/options.hpp"
+#include "batchode/solver/results/result.hpp"
 
 namespace batchode::testing {
 

@@ -2,11 +2,11 @@
 // given as fitted pieces: between consecutive knots of either driver the forcing is a polynomial q of
 // degree <= 3, whose particular solution is sum_j (-1)^j q^(j)(t) / a^(j+1); the homogeneous part
 // e^(-a (t - s)) joins the segments. Computed in double from the fit's own coefficients (not through
-// kernels/drivers.hpp's evaluation), so the integrator is checked against an independent closed form
+// kernels/core/drivers.hpp's evaluation), so the integrator is checked against an independent closed form
 // of the very inputs it was given: only its own error remains.
 #pragma once
 
-#include <batchode/solver/drivers.hpp>
+#include <batchode/solver/setup/driver_inputs.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

@@ -1,5 +1,6 @@
 // Tests' reader of the files write_h5 writes: datasets and attributes read back through HDF5's C API,
-// as a reader without batchode would (tests/cli/result_h5_test.cpp, tests/solver/summaries_io_test.cpp).
+// as a reader without batchode would (tests/cli/result_h5_test.cpp,
+// tests/solver/results/summaries_io_test.cpp).
 #pragma once
 
 #include <gtest/gtest.h>

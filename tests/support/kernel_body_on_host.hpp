@@ -4,10 +4,10 @@
 #pragma once
 
 #include <algorithm>
-#include <batchode/kernels/device_views.hpp>
+#include <batchode/kernels/launch/device_views.hpp>
 #include <batchode/arrays/transpose.hpp>
 #include <batchode/batchode.hpp>
-#include <batchode/kernels/batch_kernel.hpp>
+#include <batchode/kernels/launch/batch_kernel.hpp>
 #include <cstdint>
 #include <memory>
 #include <vector>

@@ -1,5 +1,5 @@
 // Lorenz-96 with one component of its right-hand side (rhs_component), so that the GPU may split a
-// run over several lanes (kernels/lane_group.hpp): dx_i = (x_{i+1} - x_{i-2}) x_{i-1} - x_i + F,
+// run over several lanes (kernels/launch/lane_group.hpp): dx_i = (x_{i+1} - x_{i-2}) x_{i-1} - x_i + F,
 // p = {F}. Lanes > 0 declares lanes_per_run; 0 leaves the choice to the rule. The call operator is
 // written for float and double, not as a template: no dual numbers reach it, so no Rosenbrock kernel
 // is built for it (a test's compile time), and the CPU path integrates it as any system.
@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/core/annotations.hpp"
 
 namespace batchode::testing {
 

@@ -2,9 +2,9 @@
 // solve with counters, for the dense-output and events tests, which check against its closed form.
 #pragma once
 
-#include <batchode/kernels/method.hpp>
-#include <batchode/solver/grid.hpp>
-#include <batchode/solver/options.hpp>
+#include <batchode/kernels/methods/method.hpp>
+#include <batchode/solver/setup/grid.hpp>
+#include <batchode/solver/setup/options.hpp>
 #include <cstddef>
 
 namespace batchode::testing {

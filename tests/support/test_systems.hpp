@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/core/annotations.hpp"
 
 namespace batchode::testing {
 
@@ -30,7 +30,7 @@ struct Oscillator {
 };
 
 /// x'' + 2 zeta x' + w^2 x = 0 as (x, v), p = {w, zeta}, with named states and its energy
-/// (v^2 + w^2 x^2) / 2 as an observable (summaries: kernels/summaries.hpp).
+/// (v^2 + w^2 x^2) / 2 as an observable (summaries: kernels/outputs/summaries.hpp).
 struct DampedOscillator {
   static constexpr std::size_t n_states = 2;
   static constexpr std::size_t n_params = 2;
@@ -49,7 +49,7 @@ struct DampedOscillator {
 };
 
 /// Decay forced by two drivers, y' = -a y + b u(t) + v(t) (a = p[0], b = p[1]): linear, so its exact
-/// solution for any piecewise-polynomial input is a closed form (tests/solver/driven_test.cpp). The
+/// solution for any piecewise-polynomial input is a closed form (tests/kernels/outputs/driven_test.cpp). The
 /// drivers are named out of the order a spec list may give them in; the observables are the drivers'
 /// values and their sum with the state, so a saved point shows exactly what the system read.
 struct ForcedDecay {

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <batchode/timing/events.hpp>
+#include <batchode/timing/timed_events.hpp>
 #include <batchode/timing/time_logger.hpp>
 
 namespace {

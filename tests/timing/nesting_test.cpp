@@ -4,7 +4,7 @@
 // The solver's execution_part and kernel_run_execution are the case that motivated these tests.
 #include <gtest/gtest.h>
 
-#include <batchode/timing/events.hpp>
+#include <batchode/timing/timed_events.hpp>
 #include <batchode/timing/scoped_timer.hpp>
 #include <batchode/timing/time_logger.hpp>
 #include <optional>

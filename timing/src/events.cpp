@@ -1,5 +1,5 @@
 // timing/: registration of every event batchode's solvers record, with its category and meaning.
-#include "batchode/timing/events.hpp"
+#include "batchode/timing/timed_events.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -1,3 +1,4 @@
+// timing/: progress.hpp's line on stderr: its cadence, its rate and what it prints.
 #include "batchode/timing/progress.hpp"
 
 #include <unistd.h>

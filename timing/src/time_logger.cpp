@@ -12,7 +12,7 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "batchode/timing/events.hpp"
+#include "batchode/timing/timed_events.hpp"
 #include "gpu_clock.hpp"
 #include "trace_file.hpp"  // complete, for trace_'s destructor
 

@@ -23,9 +23,9 @@ struct RunFootprint {
 /// registers/local memory and is not counted. Throws InvalidInput when n_states or value_bytes is 0
 /// or a size overflows. `own_save_times`: each run has its own n_saves save times (an input on the
 /// device and in staging, and in the result). `n_observables`: saved beside the state at every save.
-/// `summary_values`: summary metrics kept per run (windows x values per window, kernels/summaries.hpp),
-/// on the device, in staging and in the result like the observables. `series_states`: the states saved
-/// at each save (SolveOptions::save_variables; default: every one).
+/// `summary_values`: summary metrics kept per run (windows x values per window,
+/// kernels/outputs/summaries.hpp), on the device, in staging and in the result like the observables.
+/// `series_states`: the states saved at each save (SolveOptions::save_variables; default: every one).
 RunFootprint run_footprint(std::size_t n_states, std::size_t n_params, std::size_t n_saves,
                            std::size_t value_bytes, const OutputSelection& outputs, const EventShape& events = {},
                            bool own_save_times = false, std::size_t n_observables = 0,

@@ -16,11 +16,11 @@
 #include "batchode/gpu/buffers.hpp"
 #include "batchode/checks/checked_size.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
-#include "batchode/kernels/device_views.hpp"
+#include "batchode/kernels/launch/device_views.hpp"
 #include "batchode/checks/finite.hpp"
 #include "batchode/arrays/host_workers.hpp"
 #include "batchode/arrays/transpose.hpp"
-#include "batchode/kernels/run_order_kernels.hpp"
+#include "batchode/kernels/launch/run_order_kernels.hpp"
 
 namespace batchode::arrays {
 

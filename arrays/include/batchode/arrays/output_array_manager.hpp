@@ -1,7 +1,7 @@
 // arrays/: the device-side outputs of a chunked batch (final state, saved series and observables,
-// summaries, status and stop time, counters, events): per buffer slot, device buffers for the active outputs only and their
-// pinned staging, the asynchronous downloads (one per output, so each can be timed as its own event)
-// and the host transpose into the result (a ResultView). Layout and stride: see device_views.hpp.
+// summaries, status and stop time, counters, events): per buffer slot, device buffers for the active outputs
+// only and their pinned staging, the asynchronous downloads (one per output, so each can be timed as its own
+// event) and the host transpose into the result (a ResultView). Layout and stride: see device_views.hpp.
 #pragma once
 
 #include <algorithm>
@@ -17,12 +17,12 @@
 #include "batchode/gpu/buffers.hpp"
 #include "batchode/checks/checked_size.hpp"
 #include "batchode/arrays/chunk_plan.hpp"
-#include "batchode/kernels/device_views.hpp"
+#include "batchode/kernels/launch/device_views.hpp"
 #include "batchode/arrays/host_workers.hpp"
 #include "batchode/arrays/transpose.hpp"
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/checks/invalid_input.hpp"
-#include "batchode/kernels/status.hpp"
+#include "batchode/kernels/core/status.hpp"
 
 namespace batchode::arrays {
 
@@ -41,9 +41,9 @@ class OutputArrayManager {
   /// Sizes every slot for `plan` and selects the outputs; returns true when a buffer had to grow.
   /// Throws GpuError, or InvalidInput when n_saves does not fit in 32 bits or a buffer size in size_t.
   /// `n_observables`: saved beside the state at every save (nothing without saves). Summaries
-  /// (kernels/summaries.hpp): `summary_windows` x `summary_slots` values per run, with or without saves
-  /// (none when either is 0). `series_states`: the states saved at each save (SolveOptions::save_variables;
-  /// default: every one), the series' columns.
+  /// (kernels/outputs/summaries.hpp): `summary_windows` x `summary_slots` values per run, with or without
+  /// saves (none when either is 0). `series_states`: the states saved at each save
+  /// (SolveOptions::save_variables; default: every one), the series' columns.
   bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_saves, bool status, bool counters,
                const EventShape& events = {}, std::size_t n_observables = 0, std::size_t summary_windows = 0,
                std::size_t summary_slots = 0, std::optional<std::size_t> series_states = std::nullopt) {

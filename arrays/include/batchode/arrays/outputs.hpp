@@ -1,5 +1,5 @@
 // arrays/: which per-run arrays a solve produces, and the device-memory budget that sizes its chunks.
-// Plain data: SolveOptions holds them (solver/options.hpp); the array managers and the chunk planner
+// Plain data: SolveOptions holds them (solver/setup/options.hpp); the array managers and the chunk planner
 // read them without knowing the rest of the options.
 #pragma once
 
@@ -16,7 +16,7 @@ struct OutputSelection {
   bool counters = false;
 };
 
-/// The events a solve keeps per run (kernels/events.hpp): n_events functions, `slots` crossings
+/// The events a solve keeps per run (kernels/loop/events.hpp): n_events functions, `slots` crossings
 /// stored for each (time and state: 1 + n_states values), and a count per function.
 struct EventShape {
   std::size_t n_events = 0, slots = 0;

@@ -1,18 +1,20 @@
 // arrays/: what a backend sees of the result it fills: the run-major host arrays of a whole batch
-// and their shape. The backends write rows of it; solver/result.hpp owns the memory (SolveResult::view).
+// and their shape. The backends write rows of it; solver/results/result.hpp owns the memory
+// (SolveResult::view).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "batchode/kernels/run_settings.hpp"
-#include "batchode/kernels/status.hpp"
+#include "batchode/kernels/core/run_settings.hpp"
+#include "batchode/kernels/core/status.hpp"
 
 namespace batchode {
 
 class ResultMemoryPool;
 
-/// Writable view of a batch's result arrays (layouts: solver/result.hpp). Inactive outputs are nullptr.
+/// Writable view of a batch's result arrays (layouts: solver/results/result.hpp). Inactive outputs are
+/// nullptr.
 template <class T>
 struct ResultView {
   T* final_state = nullptr;          ///< n_runs x n_states
@@ -22,16 +24,16 @@ struct ResultView {
   std::size_t n_runs = 0, n_states = 0, n_saves = 0;
   /// The pool the arrays came from (null when none): the GPU path asks it which rows are pinned.
   const ResultMemoryPool* memory = nullptr;
-  /// Events (solver/result.hpp): n_runs x n_events x event_slots x (1 + n_states) values (time,
+  /// Events (solver/results/result.hpp): n_runs x n_events x event_slots x (1 + n_states) values (time,
   /// state) and n_runs x n_events counts; nullptr / 0 when the system has no events.
   T* events = nullptr;
   std::uint32_t* event_counts = nullptr;
   std::size_t n_events = 0, event_slots = 0;
-  /// Observables (kernels/observables.hpp): n_runs x n_saves x n_observables values; nullptr / 0 when
+  /// Observables (kernels/outputs/observables.hpp): n_runs x n_saves x n_observables values; nullptr / 0 when
   /// the system has none or nothing is saved.
   T* observables = nullptr;
   std::size_t n_observables = 0;
-  /// Summaries (kernels/summaries.hpp): n_runs x summary_windows x summary_slots values; nullptr / 0
+  /// Summaries (kernels/outputs/summaries.hpp): n_runs x summary_windows x summary_slots values; nullptr / 0
   /// when none were asked for.
   T* summaries = nullptr;
   std::size_t summary_windows = 0, summary_slots = 0;
@@ -45,7 +47,7 @@ struct ResultView {
 
 /// Whether `r` is shaped for the series `plan` saves of a system of `n_states` states and
 /// `n_observables` observables: as many columns of states and of observables at each save as the plan
-/// writes (every one, or those it chose: kernels/saved_variables.hpp), with room for them (a result
+/// writes (every one, or those it chose: kernels/outputs/saved_variables.hpp), with room for them (a result
 /// without saves needs none). What every backend checks before writing a series.
 template <class T>
 bool holds_series(const ResultView<T>& r, const RunSettings<T>& plan, std::size_t n_states, std::size_t n_observables) {

@@ -1,5 +1,5 @@
 // arrays/: the host's half of ordering a GPU solve's runs (issue 18; the device's half, and why, in
-// kernels/run_order_kernels.hpp): from a sample of the batch's runs, which input columns vary, how to
+// kernels/launch/run_order_kernels.hpp): from a sample of the batch's runs, which input columns vary, how to
 // scale each into the key (linearly, or by its logarithm for a positive column spanning three decades
 // or more whose values crowd its low end, as a log-spaced sweep's do), and whether ordering is worth
 // anything at all: a batch whose consecutive runs are already neighbours in input space (a sweep in
@@ -12,7 +12,7 @@
 
 #include <cstddef>
 
-#include "batchode/kernels/run_order_kernels.hpp"
+#include "batchode/kernels/launch/run_order_kernels.hpp"
 
 namespace batchode::arrays {
 

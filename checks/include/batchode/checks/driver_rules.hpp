@@ -1,9 +1,10 @@
 // checks/: the rules a driver's samples and settings must meet (issue 11), written once for the two
 // layers that take them: the model loader (models/model_toml.cpp) refuses a [drivers] table that
-// breaks one at the key or the sample at fault (file:line:col), and the fit (solver/drivers.cpp)
-// refuses a DriverSpec by its name; so `batchode check` catches what a solve would, in the same
-// words. What depends on the solve (its span, t0 as the first sample's time, the runs of per-run
-// samples) is the fit's alone. The loader sits below solver/, so the rules sit lower still, here.
+// breaks one at the key or the sample at fault (file:line:col), and the fit
+// (solver/src/setup/driver_inputs.cpp) refuses a DriverSpec by its name; so `batchode check` catches what a
+// solve would, in the same words. What depends on the solve (its span, t0 as the first sample's time, the
+// runs of per-run samples) is the fit's alone. The loader sits below solver/, so the rules sit lower still,
+// here.
 #pragma once
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// arrays/: finiteness checks of input arrays, alone or fused with the copy into staging. Blocks are
+// checks/: finiteness checks of input arrays, alone or fused with the copy into staging. Blocks are
 // tested branch-free (so the common all-finite case vectorises) and searched element by element only
 // when a block holds a NaN or an infinity. Fusing the check into the staging copy reads the inputs
 // once instead of twice: on the H100 machine a separate check of a 2^22-run float batch cost 3.3 ms

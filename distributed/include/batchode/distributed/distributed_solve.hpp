@@ -1,8 +1,8 @@
-// distributed/: one batch solved by the processes of an MPI job (or any Collective). Every process is given the same batch (the
-// grid is cheap to build on each, and no input travels); each solves a contiguous share with its own
-// Solver (its GPU, chosen by local rank, or its CPU cores), shares sized by each process's measured
-// cost model, and the results are gathered to one process or written by all of them into one .h5 file
-// with write_h5's layout.
+// distributed/: one batch solved by the processes of an MPI job (or any Collective). Every process is given
+// the same batch (the grid is cheap to build on each, and no input travels); each solves a contiguous share
+// with its own Solver (its GPU, chosen by local rank, or its CPU cores), shares sized by each process's
+// measured cost model, and the results are gathered to one process or written by all of them into one .h5
+// file with write_h5's layout.
 //
 // The steps, each collective, each an event of category "mpi" on every process:
 //   mpi_input_agreement  every process checks the batch (sizes, options, the finiteness of one slice
@@ -35,10 +35,10 @@
 #include "batchode/distributed/collective.hpp"
 #include "batchode/distributed/rank_timing.hpp"
 #include "batchode/distributed/shares.hpp"
-#include "batchode/solver/grid.hpp"
-#include "batchode/solver/options.hpp"
-#include "batchode/solver/result.hpp"
-#include "batchode/solver/result_h5.hpp"
+#include "batchode/solver/setup/grid.hpp"
+#include "batchode/solver/setup/options.hpp"
+#include "batchode/solver/results/result.hpp"
+#include "batchode/solver/results/result_h5.hpp"
 #include "batchode/solver/solver.hpp"
 #include "batchode/timing/time_logger.hpp"
 

@@ -12,7 +12,7 @@
 #include "batchode/gpu/gpu_error.hpp"
 // BATCHODE_GPU_COMPILER, tested together with BATCHODE_HAS_GPU_RUNTIME to decide whether a
 // translation unit carries the GPU path, and BATCHODE_HOST_DEVICE for users' systems.
-#include "batchode/kernels/annotations.hpp"
+#include "batchode/kernels/core/annotations.hpp"
 
 // --- Was the library built against a GPU runtime? (BATCHODE_WITH_* come from batchode::gpu) ----
 #if defined(BATCHODE_WITH_HIP) || defined(BATCHODE_WITH_CUDA)

@@ -1,6 +1,6 @@
 // models/: the reference interpreter: a model's trees evaluated in double, with exactly the semantics
 // of the generated code (the same order of operations, ipow for small integer powers, min, max, abs
-// and ifelse as kernels/model_math.hpp). Tests check generated code and symbolic derivatives against
+// and ifelse as kernels/core/model_math.hpp). Tests check generated code and symbolic derivatives against
 // it; the CLI uses it to evaluate a model without compiling anything.
 #pragma once
 

@@ -24,7 +24,7 @@ enum class ExprKind : unsigned char {
   auxiliary,       ///< the auxiliary `index`, defined by an earlier statement
   aux_derivative,  ///< d(auxiliary index)/d(variable): only in derivative trees
   time,            ///< t
-  driver,          ///< u[index]: a driver's value at t (kernels/driven_system.hpp)
+  driver,          ///< u[index]: a driver's value at t (kernels/outputs/driven_system.hpp)
   negate,          ///< -args[0]
   add,             ///< args[0] + args[1]
   subtract,        ///< args[0] - args[1]

@@ -23,7 +23,8 @@
 //   x_zero = { expr = "x", direction = "rising", action = "record", max = 4 }
 //   # or, without [events]: events = ["x", "z - 27"]  (named event0, event1, ...; both ways, recorded once)
 //   [drivers]                 # optional: time-varying inputs, read by name in the equations
-//   u = { dt = 0.5, values = [0.0, 1.0, 0.0], order = 1 }   # samples here (uniform from t0, or times = [...])
+//   u = { dt = 0.5, values = [0.0, 1.0, 0.0], order = 1 }   # samples here (uniform from t0, or times =
+// [...])
 //   w = {}                    # or given when solving (SolveOptions::drivers, Python drivers=)
 //   # a driver table's keys: values, dt or times, order (1 or 3), end ("natural", "clamped",
 //   # "periodic", "not-a-knot"), wrap (true: a periodic signal), land (false: steps may straddle samples)
@@ -58,8 +59,9 @@ struct EventDescription {
 
 /// A driver (a time-varying input) as written: its name, and its samples when the file gives them
 /// (else they are given when solving). read_model_toml checks a file's samples and settings at their
-/// line and column by the rules the fit applies (checks/driver_rules.hpp); the fit (solver/drivers.hpp)
-/// checks them again for descriptions filled in by code, and against the solve's span.
+/// line and column by the rules the fit applies (checks/driver_rules.hpp); the fit
+/// (solver/setup/driver_inputs.hpp) checks them again for descriptions filled in by code, and against the
+/// solve's span.
 struct DriverDescription {
   std::string name;
   std::vector<double> values;  ///< empty: given when solving

@@ -29,23 +29,23 @@
 #include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/arrays/host_workers.hpp"
 #include "batchode/arrays/result_memory.hpp"
-#include "batchode/kernels/system.hpp"
-#include "batchode/solver/backend_id.hpp"
-#include "batchode/solver/calibrator.hpp"
-#include "batchode/solver/cost_model.hpp"
-#include "batchode/solver/executor.hpp"
-#include "batchode/solver/gpu_path.hpp"
-#include "batchode/solver/gpu_runners.hpp"
-#include "batchode/solver/grid.hpp"
-#include "batchode/solver/input_checks.hpp"
-#include "batchode/solver/options.hpp"
-#include "batchode/solver/planner.hpp"
-#include "batchode/solver/result.hpp"
-#include "batchode/solver/scheduler.hpp"
-#include "batchode/solver/solve_context.hpp"
-#include "batchode/solver/system_traits.hpp"
-#include "batchode/solver/telemetry.hpp"
-#include "batchode/timing/events.hpp"
+#include "batchode/kernels/core/system.hpp"
+#include "batchode/solver/setup/backend_id.hpp"
+#include "batchode/solver/scheduling/calibrator.hpp"
+#include "batchode/solver/scheduling/cost_model.hpp"
+#include "batchode/solver/scheduling/executor.hpp"
+#include "batchode/solver/systems/gpu_path.hpp"
+#include "batchode/solver/systems/gpu_runners.hpp"
+#include "batchode/solver/setup/grid.hpp"
+#include "batchode/solver/setup/input_checks.hpp"
+#include "batchode/solver/setup/options.hpp"
+#include "batchode/solver/scheduling/planner.hpp"
+#include "batchode/solver/results/result.hpp"
+#include "batchode/solver/scheduling/scheduler.hpp"
+#include "batchode/solver/scheduling/solve_context.hpp"
+#include "batchode/solver/systems/system_traits.hpp"
+#include "batchode/solver/scheduling/telemetry.hpp"
+#include "batchode/timing/timed_events.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
 #include "batchode/timing/metadata_keys.hpp"
@@ -93,7 +93,7 @@ class Solver {
   static_assert(std::is_floating_point_v<T>, "batchode solves in float or double");
   static_assert(is_ode_system_v<System, T> || detail::is_runtime_model_v<System>,
                 "System needs static n_states (> 0), n_params and a const call operator "
-                "(T t, const T* y, const T* p, T* dydt): see batchode/kernels/system.hpp");
+                "(T t, const T* y, const T* p, T* dydt): see batchode/kernels/core/system.hpp");
 
  public:
   static_assert(!detail::is_runtime_model_v<System> || std::is_same_v<System, RuntimeModel<T>>,
@@ -133,7 +133,7 @@ class Solver {
   }
 
   const SolveOptions& options() const noexcept { return options_; }
-  /// The system's observables (kernels/observables.hpp), saved beside the state at every save (all of
+  /// The system's observables (kernels/outputs/observables.hpp), saved beside the state at every save (all of
   /// them, or those SolveOptions::save_variables chose: series_layout()).
   std::vector<std::string> observable_names() const { return detail::observable_names_of(system_); }
   /// The series' columns (SolveOptions::save_variables), resolved against the system.

@@ -1,4 +1,4 @@
-// solver/: progress of a long solve on stderr. Silent for the first ~2 s (short solves print
+// timing/: progress of a long solve on stderr. Silent for the first ~2 s (short solves print
 // nothing), then chunks done of total, runs per second and time left: updated in place on a terminal,
 // as plain lines (at most one a second) when stderr is a file or a pipe. Nothing at Verbosity::none.
 #pragma once

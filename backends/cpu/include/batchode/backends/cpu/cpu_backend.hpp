@@ -1,7 +1,7 @@
 // backends/cpu/: the CPU path: every run of a batch slice integrated by integrate_run with Boost.Odeint's
 // steppers (explicit methods, rosenbrock4) or the host+device Rosenbrock stepper of kernels/ (rodas4,
-// ros3p: the very code the GPU runs), spread over all cores. Runs are independent, so workers share nothing mutable but an
-// atomic block counter; each writes only its own runs' rows of the result.
+// ros3p: the very code the GPU runs), spread over all cores. Runs are independent, so workers share nothing
+// mutable but an atomic block counter; each writes only its own runs' rows of the result.
 #pragma once
 
 #include <algorithm>
@@ -20,13 +20,13 @@
 #include "batchode/arrays/stop_request.hpp"
 #include "batchode/backends/cpu/run_range.hpp"
 #include "batchode/backends/cpu/runtime_entry.hpp"
-#include "batchode/kernels/jacobian.hpp"
+#include "batchode/kernels/linalg/jacobian.hpp"
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/checks/invalid_input.hpp"
-#include "batchode/kernels/run_integrator.hpp"
-#include "batchode/kernels/method_registry.hpp"
-#include "batchode/kernels/observables.hpp"
-#include "batchode/timing/events.hpp"
+#include "batchode/kernels/loop/run_integrator.hpp"
+#include "batchode/kernels/methods/method_registry.hpp"
+#include "batchode/kernels/outputs/observables.hpp"
+#include "batchode/timing/timed_events.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
 

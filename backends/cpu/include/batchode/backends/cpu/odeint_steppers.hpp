@@ -1,9 +1,9 @@
-// solver/: the CPU path's steppers: Boost.Odeint doing the Runge-Kutta arithmetic, behind the
-// stepper interface that integrate_run (solver/run_integrator.hpp) drives, so step control, save
+// backends/cpu/: the CPU path's steppers: Boost.Odeint doing the Runge-Kutta arithmetic, behind the
+// stepper interface that integrate_run (kernels/loop/run_integrator.hpp) drives, so step control, save
 // landing and statuses are the same code as on the GPU.
 // odeint's own steppers serve the methods it has (euler, rk4, cash_karp54, dopri5, fehlberg78);
 // bogacki_shampine32 runs through odeint's generic explicit_error_generic_rk fed with our tableau
-// (solver/tableaux.hpp); tsit5 can too (the tests' reference), but the CPU path runs it on the
+// (kernels/methods/tableaux.hpp); tsit5 can too (the tests' reference), but the CPU path runs it on the
 // register stepper (run_range.hpp: its dense output needs the stages). Tests pin odeint's built-in
 // coefficients to those tableaux too.
 #pragma once
@@ -17,7 +17,7 @@
 #include <boost/fusion/include/make_vector.hpp>
 #include <boost/numeric/odeint.hpp>
 
-#include "batchode/kernels/tableaux.hpp"
+#include "batchode/kernels/methods/tableaux.hpp"
 
 // odeint's generic error stepper defines its error sum only up to 6 stages; Tsit5 has 7. This is the
 // missing specialisation, written exactly like odeint's own for 1..6 stages.
@@ -137,7 +137,7 @@ struct OdeintStepperFor<tableau::BogackiShampine32, T, N> {
   static type make() { return GenericErrorStepper<tableau::BogackiShampine32, T, N>::make(); }
 };
 
-/// The RunStepper (solver/run_integrator.hpp) over an odeint stepper for method Tab. One object per
+/// The RunStepper (kernels/loop/run_integrator.hpp) over an odeint stepper for method Tab. One object per
 /// worker thread: it is re-`reset` for every run.
 template <class Tab, class System, class T>
 class OdeintStepper {
@@ -195,7 +195,7 @@ class OdeintStepper {
 
   /// Right-hand-side evaluations since reset(), from the step counts (integrate_run asks this, so no
   /// count is kept per step): reset() makes one, every step() the stages - 1 after the first (dopri5's
-  /// last is its FSAL dxdt_new_), every accept() one more except dopri5's. As kernels/rk_stepper.hpp.
+  /// last is its FSAL dxdt_new_), every accept() one more except dopri5's. As kernels/methods/rk_stepper.hpp.
   static constexpr std::uint32_t rhs_evaluations(std::uint32_t accepted, std::uint32_t rejected) {
     constexpr bool fsal = adaptive && Tab::method == Method::dopri5;
     return 1u + static_cast<std::uint32_t>(Tab::stages - 1) * (accepted + rejected) + (fsal ? 0u : accepted);

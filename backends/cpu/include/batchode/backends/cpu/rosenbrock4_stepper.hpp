@@ -1,7 +1,7 @@
-// solver/: Boost.Odeint's rosenbrock4 behind the stepper interface of solver/run_integrator.hpp, so
-// the CPU-only method `rosenbrock4` gets our step control, save landing and statuses. odeint's stepper
+// backends/cpu/: Boost.Odeint's rosenbrock4 behind the stepper interface of kernels/loop/run_integrator.hpp,
+// so the CPU-only method `rosenbrock4` gets our step control, save landing and statuses. odeint's stepper
 // does the arithmetic on its uBLAS state (copied in and out of our fixed-size state per attempt);
-// its Jacobian functor is kernels/jacobian.hpp's linearize (the system's analytic J, or AD).
+// its Jacobian functor is kernels/linalg/jacobian.hpp's linearize (the system's analytic J, or AD).
 //
 // Boost's coefficients have one wrong sign (seen in Debian 12's Boost 1.74): its
 // default_rosenbrock_coefficients has d4 = +0.0362, where Hairer's rodas.f (RO4COE) and every RODAS4
@@ -9,8 +9,9 @@
 // tests/solver/rosenbrock_tableau_test.cpp checks). d multiplies h f_t, so only problems whose
 // right-hand side depends on t see it: y' = -2 (y - cos t) - sin t at 1e-9 ended with a relative
 // error of 2.6e-5 after 17k steps, against 6e-11 with rodas4. We therefore run odeint's stepper (its
-// own code: uBLAS LU, its stage loop) with RODAS4's coefficients from solver/rosenbrock_tableaux.hpp,
-// d4 included; only the dense-output coefficients, which we never use, are Boost's.
+// own code: uBLAS LU, its stage loop) with RODAS4's coefficients from
+// kernels/methods/rosenbrock_tableaux.hpp, d4 included; only the dense-output coefficients, which we never
+// use, are Boost's.
 #pragma once
 
 #include <array>
@@ -21,8 +22,8 @@
 
 #include <boost/numeric/odeint.hpp>
 
-#include "batchode/kernels/jacobian.hpp"
-#include "batchode/kernels/rosenbrock_tableaux.hpp"
+#include "batchode/kernels/linalg/jacobian.hpp"
+#include "batchode/kernels/methods/rosenbrock_tableaux.hpp"
 
 namespace batchode::cpu {
 

@@ -15,22 +15,22 @@
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/backends/cpu/odeint_steppers.hpp"
 #include "batchode/backends/cpu/rosenbrock4_stepper.hpp"
-#include "batchode/kernels/dense_form.hpp"
-#include "batchode/kernels/driven_system.hpp"
-#include "batchode/kernels/jacobian.hpp"
-#include "batchode/kernels/observables.hpp"
-#include "batchode/kernels/rk_stepper.hpp"
-#include "batchode/kernels/rosenbrock_stepper.hpp"
-#include "batchode/kernels/run_integrator.hpp"
-#include "batchode/kernels/run_settings.hpp"
-#include "batchode/kernels/saved_variables.hpp"
-#include "batchode/kernels/summaries.hpp"
-#include "batchode/kernels/tableaux.hpp"
+#include "batchode/kernels/methods/dense_form.hpp"
+#include "batchode/kernels/outputs/driven_system.hpp"
+#include "batchode/kernels/linalg/jacobian.hpp"
+#include "batchode/kernels/outputs/observables.hpp"
+#include "batchode/kernels/methods/rk_stepper.hpp"
+#include "batchode/kernels/methods/rosenbrock_stepper.hpp"
+#include "batchode/kernels/loop/run_integrator.hpp"
+#include "batchode/kernels/core/run_settings.hpp"
+#include "batchode/kernels/outputs/saved_variables.hpp"
+#include "batchode/kernels/outputs/summaries.hpp"
+#include "batchode/kernels/methods/tableaux.hpp"
 
 namespace batchode::cpu {
 
 /// Writes saved points of one run straight into the result's run-major series: every state, or those
-/// the plan chose (kernels/saved_variables.hpp), W a save.
+/// the plan chose (kernels/outputs/saved_variables.hpp), W a save.
 template <class T, std::size_t N>
 struct SeriesSink {
   static constexpr bool active = true;
@@ -91,14 +91,14 @@ struct EventSink : Base {
   }
 };
 
-/// Whether explicit table Tab runs on the register stepper (kernels/rk_stepper.hpp) on the CPU too:
+/// Whether explicit table Tab runs on the register stepper (kernels/methods/rk_stepper.hpp) on the CPU too:
 /// a table with its own dense output in polynomial weights (tsit5), which needs every stage of the
 /// step, where odeint's generic stepper keeps its stages private.
 template <class Tab>
 inline constexpr bool cpu_uses_register_stepper_v = tableau::dense_form_v<Tab> == tableau::DenseForm::weights;
 
 /// The CPU stepper of method Tab: odeint's for explicit tables (the register stepper for those of
-/// cpu_uses_register_stepper_v), kernels/rosenbrock_stepper.hpp for Rosenbrock tables, odeint's
+/// cpu_uses_register_stepper_v), kernels/methods/rosenbrock_stepper.hpp for Rosenbrock tables, odeint's
 /// rosenbrock4 for the CPU-only tag. `available` is false for a stiff method whose system cannot be
 /// linearised (integrate_batch then throws InvalidInput). System is the one integrated
 /// (integrated_system_t: a system that reads drivers is run wrapped); CpuStepperFor takes the user's.
@@ -187,7 +187,7 @@ void integrate_one_run(const System& sys, const T* y0, const T* params, std::siz
 /// same rows of `result` with `stepper` (a worker's own, reused across its ranges). `plan` is taken by
 /// value on purpose: through a reference the compiler must assume every store to a state may change
 /// the settings and reloads them after it. A system that reads drivers runs as each run's Driven
-/// (kernels/driven_system.hpp: run r reads set r of per-run drivers).
+/// (kernels/outputs/driven_system.hpp: run r reads set r of per-run drivers).
 template <class Tab, class System, class T>
 void integrate_run_range(const System& sys, const T* y0, const T* params, std::size_t begin, std::size_t end,
                          const RunSettings<T> plan, const ResultView<T>& result,

@@ -1,5 +1,5 @@
 // backends/cpu/: the boundary between the library and a model compiled at run time into a shared
-// object (solver/runtime_model.hpp). The object exports four C functions; the library calls them from
+// object (solver/systems/runtime_model.hpp). The object exports four C functions; the library calls them from
 // its worker threads: each worker has the object make its stepper once, then integrates one range of
 // runs at a time with it. Both sides are compiled from these headers, and the object reports the sizes
 // of what crosses, which the loader compares with its own before the first call, so an object built
@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "batchode/arrays/result_view.hpp"
-#include "batchode/kernels/run_settings.hpp"
+#include "batchode/kernels/core/run_settings.hpp"
 
 namespace batchode::cpu {
 

@@ -1,5 +1,5 @@
 // backends/cpu/: included only by the source generated for a model compiled at run time
-// (solver/src/runtime_model.cpp writes it): defines the entry points of runtime_abi.hpp for one
+// (solver/src/systems/runtime_model.cpp writes it): defines the entry points of runtime_abi.hpp for one
 // system, method and precision, around the CPU path's own per-run loop (run_range.hpp). Exceptions
 // never cross the boundary: they become a message and a nonzero return (or no stepper).
 //

@@ -43,11 +43,11 @@
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/gpu_error.hpp"
 #include "batchode/gpu/runtime.hpp"
-#include "batchode/kernels/device_views.hpp"
-#include "batchode/kernels/run_order_kernels.hpp"
-#include "batchode/kernels/run_settings.hpp"
-#include "batchode/kernels/status.hpp"
-#include "batchode/timing/events.hpp"
+#include "batchode/kernels/launch/device_views.hpp"
+#include "batchode/kernels/launch/run_order_kernels.hpp"
+#include "batchode/kernels/core/run_settings.hpp"
+#include "batchode/kernels/core/status.hpp"
+#include "batchode/timing/timed_events.hpp"
 #include "batchode/timing/gpu_time.hpp"
 #include "batchode/timing/kernel_timer.hpp"
 #include "batchode/timing/metadata_keys.hpp"
@@ -76,7 +76,7 @@ class ChunkPipeline {
   /// which must enqueue that integrate_chunk instantiation of the method on `stream` and throw GpuError when
   /// the launch fails. When request.order_runs, a chunk whose runs are to be ordered goes first to
   ///   launch_order(gpu::stream_t stream, const kernels::RunOrderJob<T>&)
-  /// which must enqueue kernels::run_order_segments (kernels/run_order_kernels.hpp, with the block
+  /// which must enqueue kernels::run_order_segments (kernels/launch/run_order_kernels.hpp, with the block
   /// size and grid that header names) on `stream`, and throw GpuError when the launch fails.
   /// `load(kernels::ChunkKernel kernel, TimeLogger&)` is called once per run, inside the
   /// kernel_run_execution event and before the first chunk, so a first-use module load is timed apart
@@ -102,7 +102,8 @@ class ChunkPipeline {
     const std::size_t observables = saves > 0 ? result.n_observables : 0;
     // The series' columns: every state, or those SolveOptions::save_variables chose (the result's).
     const std::size_t series_states = result.series_states;
-    // Summaries (kernels/summaries.hpp): windows x values per window per run, with or without a series.
+    // Summaries (kernels/outputs/summaries.hpp): windows x values per window per run, with or without a
+    // series.
     const std::size_t summary_windows = result.summary_windows, summary_slots = result.summary_slots;
     {
       ScopedTimer timer(log, events::chunk_planning);

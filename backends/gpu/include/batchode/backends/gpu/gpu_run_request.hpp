@@ -7,7 +7,7 @@
 
 #include "batchode/arrays/outputs.hpp"
 #include "batchode/arrays/shared_runs.hpp"
-#include "batchode/kernels/method.hpp"
+#include "batchode/kernels/methods/method.hpp"
 
 namespace batchode {
 
@@ -16,7 +16,8 @@ struct GpuRunRequest {
   Method method = Method::dopri5;
   int device = 0;
   int block_size = 128;
-  /// GpuOptions::split_runs: the final-state kernel may split runs over lanes (kernels/lane_group.hpp).
+  /// GpuOptions::split_runs: the final-state kernel may split runs over lanes
+  /// (kernels/launch/lane_group.hpp).
   bool split_runs = true;
   arrays::MemoryBudget budget;
   OutputSelection outputs;

@@ -19,16 +19,16 @@
 #include "batchode/backends/gpu/launch.hpp"
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/gpu/runtime.hpp"
-#include "batchode/kernels/batch_kernel.hpp"
-#include "batchode/kernels/device_views.hpp"
-#include "batchode/kernels/lane_group_kernel.hpp"
-#include "batchode/kernels/method_registry.hpp"
-#include "batchode/kernels/observables.hpp"
-#include "batchode/kernels/run_order_kernels.hpp"
-#include "batchode/kernels/run_settings.hpp"
-#include "batchode/kernels/summaries.hpp"
-#include "batchode/kernels/system.hpp"
-#include "batchode/timing/events.hpp"
+#include "batchode/kernels/launch/batch_kernel.hpp"
+#include "batchode/kernels/launch/device_views.hpp"
+#include "batchode/kernels/launch/lane_group_kernel.hpp"
+#include "batchode/kernels/methods/method_registry.hpp"
+#include "batchode/kernels/outputs/observables.hpp"
+#include "batchode/kernels/launch/run_order_kernels.hpp"
+#include "batchode/kernels/core/run_settings.hpp"
+#include "batchode/kernels/outputs/summaries.hpp"
+#include "batchode/kernels/core/system.hpp"
+#include "batchode/timing/timed_events.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
 
@@ -81,8 +81,8 @@ class GpuRunner {
         request.method,
         [&](auto tag) {
           using Tab = typename decltype(tag)::type;
-          // The three instantiations (kernels/batch_kernel.hpp). Summaries: a solve keeping exactly the
-          // kinds the system declares (summary_kinds_v) runs the kernel built for them, any other the one
+          // The three instantiations (kernels/launch/batch_kernel.hpp). Summaries: a solve keeping exactly
+          // the kinds the system declares (summary_kinds_v) runs the kernel built for them, any other the one
           // built for every kind.
           constexpr std::uint32_t declared = summary_kinds_v<System>;
           const bool lean = runs_declared_summary_kernel<System>(run_plan.summary_metrics);
@@ -157,7 +157,7 @@ class GpuRunner {
   }
 
  private:
-  /// Threads per run of method Tab's final-state kernel (kernels/lane_group.hpp).
+  /// Threads per run of method Tab's final-state kernel (kernels/launch/lane_group.hpp).
   template <class Tab>
   static constexpr std::size_t lanes() {
     return kernels::lanes_per_run<Tab, System, T>();

@@ -1,9 +1,9 @@
 // backends/gpu/: the text a runtime compiler (NVRTC, hipRTC) is given to build the batch kernels of a
-// system known only at run time: the core's batch kernel (kernels/batch_kernel.hpp, found through
+// system known only at run time: the core's batch kernel (kernels/launch/batch_kernel.hpp, found through
 // -I<kernels include dir>), the system's source, checks that fail to compile with a clear message,
 // the instantiations of kernels::integrate_chunk (final state only, with a series, and, when a solve
 // keeps summaries, with them: built for exactly the kinds it keeps) for one method and precision and
-// the run order's kernel (kernels/run_order_kernels.hpp) in that precision, with their name
+// the run order's kernel (kernels/launch/run_order_kernels.hpp) in that precision, with their name
 // expressions so the compiler gives their lowered names.
 // The same arithmetic as a compiled-in system: nvcc/hipcc and NVRTC/hipRTC compile one source.
 // Host code, plain strings.
@@ -15,9 +15,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "batchode/kernels/method.hpp"
-#include "batchode/kernels/method_registry.hpp"
-#include "batchode/kernels/summaries.hpp"
+#include "batchode/kernels/methods/method.hpp"
+#include "batchode/kernels/methods/method_registry.hpp"
+#include "batchode/kernels/outputs/summaries.hpp"
 
 namespace batchode {
 
@@ -66,7 +66,7 @@ struct RuntimeKernelProgram {
 /// BATCHODE_HOST_DEVICE) in `precision` ("float" or "double"). The program fails to compile, saying
 /// why, when the type is no ODE system, is not empty (RuntimeGpuRunner passes it as a 1-byte
 /// placeholder), or cannot be integrated by the method on a GPU (a stiff method needs a Jacobian).
-/// With summary_kinds (SummaryKind bits, kernels/summaries.hpp) the program also holds the summary
+/// With summary_kinds (SummaryKind bits, kernels/outputs/summaries.hpp) the program also holds the summary
 /// kernel built for those kinds only, its accumulators in registers. Throws std::invalid_argument for
 /// a CPU-only method, another precision or bits that are no summary kind.
 inline RuntimeKernelProgram runtime_kernel_program(const std::string& system_source,
@@ -88,10 +88,10 @@ inline RuntimeKernelProgram runtime_kernel_program(const std::string& system_sou
   const std::string tableau = tableau_type_name(method);
   RuntimeKernelProgram program;
   program.source =
-      "#include \"batchode/kernels/batch_kernel.hpp\"\n"
-      "#include \"batchode/kernels/run_order_kernels.hpp\"\n"
-      "#include \"batchode/kernels/method_registry.hpp\"\n"
-      "#include \"batchode/kernels/system.hpp\"\n\n" +
+      "#include \"batchode/kernels/launch/batch_kernel.hpp\"\n"
+      "#include \"batchode/kernels/launch/run_order_kernels.hpp\"\n"
+      "#include \"batchode/kernels/methods/method_registry.hpp\"\n"
+      "#include \"batchode/kernels/core/system.hpp\"\n\n" +
       system_source +
       "\n\n"
       "static_assert(batchode::is_ode_system_v<" +

@@ -15,12 +15,12 @@
 
 #include "batchode/gpu/module.hpp"
 #include "batchode/gpu/runtime_compiler.hpp"
-#include "batchode/kernels/device_views.hpp"
-#include "batchode/kernels/method.hpp"
+#include "batchode/kernels/launch/device_views.hpp"
+#include "batchode/kernels/methods/method.hpp"
 
 namespace batchode {
 
-/// A loaded module's kernels::integrate_chunk<method, ...> instantiations (kernels/batch_kernel.hpp):
+/// A loaded module's kernels::integrate_chunk<method, ...> instantiations (kernels/launch/batch_kernel.hpp):
 /// final state only, with a series, and, when the module was built for them, with summaries of
 /// `summary_kinds`. Copies share the module and the record of which first loads were timed.
 struct RuntimeKernels {
@@ -31,7 +31,7 @@ struct RuntimeKernels {
   gpu::Kernel final_state;          ///< ChunkKernel::final_state
   gpu::Kernel series;               ///< ChunkKernel::series
   gpu::Kernel summaries;            ///< ChunkKernel::summaries (when summary_kinds != 0)
-  gpu::Kernel order;                ///< kernels::run_order_segments<T> (kernels/run_order_kernels.hpp)
+  gpu::Kernel order;                ///< kernels::run_order_segments<T> (kernels/launch/run_order_kernels.hpp)
 
   const gpu::Kernel& kernel(kernels::ChunkKernel which) const noexcept {
     return which == kernels::ChunkKernel::summaries ? summaries

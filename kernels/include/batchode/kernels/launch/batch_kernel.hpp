@@ -1,0 +1,240 @@
+// kernels/launch/: the batch kernel: one thread integrates one run of a chunk with integrate_run (the loop
+// the CPU path runs too) and the register stepper. Parameterised at compile time by method
+// (tableau), system, precision, whether a series is saved and which summary kinds are kept, so a
+// final-state-only solve carries no series code and a series-only solve no summary code: three
+// instantiations, final state (SaveSeries false), series (true, Summaries 0) and summaries (true,
+// Summaries: the kinds the kernel is built for, kernels/outputs/summaries.hpp; any series beside them).
+// Device layouts: arrays/device_views.hpp (run-major inputs and final state, touched once per run;
+// runs-fastest series, so each save's stores coalesce across a warp).
+#pragma once
+
+#include "batchode/kernels/core/annotations.hpp"
+#include "batchode/kernels/launch/device_views.hpp"
+#include "batchode/kernels/outputs/driven_system.hpp"
+#include "batchode/kernels/linalg/jacobian.hpp"
+#include "batchode/kernels/outputs/observables.hpp"
+#include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/methods/rk_stepper.hpp"
+#include "batchode/kernels/methods/rosenbrock_stepper.hpp"
+#include "batchode/kernels/loop/run_integrator.hpp"
+#include "batchode/kernels/outputs/saved_variables.hpp"
+#include "batchode/kernels/outputs/summaries.hpp"
+
+namespace batchode::kernels {
+
+/// Writes saved points of thread r's run into the device series ([(k * W + c) * stride + r], W columns:
+/// every state, or those the plan chose: saved_variables.hpp).
+template <class T, port::size_t N>
+struct DeviceSeriesSink {
+  static constexpr bool active = true;
+  T* series;
+  port::size_t stride;
+  port::size_t run;
+  /// The kernel's parameter (its choice of variables is read where a save is stored: a pointer to the
+  /// parameter costs no register, where a pointer and width chosen up front held two for the run).
+  const RunSettings<T>* selection;
+  BATCHODE_HOST_DEVICE void save(port::uint32_t k, T, const T* y) {
+    if (selection->series_chosen == 0) {
+      BATCHODE_UNROLL
+      for (port::size_t s = 0; s < N; ++s) series[(k * N + s) * stride + run] = y[s];
+    } else {
+      const port::size_t width = selection->series_states;
+      port::size_t c = 0;
+      BATCHODE_UNROLL
+      for (port::size_t s = 0; s < N; ++s) {
+        if (variable_chosen(selection->series_variables, s)) series[(k * width + c++) * stride + run] = y[s];
+      }
+    }
+  }
+  BATCHODE_HOST_DEVICE void mark_unsaved(port::uint32_t k) {
+    const T nan = T(0) / T(0);
+    const port::size_t width = selection->series_chosen == 0 ? N : selection->series_states;
+    for (port::size_t c = 0; c < width; ++c) series[(k * width + c) * stride + run] = nan;
+  }
+};
+
+/// Where column c of W observables of save k of thread r's run goes in the device layout
+/// ([(k * W + c) * stride + r]).
+template <class T>
+struct DeviceObservableOut {
+  T* values;
+  port::size_t stride;
+  port::size_t run;
+  BATCHODE_HOST_DEVICE T& at(port::uint32_t k, port::size_t c, port::size_t width) const {
+    return values[(k * width + c) * stride + run];
+  }
+};
+
+/// Where value v of summary window w of thread r's run goes in the device layout
+/// ([(w * values per window + v) * stride + r]).
+template <class T>
+struct DeviceSummaryOut {
+  T* values;
+  port::size_t stride;
+  port::size_t run;
+  port::uint32_t per_window;
+  BATCHODE_HOST_DEVICE T& at(port::uint32_t w, port::uint32_t v) const {
+    return values[(static_cast<port::size_t>(w) * per_window + v) * stride + run];
+  }
+};
+
+/// A sink (DeviceSeriesSink or NoSeries) that also keeps thread r's events, in the device layout of
+/// arrays/device_views.hpp: the crossings the run stores, their counts, NaN in the slots left empty.
+template <class Base, class T, port::size_t N, port::size_t E>
+struct DeviceEventSink : Base {
+  T* events;
+  port::uint32_t* counts;
+  port::size_t event_stride;
+  port::size_t event_run;
+  port::uint32_t slots;
+  BATCHODE_HOST_DEVICE void record_event(port::uint32_t e, port::uint32_t j, T t, const T* y) {
+    const port::size_t at = static_cast<port::size_t>(e * slots + j) * (N + 1);
+    events[at * event_stride + event_run] = t;
+    BATCHODE_UNROLL
+    for (port::size_t s = 0; s < N; ++s) events[(at + 1 + s) * event_stride + event_run] = y[s];
+  }
+  BATCHODE_HOST_DEVICE void close_events(const port::uint32_t* count, const RunSettings<T>& plan) {
+    const T nan = T(0) / T(0);
+    BATCHODE_UNROLL
+    for (port::size_t e = 0; e < E; ++e) {
+      counts[e * event_stride + event_run] = count[e];
+      const port::uint32_t stored = count[e] < plan.event_max[e] ? count[e] : plan.event_max[e];
+      for (port::uint32_t j = stored; j < slots; ++j) {
+        const port::size_t at = static_cast<port::size_t>(e * slots + j) * (N + 1);
+        for (port::size_t v = 0; v <= N; ++v) events[(at + v) * event_stride + event_run] = nan;
+      }
+    }
+  }
+};
+
+/// The device stepper of method Tab: the register RK stepper for explicit tables, the Rosenbrock
+/// stepper for stiff ones. `available` is false where no kernel can exist (a CPU-only method, or a
+/// Rosenbrock method for a system that cannot be linearised); Solver never launches those.
+template <class Tab, class System, class T, bool Rosenbrock = tableau::is_rosenbrock_v<Tab>>
+struct StepperFor {
+  using type = RkStepper<Tab, T, System::n_states>;
+  static constexpr bool available = tableau::runs_on_gpu_v<Tab>;
+};
+template <class Tab, class System, class T>
+struct StepperFor<Tab, System, T, true> {
+  using type = RosenbrockStepper<Tab, T, System::n_states, kernels::RosenbrockShape<System, T>>;
+  static constexpr bool available = can_linearize_v<System, T>;
+};
+
+/// integrate_run into `series` (a series sink or NoSeries), with thread r's event outputs around it
+/// for a system with events.
+BATCHODE_HD_TEMPLATE
+template <class Series, class Stepper, class System, class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE Status integrate_into(
+    Series series, Stepper& stepper, const System& sys, typename Stepper::state_type& y, const T* p,
+    const RunSettings<T>& plan, const kernels::DeviceOutputs<T>& out, port::size_t r, RunCounters& counters,
+    T& t_reached) {
+  constexpr port::size_t E = n_events_v<System>;
+  if constexpr (E > 0) {
+    DeviceEventSink<Series, T, System::n_states, E> sink{series,     out.events, out.event_counts,
+                                                         out.stride, r,          plan.event_slots};
+    return integrate_run(stepper, sys, y, p, plan, sink, counters, t_reached);
+  } else {
+    (void)out, (void)r;
+    return integrate_run(stepper, sys, y, p, plan, series, counters, t_reached);
+  }
+}
+
+/// Stores run r's status, stop time and counters where the chunk keeps them (a solve may keep none).
+template <class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void store_run_outcome(const kernels::DeviceOutputs<T>& out,
+                                                                 port::size_t r, Status status,
+                                                                 const RunCounters& counters, T t_reached) {
+  if (out.status != nullptr) out.status[r] = static_cast<port::int32_t>(status);
+  if (out.stop_time != nullptr) out.stop_time[r] = t_reached;
+  if (out.accepted != nullptr) {
+    out.accepted[r] = counters.accepted_steps;
+    out.rejected[r] = counters.rejected_steps;
+    out.rhs_evaluations[r] = counters.rhs_evaluations;
+  }
+}
+
+/// Integrates run `r` of a chunk; shared by the kernel and by host-side tests of the kernel body.
+/// Summaries: the kinds a summary kernel keeps (0: none; the plan must then ask for none).
+template <class Tab, bool SaveSeries, class System, class T, port::uint32_t Summaries = 0>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System& sys,
+                                                                   const RunSettings<T>& plan,
+                                                                   const kernels::DeviceInputs<T>& in,
+                                                                   const kernels::DeviceOutputs<T>& out,
+                                                                   port::size_t r) {
+  if constexpr (n_drivers_v<System> > 0) {
+    // Run r's system reads its drivers (this chunk's runs start at plan.driver_run_offset).
+    integrate_chunk_run<Tab, SaveSeries, Driven<System, T>, T, Summaries>(drive(sys, plan, r), plan, in, out,
+                                                                          r);
+  } else if constexpr (!StepperFor<Tab, System, T>::available || (Summaries != 0 && !SaveSeries)) {
+    (void)sys, (void)plan, (void)in, (void)out, (void)r;  // never launched (see StepperFor)
+  } else {
+    constexpr port::size_t N = System::n_states;
+    constexpr port::size_t P = System::n_params;
+    const port::size_t stride = in.stride;
+    Vec<T, N> y;
+    BATCHODE_UNROLL
+    for (port::size_t i = 0; i < N; ++i) y[i] = in.y0[r * N + i];
+    // Parameters are read once per run into registers.
+    T p[P > 0 ? P : 1];
+    BATCHODE_UNROLL
+    for (port::size_t i = 0; i < P; ++i) p[i] = in.params[r * P + i];
+
+    typename StepperFor<Tab, System, T>::type stepper;
+    RunCounters counters{};
+    T t_reached = plan.t0;
+    Status status;
+    if constexpr (SaveSeries) {
+      // Per-run save times: this run's column of the chunk's copy. Only a kernel that saves reads them.
+      const RunSettings<T> run_plan =
+          in.save_times != nullptr ? for_run(plan, in.save_times + r, stride) : plan;
+      // The series' columns: every state and observable, or those the kernel's plan chose.
+      const DeviceSeriesSink<T, N> series{out.series, stride, r, &plan};
+      const T* run_p = P > 0 ? p : nullptr;
+      constexpr port::size_t O = n_observables_v<System>;
+      // The saved series: with observables, they are saved beside each state.
+      auto saving = [&](auto sink) {
+        if constexpr (Summaries != 0) {  // the summaries around it (the series may be none of the points)
+          // Their settings from the kernel's parameter, not the run's copy (summaries have no per-run
+          // save times, solver/src/setup/summary_layout.cpp): a pointer to the copy kept it whole in 22 more
+          // registers.
+          using Sink = SummarySink<decltype(sink), System, T, DeviceSummaryOut<T>, Summaries>;
+          return integrate_into(
+              Sink{sink, &sys, run_p, {out.summaries, stride, r, plan.summary_slots}, &plan}, stepper, sys, y,
+              run_p, run_plan, out, r, counters, t_reached);
+        } else {
+          return integrate_into(sink, stepper, sys, y, run_p, run_plan, out, r, counters, t_reached);
+        }
+      };
+      if constexpr (O > 0) {
+        using Sink = ObservableSink<DeviceSeriesSink<T, N>, System, T, DeviceObservableOut<T>>;
+        status = saving(Sink{series, &sys, run_p, {out.observables, stride, r}, &plan});
+      } else {
+        status = saving(series);
+      }
+    } else {
+      status = integrate_into(NoSeries{}, stepper, sys, y, P > 0 ? p : nullptr, plan, out, r, counters,
+                              t_reached);
+    }
+    BATCHODE_UNROLL
+    for (port::size_t i = 0; i < N; ++i) out.final_state[r * N + i] = y[i];
+    store_run_outcome(out, r, status, counters, t_reached);
+  }
+}
+
+#if BATCHODE_GPU_COMPILER
+/// One thread per run; threads past the chunk's end return at once. Runs of one warp that finish
+/// early idle until the warp's slowest run is done: slower, never wrong (no shared state). Thread i
+/// takes run in.order[i] when the chunk was ordered (arrays/run_order.hpp), so that a warp's runs
+/// cost about the same; each run still reads and writes only its own rows.
+template <class Tab, bool SaveSeries, class System, class T, port::uint32_t Summaries = 0>
+__global__ void integrate_chunk(System sys, RunSettings<T> plan, kernels::DeviceInputs<T> in,
+                                kernels::DeviceOutputs<T> out) {
+  const port::size_t i = static_cast<port::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= in.stride) return;
+  const port::size_t r = in.order != nullptr ? static_cast<port::size_t>(in.order[i]) : i;
+  integrate_chunk_run<Tab, SaveSeries, System, T, Summaries>(sys, plan, in, out, r);
+}
+#endif
+
+}  // namespace batchode::kernels

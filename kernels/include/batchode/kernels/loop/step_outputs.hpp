@@ -1,0 +1,140 @@
+// kernels/loop/: what an accepted step owes the run's outputs before its end state is kept, the
+// same in every loop: the save times it passes, interpolated while the method's stages are still
+// current (DenseStep), and the events it crosses, one of which may end the run inside the step
+// (stopped_by_event). Kept out of the loops so that the fixed-step and adaptive loops save and stop
+// at the same points.
+#pragma once
+
+#include "batchode/kernels/core/annotations.hpp"
+#include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/core/run_settings.hpp"
+#include "batchode/kernels/core/status.hpp"
+#include "batchode/kernels/loop/dense_output.hpp"
+#include "batchode/kernels/loop/events.hpp"
+#include "batchode/kernels/loop/loop_parts.hpp"
+
+namespace batchode::detail {
+
+/// Dense output of one accepted step from (t, y) to (t_new, y_new): the save times in (t, t_new]
+/// are interpolated, with the method's own dense output where it has one (before accept(), while
+/// its stages are current), else with the Hermite cubic (its start and slope kept before accept(),
+/// the points saved after it, with the new slope). A save at t_new itself takes y_new as it is.
+/// Only solves that interpolate their saves build one; a step that passes no save time costs one
+/// comparison.
+template <class Stepper, port::size_t N>
+struct DenseStep {
+  using State = typename Stepper::state_type;
+  State y0{}, f0{};
+  bool due = false;  ///< Hermite points are left to after_accept
+
+  BATCHODE_HD_TEMPLATE
+  template <class System, class T, class Sink>
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void before_accept(const Stepper& stepper, const System& sys, T t,
+                                                               const State& y, T t_new, const State& y_new,
+                                                               const T* p, const RunSettings<T>& plan, Sink& sink,
+                                                               port::uint32_t& next_save, RunCounters& counters) {
+    due = next_save < plan.n_saves && save_time(plan, next_save) <= t_new;
+    if (!due) return;
+    if constexpr (own_dense_output<Stepper>::value) {
+      due = false;
+      // A step to a non-finite state ends the run right after: its points stay unsaved (NaN).
+      if (!states_finite<N>(sys, y_new)) return;
+      T out[N];
+      for (T ts = save_time(plan, next_save); ts <= t_new;) {  // due: next_save < n_saves
+        const port::uint32_t k = next_save++;
+        const T ts_next = next_save_time(plan, next_save);
+        if (ts == t_new) {
+          sink.save(k, ts, &y_new[0]);
+        } else {
+          stepper.interpolate(t, t_new - t, ts, y, y_new, out);
+          sink.save(k, ts, out);
+        }
+        ts = ts_next;
+      }
+    } else {
+      BATCHODE_UNROLL
+      for (port::size_t i = 0; i < N; ++i) y0[i] = y[i];
+      if constexpr (keeps_derivative<Stepper>::value) {
+        const State& f = stepper.derivative();
+        BATCHODE_UNROLL
+        for (port::size_t i = 0; i < N; ++i) f0[i] = f[i];
+      } else {
+        sys(t, &y[0], p, &f0[0]);
+        ++counters.rhs_evaluations;
+      }
+    }
+  }
+
+  BATCHODE_HD_TEMPLATE
+  template <class System, class T, class Sink>
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void after_accept(const Stepper& stepper, const System& sys, T t, T t_new,
+                                                              const State& y1, const T* p, const RunSettings<T>& plan,
+                                                              Sink& sink, port::uint32_t& next_save,
+                                                              RunCounters& counters) {
+    if (!due) return;
+    State f1{};
+    if constexpr (keeps_derivative<Stepper>::value) {
+      f1 = stepper.derivative();
+    } else {
+      sys(t_new, &y1[0], p, &f1[0]);
+      ++counters.rhs_evaluations;
+    }
+    const T h = t_new - t;
+    T out[N];
+    for (T ts = save_time(plan, next_save); ts <= t_new;) {  // due: next_save < n_saves
+      const port::uint32_t k = next_save++;
+      const T ts_next = next_save_time(plan, next_save);
+      if (ts == t_new) {  // the step's own end (t_end, a point on a step): its value, not y0 + (y1 - y0)
+        sink.save(k, ts, &y1[0]);
+      } else {
+        hermite<N>((ts - t) / h, h, y0, f0, y1, f1, out);
+        sink.save(k, ts, out);
+      }
+      ts = ts_next;
+    }
+  }
+};
+
+/// The events of one accepted attempt from (t, y) to (t_new, y_new), before accept(): records its
+/// crossings (EventTracker::check) and returns true when a terminal one ended the run. Then y holds
+/// the state at the event and t_reached its time, the step counts as accepted, and the saves the run
+/// passed before the event are made: interpolated ones up to it, or a landed one at t_new when the
+/// event is there. Systems without events: nothing, false.
+BATCHODE_HD_TEMPLATE
+template <class Stepper, class System, class T, class Sink, class State>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool stopped_by_event(
+    EventTracker<System, T>& events, const Stepper& stepper, const System& sys, T t, T t_new, State& y,
+    const State& y_new, const T* p, const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
+    port::uint32_t& next_save, bool landed_save, T& t_reached) {
+  if constexpr (n_events_v<System> == 0) {
+    (void)events, (void)stepper, (void)sys, (void)t, (void)t_new, (void)y, (void)y_new, (void)p, (void)plan;
+    (void)sink, (void)counters, (void)next_save, (void)landed_save, (void)t_reached;
+    return false;
+  } else {
+    constexpr port::size_t N = System::n_states;
+    StepInterpolant<Stepper, System, T> dense{stepper, sys, p, t, t_new - t, y, y_new, counters};
+    T t_event{};
+    State y_event{};
+    if (!(events.check(dense, t_new, y_new, plan, sink, t_event, y_event) <= T(1))) return false;
+    if constexpr (Sink::active) {
+      if (plan.interpolate_saves != 0) {
+        T out[N];
+        while (next_save < plan.n_saves) {
+          const T ts = save_time(plan, next_save);
+          if (!(ts <= t_event)) break;
+          dense.state((ts - t) / dense.h, out);
+          sink.save(next_save++, ts, out);
+        }
+      } else if (landed_save && t_event >= t_new) {
+        sink.save(next_save++, t_new, &y_event[0]);
+      }
+    }
+    BATCHODE_UNROLL
+    for (port::size_t i = 0; i < N; ++i) y[i] = y_event[i];
+    t_reached = t_event;
+    ++counters.accepted_steps;
+    return true;
+  }
+}
+
+}  // namespace batchode::detail

@@ -1,0 +1,34 @@
+// kernels/methods/: how a method's tableau describes its own continuous extension (tableaux.hpp,
+// rosenbrock_tableaux.hpp), for the steppers' interpolate(); a tableau without `dense` has none, and
+// dense output is then the Hermite cubic (dense_output.hpp).
+#pragma once
+
+#include "batchode/kernels/core/portable.hpp"
+
+namespace batchode::tableau {
+
+enum class DenseForm {
+  none,
+  /// Hairer's CONTD5 (dopri5): dense_d(s), from the step's ends, end slopes and one combination.
+  contd5,
+  /// Polynomial weights (tsit5): y0 + h sum_s b_s(theta) k_s, b_s(theta) = sum_m dense_weight(s, m)
+  /// theta^(m + 1) for m < dense_degree.
+  weights,
+  /// Rosenbrock (Hairer's rodas.f, CONTRO): y0 + theta (d + (1 - theta) (K1 + theta K2)) with d =
+  /// y1 - y0 and K_r = sum_s dense_h(r, s) k_s over the stage variables.
+  rosenbrock,
+};
+
+/// Tab::dense, or DenseForm::none when the tableau has no continuous extension of its own.
+template <class Tab, class = void>
+struct dense_form_of {
+  static constexpr DenseForm value = DenseForm::none;
+};
+template <class Tab>
+struct dense_form_of<Tab, port::void_t<decltype(Tab::dense)>> {
+  static constexpr DenseForm value = Tab::dense;
+};
+template <class Tab>
+inline constexpr DenseForm dense_form_v = dense_form_of<Tab>::value;
+
+}  // namespace batchode::tableau

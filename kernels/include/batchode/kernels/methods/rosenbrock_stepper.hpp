@@ -1,0 +1,267 @@
+// kernels/methods/: one Rosenbrock (linearly implicit) step of any table in
+// kernels/methods/rosenbrock_tableaux.hpp, host and device: J and f_t from kernels/linalg/jacobian.hpp
+// (analytic or AD), W = I / (gamma h) - J factorised by kernels/linalg/lu.hpp, one LU solve per stage. The
+// CPU path runs this same class. A system with a narrow declared band (kernels/linalg/band.hpp) keeps J and W
+// in band storage and factorises them with kernels/linalg/band_lu.hpp: the same numbers, in N (L + U) storage
+// and work instead of N^2 and N^3.
+#pragma once
+
+#include "batchode/kernels/core/annotations.hpp"
+#include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/linalg/band.hpp"
+#include "batchode/kernels/linalg/band_lu.hpp"
+#include "batchode/kernels/linalg/jacobian.hpp"
+#include "batchode/kernels/linalg/lu.hpp"
+#include "batchode/kernels/methods/rk_stepper.hpp"
+#include "batchode/kernels/methods/rosenbrock_tableaux.hpp"
+#include "batchode/kernels/core/status.hpp"
+
+namespace batchode {
+
+namespace detail {
+/// Calls f(std::integral_constant<int, I>{}) for I = Begin .. End - 1, in order.
+template <int Begin, int End, class F>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void static_for(F&& f) {
+  if constexpr (Begin < End) {
+    f(port::integral_constant<int, Begin>{});
+    static_for<Begin + 1, End>(f);
+  }
+}
+}  // namespace detail
+
+/// The stepper interface of kernels/loop/run_integrator.hpp for a Rosenbrock table Tab, N states, precision
+/// T. J and f_t are computed once per accepted point (a rejected attempt reuses them); f(t, y) comes
+/// with them for free under AD. An exactly singular W ends the run: failure() turns to
+/// Status::singular_matrix and integrate_run returns it. Shape: the Jacobian's layout
+/// (kernels::RosenbrockShape of the system: dense, or its band).
+template <class Tab, class T, port::size_t N, class Shape = kernels::BandShape<N>>
+class RosenbrockStepper {
+  static_assert(Shape::n == N, "RosenbrockStepper: the Jacobian's shape is for another state count");
+
+ public:
+  using state_type = Vec<T, N>;
+  static constexpr bool adaptive = true;
+  static constexpr int order = Tab::order;
+  static constexpr int error_order = Tab::error_order;
+  static constexpr int stages = Tab::stages;
+  /// interpolate() is the method's own dense output (rodas4's; dense_form.hpp). Not for tables whose
+  /// error is estimated by step doubling (ros3p): the kept result is two half steps, whose stages
+  /// no single formula spans.
+  static constexpr bool own_dense_output =
+      tableau::dense_form_v<Tab> == tableau::DenseForm::rosenbrock && !tableau::estimates_by_doubling_v<Tab>;
+
+  template <class System>
+  BATCHODE_HOST_DEVICE void reset(const System& sys, T t, const state_type& y, const T* p) {
+    sys(t, &y[0], p, f0_.v);
+    evaluations_ = 1;  // a run's own count: the CPU path reuses one stepper for a worker's runs
+    linearized_ = false;
+    failure_ = Status::success;
+  }
+
+  /// f(t, y) at the current point.
+  BATCHODE_HOST_DEVICE const state_type& derivative() const { return f0_; }
+
+  /// Status::success, or why the run cannot go on (singular_matrix).
+  BATCHODE_HOST_DEVICE Status failure() const { return failure_; }
+
+  template <class System>
+  BATCHODE_HOST_DEVICE void step(const System& sys, T t, const state_type& y, const T* p, T h, state_type& y_new,
+                                 state_type& err) {
+    if (!linearized_) {
+      linearize(sys, t, &y[0], p, f0_.v, J_, ft_);
+      ++evaluations_;  // one (dual-number) evaluation: f, J and f_t together
+      linearized_ = true;
+    }
+    if constexpr (tableau::estimates_by_doubling_v<Tab>) {
+      // Step doubling (Hairer, Norsett & Wanner I, II.4): one step of h and two of h/2. The two
+      // halves are the result (the method itself, unextrapolated); the estimate is their difference
+      // from the whole step, i.e. (2^order - 1) times Richardson's estimate of the halves' own error:
+      // close to the whole step's error, as an embedded pair estimates its less accurate member
+      // while the more accurate one is kept. The second half linearises at the midpoint.
+      state_type y_whole, y_half, unused;
+      if (!solve_step<false>(sys, t, y, p, h, f0_, J_, ft_, y_whole, unused)) return singular(y, y_new, err);
+      if (!solve_step<false>(sys, t, y, p, h / T(2), f0_, J_, ft_, y_half, unused)) {
+        return singular(y, y_new, err);
+      }
+      state_type f_mid;
+      T ft_mid[N];
+      const T t_mid = t + h / T(2);
+      linearize(sys, t_mid, &y_half[0], p, f_mid.v, J_mid_, ft_mid);
+      ++evaluations_;
+      if (!solve_step<false>(sys, t_mid, y_half, p, h / T(2), f_mid, J_mid_, ft_mid, y_new, unused)) {
+        return singular(y, y_new, err);
+      }
+      BATCHODE_UNROLL_STATES
+      for (port::size_t i = 0; i < N; ++i) err[i] = y_new[i] - y_whole[i];
+    } else {
+      if (!solve_step<true>(sys, t, y, p, h, f0_, J_, ft_, y_new, err)) singular(y, y_new, err);
+    }
+  }
+
+  /// The run moved to (t_new, y_new): the next step linearises there (and gets f with it).
+  template <class System>
+  BATCHODE_HOST_DEVICE void accept(const System&, T, const state_type&, const T*) {
+    linearized_ = false;
+  }
+
+  BATCHODE_HOST_DEVICE port::uint32_t rhs_evaluations() const { return evaluations_; }
+
+  /// The method's own dense output (own_dense_output): the state at ts in [t, t + h] of the attempt
+  /// just made from (t, y) to y_new, from its stage variables. Only between step() and accept().
+  BATCHODE_HOST_DEVICE void interpolate(T t, T h, T ts, const state_type& y, const state_type& y_new, T* out) const {
+    if constexpr (own_dense_output) {
+      const T theta = (ts - t) / h, rest = T(1) - theta;
+      BATCHODE_UNROLL_STATES
+      for (port::size_t i = 0; i < N; ++i) {
+        T k1 = 0, k2 = 0;
+        detail::static_for<0, stages>([&](auto stage) {
+          constexpr int s = decltype(stage)::value;
+          if constexpr (Tab::dense_h(0, s) != 0.0) k1 += T(Tab::dense_h(0, s)) * k_[s][i];
+          if constexpr (Tab::dense_h(1, s) != 0.0) k2 += T(Tab::dense_h(1, s)) * k_[s][i];
+        });
+        out[i] = y[i] + theta * ((y_new[i] - y[i]) + rest * (k1 + theta * k2));
+      }
+    } else {
+      (void)t, (void)h, (void)ts, (void)y, (void)y_new, (void)out;
+    }
+  }
+
+ private:
+  /// f, J (in Shape's layout) and f_t at (t, y).
+  template <class System>
+  BATCHODE_HOST_DEVICE static void linearize(const System& sys, T t, const T* y, const T* p, T* f, T* J, T* f_t) {
+    if constexpr (Shape::banded) {
+      static_assert(Shape::lower == kernels::JacobianBand<System>::lower &&
+                        Shape::upper == kernels::JacobianBand<System>::upper,
+                    "RosenbrockStepper: a band the system does not declare");
+      kernels::linearize_band<N, System::n_params>(sys, t, y, p, f, J, f_t);
+    } else {
+      kernels::linearize<N, System::n_params>(sys, t, y, p, f, J, f_t);
+    }
+  }
+
+  /// W = I / (gamma h) - J factorised in place (Shape's layout); false when singular.
+  BATCHODE_HOST_DEVICE static bool factor(T diag, const T* J, T* W, int* piv) {
+    if constexpr (Shape::banded) {
+      constexpr port::size_t L = Shape::lower, U = Shape::upper;
+      BATCHODE_UNROLL_STATES
+      for (port::size_t i = 0; i < N; ++i) {
+        // Row i's slots: columns i - L .. i + L + U; those past i + U (the fill) and outside 0 .. N - 1
+        // start at zero (the latter are never read).
+        BATCHODE_UNROLL_STATES
+        for (port::size_t c = 0; c < Shape::lu_width; ++c) {
+          const bool inside = c + i >= L && c + i - L < N && c <= L + U;
+          W[i * Shape::lu_width + c] =
+              inside ? (c == L ? diag : T(0)) - J[i * Shape::jacobian_width + c] : T(0);
+        }
+      }
+      return kernels::band_lu_factor<Shape>(W, piv);
+    } else {
+      BATCHODE_UNROLL_STATES
+      for (port::size_t i = 0; i < N; ++i) {
+        BATCHODE_UNROLL_STATES
+        for (port::size_t j = 0; j < N; ++j) W[i * N + j] = (i == j ? diag : T(0)) - J[i * N + j];
+      }
+      return kernels::lu_factor<N>(W, piv);
+    }
+  }
+
+  BATCHODE_HOST_DEVICE static void solve(const T* W, const int* piv, T* b) {
+    if constexpr (Shape::banded) {
+      kernels::band_lu_solve<Shape>(W, piv, b);
+    } else {
+      kernels::lu_solve<N>(W, piv, b);
+    }
+  }
+
+  /// Ends the run at (t, y): the attempt returns y unchanged with a zero estimate.
+  BATCHODE_HOST_DEVICE void singular(const state_type& y, state_type& y_new, state_type& err) {
+    failure_ = Status::singular_matrix;
+    BATCHODE_UNROLL_STATES
+    for (port::size_t i = 0; i < N; ++i) {
+      y_new[i] = y[i];
+      err[i] = T(0);
+    }
+  }
+
+  /// One step of size h from (t, y) with f = f(t, y), Jacobian J and f_t = df/dt there: y_new, and
+  /// (Embedded) the table's embedded estimate in err. False when W is singular.
+  template <bool Embedded, class System>
+  BATCHODE_HOST_DEVICE bool solve_step(const System& sys, T t, const state_type& y, const T* p, T h,
+                                       const state_type& f, const T* J, const T* ft, state_type& y_new,
+                                       state_type& err) {
+    const T diag = T(1) / (T(Tab::gamma()) * h);
+    if (!factor(diag, J, W_, piv_)) return false;
+    const T inv_h = T(1) / h;
+    // Stage and coefficient indices are compile-time constants through static_for (not only through
+    // unroll pragmas, which the host pass of nvcc does not honour): the table lookups fold into
+    // immediates on host and device alike, and k_ stays in registers on the device.
+    detail::static_for<0, stages>([&](auto stage) {
+      constexpr int s = decltype(stage)::value;
+      T rhs[N];
+      if constexpr (s == 0) {
+        BATCHODE_UNROLL_STATES
+        for (port::size_t i = 0; i < N; ++i) rhs[i] = f[i];
+      } else {
+        T arg[N];
+        BATCHODE_UNROLL_STATES
+        for (port::size_t i = 0; i < N; ++i) {
+          T sum = y[i];
+          detail::static_for<0, s>([&](auto prev) {
+            constexpr int j = decltype(prev)::value;
+            if constexpr (Tab::a(s, j) != 0.0) sum += T(Tab::a(s, j)) * k_[j][i];
+          });
+          arg[i] = sum;
+        }
+        sys(t + T(Tab::c(s)) * h, arg, p, rhs);
+      }
+      BATCHODE_UNROLL_STATES
+      for (port::size_t i = 0; i < N; ++i) {
+        T sum = rhs[i];
+        if constexpr (Tab::d(s) != 0.0) sum += (h * T(Tab::d(s))) * ft[i];
+        detail::static_for<0, s>([&](auto prev) {
+          constexpr int j = decltype(prev)::value;
+          if constexpr (Tab::C(s, j) != 0.0) sum += (inv_h * T(Tab::C(s, j))) * k_[j][i];
+        });
+        k_[s][i] = sum;
+      }
+      solve(W_, piv_, k_[s]);
+    });
+    evaluations_ += stages - 1;
+    BATCHODE_UNROLL_STATES
+    for (port::size_t i = 0; i < N; ++i) {
+      T sum = y[i];
+      detail::static_for<0, stages>([&](auto stage) {
+        constexpr int s = decltype(stage)::value;
+        if constexpr (Tab::b(s) != 0.0) sum += T(Tab::b(s)) * k_[s][i];
+      });
+      y_new[i] = sum;
+      if constexpr (Embedded) {
+        T e = 0;
+        detail::static_for<0, stages>([&](auto stage) {
+          constexpr int s = decltype(stage)::value;
+          if constexpr (Tab::e(s) != 0.0) e += T(Tab::e(s)) * k_[s][i];
+        });
+        err[i] = e;
+      }
+    }
+    return true;
+  }
+
+  state_type f0_{};
+  T J_[Shape::jacobian_size];
+  T ft_[N];
+  T k_[Tab::stages][N];
+  // Matrices are members, never locals of step(): a dense one holds N^2 values (8 MB at 1000 states in
+  // double), more than fits on a CPU worker's 8 MiB stack beside a second one, so the CPU path keeps the
+  // whole stepper on the heap (cpu_backend.hpp). W = I / (gamma h) - J and its pivots are rewritten by
+  // every attempt; J_mid_ is the midpoint's Jacobian of a doubled step (one unused value otherwise).
+  T W_[Shape::lu_size];
+  int piv_[N];
+  T J_mid_[tableau::estimates_by_doubling_v<Tab> ? Shape::jacobian_size : 1];
+  port::uint32_t evaluations_ = 0;
+  Status failure_ = Status::success;
+  bool linearized_ = false;
+};
+
+}  // namespace batchode

@@ -1,0 +1,174 @@
+// kernels/methods/: every Rosenbrock (linearly implicit) method, described once: the GPU stepper and the CPU
+// path both run kernels/methods/rosenbrock_stepper.hpp over these tables (same layout rules as tableaux.hpp:
+// constexpr accessors, so device code folds the coefficients into immediates).
+//
+// Form (Hairer & Wanner, Solving ODEs II, IV.7, "transformed" variables, as in Hairer's rodas.f and
+// OrdinaryDiffEq.jl): with W = I / (gamma h) - J, J = df/dy(t, y), f_t = df/dt(t, y), stage s solves
+//   W k_s = f(t + c_s h, y + sum_{j<s} a_sj k_j) + h d_s f_t + sum_{j<s} (C_sj / h) k_j,
+//   y_new = y + sum_s b_s k_s,   err = sum_s e_s k_s   (e = b - bhat).
+#pragma once
+
+#include "batchode/kernels/core/annotations.hpp"
+#include "batchode/kernels/methods/dense_form.hpp"
+#include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/methods/method.hpp"
+
+namespace batchode::tableau {
+
+/// ROS3P (J. Lang & J. Verwer, BIT 41 (2001) 731-738): 3 stages, order 3 with an embedded order-2
+/// estimate, A-stable, no order reduction on parabolic problems. Coefficients in transformed form as
+/// derived in OrdinaryDiffEq.jl's ROS3PTableau from gamma = 1/2 + sqrt(3)/6 (1/gamma = 3 - sqrt(3)).
+///
+/// The published embedded pair (b - e, order 2) is useless for step control: on a linear autonomous
+/// problem y' = J y its stability function equals the main method's, so sum_s e_s k_s is zero to
+/// rounding at every step size and the estimate sees only nonlinear and df/dt terms (y' = 8 y on
+/// [0, 1] at 1e-6 came out 54 instead of 2981, as success). This is a property of the coefficients,
+/// not a transcription error: stages 1 and 2 are proportional on linear problems (k_2 = -(e_1/e_2) k_1),
+/// so every order-2 combination of the three stages has the main method's stability function
+/// (tests/solver/rosenbrock_tableau_test.cpp shows it; OrdinaryDiffEq.jl issue 4291 reports the same
+/// for its ROS3P, ROS3PR and ROS34PW1a). batchode therefore estimates ros3p's error by step doubling
+/// (estimate_by_doubling: a step of h against two of h/2, which are kept; the estimate y_h/2 - y_h is
+/// about the whole step's error, 2^3 - 1 times the kept halves' own): about 3x the linear algebra of
+/// a step, an estimate of order 4 (error_order 3) that sees every error. rodas4 has a true embedded pair and
+/// is the faster choice where ROS3P's no-order-reduction property on parabolic problems does not matter. e()
+/// stays the published pair, for the tests.
+struct Ros3p {
+  static constexpr Method method = Method::ros3p;
+  static constexpr bool rosenbrock = true;
+  static constexpr int stages = 3, order = 3, error_order = 3;
+  static constexpr bool adaptive = true, fsal = false;
+  static constexpr bool estimate_by_doubling = true;
+  static constexpr int embedded_order = 2;  ///< of the published pair b - e (unused for step control)
+  static constexpr double ig = 1.2679491924311228;  // 1 / gamma = 3 - sqrt(3)
+  BATCHODE_HOST_DEVICE static constexpr double gamma() { return 0.7886751345948129; }
+  BATCHODE_HOST_DEVICE static constexpr double a(int i, int j) {
+    constexpr double A[3][3] = {{0, 0, 0}, {ig, 0, 0}, {ig, 0, 0}};
+    return A[i][j];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double C(int i, int j) {
+    constexpr double c32 = -ig * (2.0 - 0.5 * ig);
+    constexpr double A[3][3] = {{0, 0, 0}, {-ig * ig, 0, 0}, {-ig * (1.0 - c32), c32, 0}};
+    return A[i][j];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double c(int i) {
+    constexpr double Cn[3] = {0, 1, 1};
+    return Cn[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double d(int i) {
+    constexpr double D[3] = {0.7886751345948129, -0.2113248654051871, -1.077350269189626};
+    return D[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double b(int i) {
+    constexpr double b2 = ig * (2.0 / 3 - ig / 6);
+    constexpr double B[3] = {ig * (1.0 + b2), b2, ig / 3};
+    return B[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double e(int i) {
+    constexpr double Bhat[3] = {2.113248654051871, 1.0, 0.4226497308103742};
+    return b(i) - Bhat[i];
+  }
+};
+
+/// RODAS4 (Hairer & Wanner, Solving ODEs II, IV.7; Hairer's rodas.f, coefficient set RO4COE):
+/// 6 stages, order 4 with an embedded order-3 estimate, L-stable and stiffly accurate: the last two
+/// stage arguments are the embedded and the final solution, so y_new = y + sum_{j<5} a_5j k_j + k_5
+/// + k_6 and the estimate is k_6. Values as transcribed in OrdinaryDiffEq.jl's Rodas4Tableau.
+struct Rodas4 {
+  static constexpr Method method = Method::rodas4;
+  static constexpr bool rosenbrock = true;
+  static constexpr int stages = 6, order = 4, error_order = 3;
+  static constexpr int embedded_order = 3;
+  static constexpr bool adaptive = true, fsal = false;
+  BATCHODE_HOST_DEVICE static constexpr double gamma() { return 0.25; }
+  BATCHODE_HOST_DEVICE static constexpr double a(int i, int j) {
+    constexpr double A[6][6] = {
+        {0, 0, 0, 0, 0, 0},
+        {1.544, 0, 0, 0, 0, 0},
+        {0.9466785280815826, 0.2557011698983284, 0, 0, 0, 0},
+        {3.314825187068521, 2.896124015972201, 0.9986419139977817, 0, 0, 0},
+        {1.221224509226641, 6.019134481288629, 12.53708332932087, -0.6878860361058950, 0, 0},
+        {1.221224509226641, 6.019134481288629, 12.53708332932087, -0.6878860361058950, 1.0, 0}};
+    return A[i][j];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double C(int i, int j) {
+    constexpr double A[6][6] = {
+        {0, 0, 0, 0, 0, 0},
+        {-5.6688, 0, 0, 0, 0, 0},
+        {-2.430093356833875, -0.2063599157091915, 0, 0, 0, 0},
+        {-0.1073529058151375, -9.594562251023355, -20.47028614809616, 0, 0, 0},
+        {7.496443313967647, -10.24680431464352, -33.99990352819905, 11.70890893206160, 0, 0},
+        {8.083246795921522, -7.981132988064893, -31.52159432874371, 16.31930543123136, -6.058818238834054, 0}};
+    return A[i][j];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double c(int i) {
+    constexpr double Cn[6] = {0, 0.386, 0.21, 0.63, 1.0, 1.0};
+    return Cn[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double d(int i) {
+    constexpr double D[6] = {0.25, -0.1043, 0.1035, -0.03620000000000023, 0, 0};
+    return D[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double b(int i) { return i < 5 ? a(5, i) : 1.0; }
+  BATCHODE_HOST_DEVICE static constexpr double e(int i) { return i == 5 ? 1.0 : 0.0; }
+  /// Its own dense output, third order (rodas.f's D21..D35, CONTRO): over the first five stages,
+  /// K1 = sum_s dense_h(0, s) k_s, K2 = sum_s dense_h(1, s) k_s and
+  /// y(t0 + theta h) = y0 + theta (y1 - y0 + (1 - theta) (K1 + theta K2)).
+  static constexpr DenseForm dense = DenseForm::rosenbrock;
+  BATCHODE_HOST_DEVICE static constexpr double dense_h(int r, int s) {
+    constexpr double H[2][6] = {
+        {10.12623508344586, -7.487995877610167, -34.80091861555747, -7.992771707568823, 1.025137723295662, 0},
+        {-0.6762803392801253, 6.087714651680015, 16.43084320892478, 24.76722511418386, -6.594389125716872, 0}};
+    return H[r][s];
+  }
+};
+
+/// Boost.Odeint's rosenbrock4 (Kaps-Rentrop form with Shampine's coefficients), CPU only: a tag, not a
+/// table; the CPU path runs odeint's own stepper for it (backends/cpu/rosenbrock4_stepper.hpp).
+struct OdeintRosenbrock4 {
+  static constexpr Method method = Method::rosenbrock4;
+  static constexpr bool rosenbrock = false;  // no table for kernels/methods/rosenbrock_stepper.hpp
+  static constexpr bool host_only = true;
+  static constexpr bool stiff = true;  // linearly implicit although it carries no table of ours
+  static constexpr int stages = 6, order = 4, error_order = 3;  // RODAS4's six stages (odeint's g1..g6)
+  static constexpr bool adaptive = true, fsal = false;
+};
+
+namespace detail {
+template <class Tab, class = void>
+struct is_rosenbrock : port::false_type {};
+template <class Tab>
+struct is_rosenbrock<Tab, port::void_t<decltype(Tab::rosenbrock)>> : port::bool_constant<Tab::rosenbrock> {};
+template <class Tab, class = void>
+struct by_doubling : port::false_type {};
+template <class Tab>
+struct by_doubling<Tab, port::void_t<decltype(Tab::estimate_by_doubling)>>
+    : port::bool_constant<Tab::estimate_by_doubling> {};
+template <class Tab, class = void>
+struct host_only : port::false_type {};
+template <class Tab>
+struct host_only<Tab, port::void_t<decltype(Tab::host_only)>> : port::bool_constant<Tab::host_only> {};
+template <class Tab, class = void>
+struct declared_stiff : port::false_type {};
+template <class Tab>
+struct declared_stiff<Tab, port::void_t<decltype(Tab::stiff)>> : port::bool_constant<Tab::stiff> {};
+}  // namespace detail
+
+/// True for the Rosenbrock tables above (run by kernels/methods/rosenbrock_stepper.hpp); false for explicit
+/// RK.
+template <class Tab>
+inline constexpr bool is_rosenbrock_v = detail::is_rosenbrock<Tab>::value;
+
+/// True for tables whose error is estimated by step doubling instead of their embedded pair (Ros3p).
+template <class Tab>
+inline constexpr bool estimates_by_doubling_v = detail::by_doubling<Tab>::value;
+
+/// True for every linearly implicit method (they need the Jacobian): the tables above and the
+/// CPU-only tag.
+template <class Tab>
+inline constexpr bool is_stiff_v = detail::is_rosenbrock<Tab>::value || detail::declared_stiff<Tab>::value;
+
+/// False for methods with no GPU kernel (OdeintRosenbrock4).
+template <class Tab>
+inline constexpr bool runs_on_gpu_v = !detail::host_only<Tab>::value;
+
+}  // namespace batchode::tableau

@@ -1,0 +1,245 @@
+// kernels/methods/: every explicit Runge-Kutta method, described once: its Butcher tableau, its order and its
+// error weights. The GPU stepper (kernels/methods/rk_stepper.hpp) reads these tables; the CPU path feeds them
+// to Boost.Odeint's generic Runge-Kutta machinery for bogacki_shampine32, runs the register stepper
+// for tsit5 (its dense output needs the stages, which odeint's generic stepper keeps private) and
+// uses odeint's own steppers for the others, which tests pin to these tables.
+//
+// Coefficients live in local constexpr arrays inside constexpr accessors rather than static data
+// members: device code may then use them under both hipcc and nvcc, and the unrolled stepper loops
+// index them with constants, so they fold into immediate operands.
+// Conventions: a(i, j) for stage i from stage j (j < i), c(i) node, b(i) weights of the propagated
+// solution, e(i) = b(i) - bhat(i) weights of the error estimate (zero for fixed-step methods).
+#pragma once
+
+#include "batchode/kernels/core/annotations.hpp"
+#include "batchode/kernels/methods/dense_form.hpp"
+#include "batchode/kernels/methods/method.hpp"
+#include "batchode/kernels/methods/rosenbrock_tableaux.hpp"
+
+namespace batchode::tableau {
+
+struct Euler {
+  static constexpr Method method = Method::euler;
+  static constexpr int stages = 1, order = 1, error_order = 0;
+  static constexpr bool adaptive = false, fsal = false;
+  BATCHODE_HOST_DEVICE static constexpr double a(int, int) { return 0.0; }
+  BATCHODE_HOST_DEVICE static constexpr double c(int) { return 0.0; }
+  BATCHODE_HOST_DEVICE static constexpr double b(int) { return 1.0; }
+  BATCHODE_HOST_DEVICE static constexpr double e(int) { return 0.0; }
+};
+
+struct Rk4 {
+  static constexpr Method method = Method::rk4;
+  static constexpr int stages = 4, order = 4, error_order = 0;
+  static constexpr bool adaptive = false, fsal = false;
+  BATCHODE_HOST_DEVICE static constexpr double a(int i, int j) {
+    constexpr double A[4][4] = {{0, 0, 0, 0}, {0.5, 0, 0, 0}, {0, 0.5, 0, 0}, {0, 0, 1.0, 0}};
+    return A[i][j];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double c(int i) {
+    constexpr double C[4] = {0, 0.5, 0.5, 1.0};
+    return C[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double b(int i) {
+    constexpr double B[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
+    return B[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double e(int) { return 0.0; }
+};
+
+/// Bogacki-Shampine 3(2), FSAL (MATLAB's ode23).
+struct BogackiShampine32 {
+  static constexpr Method method = Method::bogacki_shampine32;
+  static constexpr int stages = 4, order = 3, error_order = 2;
+  static constexpr bool adaptive = true, fsal = true;
+  BATCHODE_HOST_DEVICE static constexpr double a(int i, int j) {
+    constexpr double A[4][4] = {
+        {0, 0, 0, 0}, {0.5, 0, 0, 0}, {0, 0.75, 0, 0}, {2.0 / 9, 1.0 / 3, 4.0 / 9, 0}};
+    return A[i][j];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double c(int i) {
+    constexpr double C[4] = {0, 0.5, 0.75, 1.0};
+    return C[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double b(int i) {
+    constexpr double B[4] = {2.0 / 9, 1.0 / 3, 4.0 / 9, 0};
+    return B[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double e(int i) {
+    // b - bhat, bhat = (7/24, 1/4, 1/3, 1/8)
+    constexpr double E[4] = {2.0 / 9 - 7.0 / 24, 1.0 / 3 - 0.25, 4.0 / 9 - 1.0 / 3, -0.125};
+    return E[i];
+  }
+};
+
+/// Cash-Karp 5(4).
+struct CashKarp54 {
+  static constexpr Method method = Method::cash_karp54;
+  static constexpr int stages = 6, order = 5, error_order = 4;
+  static constexpr bool adaptive = true, fsal = false;
+  BATCHODE_HOST_DEVICE static constexpr double a(int i, int j) {
+    constexpr double A[6][6] = {
+        {0, 0, 0, 0, 0, 0},
+        {1.0 / 5, 0, 0, 0, 0, 0},
+        {3.0 / 40, 9.0 / 40, 0, 0, 0, 0},
+        {3.0 / 10, -9.0 / 10, 6.0 / 5, 0, 0, 0},
+        {-11.0 / 54, 5.0 / 2, -70.0 / 27, 35.0 / 27, 0, 0},
+        {1631.0 / 55296, 175.0 / 512, 575.0 / 13824, 44275.0 / 110592, 253.0 / 4096, 0}};
+    return A[i][j];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double c(int i) {
+    constexpr double C[6] = {0, 1.0 / 5, 3.0 / 10, 3.0 / 5, 1.0, 7.0 / 8};
+    return C[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double b(int i) {
+    constexpr double B[6] = {37.0 / 378, 0, 250.0 / 621, 125.0 / 594, 0, 512.0 / 1771};
+    return B[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double e(int i) {
+    constexpr double E[6] = {37.0 / 378 - 2825.0 / 27648,  0, 250.0 / 621 - 18575.0 / 48384,
+                             125.0 / 594 - 13525.0 / 55296, -277.0 / 14336, 512.0 / 1771 - 0.25};
+    return E[i];
+  }
+};
+
+/// Dormand-Prince 5(4), FSAL.
+struct Dopri5 {
+  static constexpr Method method = Method::dopri5;
+  static constexpr int stages = 7, order = 5, error_order = 4;
+  static constexpr bool adaptive = true, fsal = true;
+  BATCHODE_HOST_DEVICE static constexpr double a(int i, int j) {
+    constexpr double A[7][7] = {
+        {0, 0, 0, 0, 0, 0, 0},
+        {1.0 / 5, 0, 0, 0, 0, 0, 0},
+        {3.0 / 40, 9.0 / 40, 0, 0, 0, 0, 0},
+        {44.0 / 45, -56.0 / 15, 32.0 / 9, 0, 0, 0, 0},
+        {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729, 0, 0, 0},
+        {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656, 0, 0},
+        {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84, 0}};
+    return A[i][j];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double c(int i) {
+    constexpr double C[7] = {0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1.0, 1.0};
+    return C[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double b(int i) {
+    constexpr double B[7] = {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84, 0};
+    return B[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double e(int i) {
+    constexpr double E[7] = {35.0 / 384 - 5179.0 / 57600,      0,
+                             500.0 / 1113 - 7571.0 / 16695,    125.0 / 192 - 393.0 / 640,
+                             -2187.0 / 6784 + 92097.0 / 339200, 11.0 / 84 - 187.0 / 2100,
+                             -1.0 / 40};
+    return E[i];
+  }
+  /// Its own dense output, fourth order (Hairer's DOPRI5 code, CONTD5; Hairer, Norsett & Wanner I,
+  /// II.6): with d = y1 - y0, e = h k1 - d, g = d - h k7 - e and q = h sum_s dense_d(s) k_s,
+  /// y(t0 + theta h) = y0 + theta (d + (1 - theta) (e + theta (g + (1 - theta) q))).
+  static constexpr DenseForm dense = DenseForm::contd5;
+  BATCHODE_HOST_DEVICE static constexpr double dense_d(int i) {
+    constexpr double D[7] = {-12715105075.0 / 11282082432.0,  0,
+                             87487479700.0 / 32700410799.0,   -10690763975.0 / 1880347072.0,
+                             701980252875.0 / 199316789632.0, -1453857185.0 / 822651844.0,
+                             69997945.0 / 29380423.0};
+    return D[i];
+  }
+};
+
+/// Tsitouras 5(4) (Ch. Tsitouras, Comput. Math. Appl. 62 (2011) 770-775), FSAL; the coefficients
+/// as published with OrdinaryDiffEq.jl's Tsit5.
+struct Tsit5 {
+  static constexpr Method method = Method::tsit5;
+  static constexpr int stages = 7, order = 5, error_order = 4;
+  static constexpr bool adaptive = true, fsal = true;
+  BATCHODE_HOST_DEVICE static constexpr double a(int i, int j) {
+    constexpr double A[7][7] = {
+        {0, 0, 0, 0, 0, 0, 0},
+        {0.161, 0, 0, 0, 0, 0, 0},
+        {-0.008480655492356989, 0.335480655492357, 0, 0, 0, 0, 0},
+        {2.897153057105493, -6.359448489975075, 4.3622954328695815, 0, 0, 0, 0},
+        {5.325864828439257, -11.748883564062828, 7.4955393428898365, -0.09249506636175525, 0, 0, 0},
+        {5.86145544294642, -12.92096931784711, 8.159367898576159, -0.071584973281401,
+         -0.028269050394068383, 0, 0},
+        {0.09646076681806523, 0.01, 0.4798896504144996, 1.379008574103742, -3.290069515436081,
+         2.324710524099774, 0}};
+    return A[i][j];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double c(int i) {
+    constexpr double C[7] = {0, 0.161, 0.327, 0.9, 0.9800255409045097, 1.0, 1.0};
+    return C[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double b(int i) { return i < 6 ? a(6, i) : 0.0; }
+  BATCHODE_HOST_DEVICE static constexpr double e(int i) {
+    constexpr double E[7] = {-0.00178001105222577714, -0.0008164344596567469, 0.007880878010261995,
+                             -0.1447110071732629,     0.5823571654525552,     -0.45808210592918697,
+                             0.015151515151515152};
+    return E[i];
+  }
+  /// Its own dense output, fourth order (Tsitouras 2011, the interpolant published with
+  /// OrdinaryDiffEq.jl's Tsit5): y(t0 + theta h) = y0 + h sum_s b_s(theta) k_s with
+  /// b_s(theta) = sum_m dense_weight(s, m) theta^(m + 1); at theta = 1 the b_s are the method's
+  /// weights (tests/kernels/methods/tableau_test.cpp checks it).
+  static constexpr DenseForm dense = DenseForm::weights;
+  static constexpr int dense_degree = 4;
+  BATCHODE_HOST_DEVICE static constexpr double dense_weight(int s, int m) {
+    constexpr double R[7][4] = {{1.0, -2.763706197274826, 2.9132554618219126, -1.0530884977290216},
+                                {0, 0.13169999999999998, -0.2234, 0.1017},
+                                {0, 3.9302962368947516, -5.941033872131505, 2.490627285651253},
+                                {0, -12.411077166933676, 30.33818863028232, -16.548102889244902},
+                                {0, 37.50931341651104, -88.1789048947664, 47.37952196281928},
+                                {0, -27.896526289197286, 65.09189467479366, -34.87065786149661},
+                                {0, 1.5, -4.0, 2.5}};
+    return R[s][m];
+  }
+};
+
+/// Runge-Kutta-Fehlberg 7(8): propagates the 8th-order solution, as Boost.Odeint's
+/// runge_kutta_fehlberg78 does (its coefficients, E. Fehlberg, NASA TR R-287, 1968).
+struct Fehlberg78 {
+  static constexpr Method method = Method::fehlberg78;
+  static constexpr int stages = 13, order = 8, error_order = 7;
+  static constexpr bool adaptive = true, fsal = false;
+  BATCHODE_HOST_DEVICE static constexpr double a(int i, int j) {
+    constexpr double A[13][12] = {
+        {0},
+        {2.0 / 27},
+        {1.0 / 36, 1.0 / 12},
+        {1.0 / 24, 0, 1.0 / 8},
+        {5.0 / 12, 0, -25.0 / 16, 25.0 / 16},
+        {1.0 / 20, 0, 0, 1.0 / 4, 1.0 / 5},
+        {-25.0 / 108, 0, 0, 125.0 / 108, -65.0 / 27, 125.0 / 54},
+        {31.0 / 300, 0, 0, 0, 61.0 / 225, -2.0 / 9, 13.0 / 900},
+        {2.0, 0, 0, -53.0 / 6, 704.0 / 45, -107.0 / 9, 67.0 / 90, 3.0},
+        {-91.0 / 108, 0, 0, 23.0 / 108, -976.0 / 135, 311.0 / 54, -19.0 / 60, 17.0 / 6, -1.0 / 12},
+        {2383.0 / 4100, 0, 0, -341.0 / 164, 4496.0 / 1025, -301.0 / 82, 2133.0 / 4100, 45.0 / 82,
+         45.0 / 164, 18.0 / 41},
+        {3.0 / 205, 0, 0, 0, 0, -6.0 / 41, -3.0 / 205, -3.0 / 41, 3.0 / 41, 6.0 / 41, 0},
+        {-1777.0 / 4100, 0, 0, -341.0 / 164, 4496.0 / 1025, -289.0 / 82, 2193.0 / 4100, 51.0 / 82,
+         33.0 / 164, 12.0 / 41, 0, 1.0}};
+    return j < 12 ? A[i][j] : 0.0;
+  }
+  BATCHODE_HOST_DEVICE static constexpr double c(int i) {
+    constexpr double C[13] = {0,       2.0 / 27, 1.0 / 9, 1.0 / 6, 5.0 / 12, 0.5, 5.0 / 6,
+                              1.0 / 6, 2.0 / 3,  1.0 / 3, 1.0,     0.0,      1.0};
+    return C[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double b(int i) {
+    constexpr double B[13] = {0,          0,          0, 0, 0, 34.0 / 105, 9.0 / 35, 9.0 / 35,
+                              9.0 / 280, 9.0 / 280, 0, 41.0 / 840, 41.0 / 840};
+    return B[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double e(int i) {
+    // 8th-order weights minus 7th-order weights (which put 41/840 on stages 0 and 10 instead).
+    constexpr double E[13] = {-41.0 / 840, 0, 0, 0, 0, 0, 0, 0, 0, 0, -41.0 / 840, 41.0 / 840, 41.0 / 840};
+    return E[i];
+  }
+};
+
+/// A tableau as a value: `[&](auto tag) { using Tab = typename decltype(tag)::type; ... }`.
+template <class Tab>
+struct Tag {
+  using type = Tab;
+};
+
+}  // namespace batchode::tableau

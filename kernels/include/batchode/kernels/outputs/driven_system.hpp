@@ -1,0 +1,117 @@
+// kernels/outputs/: systems driven by time-varying inputs (issue 11). A system that reads drivers declares
+// how many and takes their values at t, u[0 .. n_drivers), in every member that sees the state:
+//
+//   struct Forced {
+//     static constexpr std::size_t n_states = 1, n_params = 1, n_drivers = 1;
+//     template <class T>
+//     BATCHODE_HOST_DEVICE void operator()(T t, const T* y, const T* p, const T* u, T* dydt) const;
+//     // optional, as for any system, each with u before its output:
+//     //   observables(t, y, p, u, out), events(t, y, p, u, g)
+//   };
+//
+// The integrator never sees that signature: where a run starts, the system is wrapped in
+// Driven<System, T>, an ordinary system whose members evaluate the drivers (kernels/core/drivers.hpp) at
+// their t and pass them on. So steppers, events, observables, summaries and the Rosenbrock Jacobian
+// (forward AD in y and t: df/dt includes the drivers' slopes) work unchanged, and systems without
+// drivers compile none of it. A driven system may give J = df/dy itself, jacobian(t, y, p, u, J) (generated
+// model code does); df/dt then still comes from AD in t, through the drivers' pieces.
+#pragma once
+
+#include "batchode/kernels/core/annotations.hpp"
+#include "batchode/kernels/linalg/band.hpp"
+#include "batchode/kernels/core/drivers.hpp"
+#include "batchode/kernels/loop/events.hpp"
+#include "batchode/kernels/outputs/observables.hpp"
+#include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/core/run_settings.hpp"
+#include "batchode/kernels/core/system.hpp"
+
+namespace batchode {
+
+/// System with its drivers evaluated: the system the integrator runs for one run. `set` is the run's
+/// index among per-run driver sets (RunSettings::driver_sets), 0 when the batch shares them.
+template <class System, class T>
+struct Driven {
+  static constexpr port::size_t n_states = System::n_states;
+  static constexpr port::size_t n_params = System::n_params;
+  static constexpr port::size_t n_observables = n_observables_v<System>;
+  static constexpr port::size_t n_events = n_events_v<System>;
+  static constexpr port::size_t D = n_drivers_v<System>;
+  static_assert(D > 0, "Driven<System>: System reads no drivers");
+  /// System's Jacobian band (kernels/linalg/band.hpp), or dense.
+  static constexpr port::size_t jacobian_lower_bandwidth = kernels::JacobianBand<System>::lower;
+  static constexpr port::size_t jacobian_upper_bandwidth = kernels::JacobianBand<System>::upper;
+
+  System driven;
+  const DriverPieces<T>* pieces;  ///< D drivers (RunSettings::drivers)
+  port::size_t set;
+
+  template <class X>
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void inputs(X t, X* u) const {
+    BATCHODE_UNROLL
+    for (port::size_t d = 0; d < D; ++d) u[d] = driver_value(pieces[d], set, t);
+  }
+  /// Callable with X exactly where System is (so a call operator that is not a template over the
+  /// number type leaves the Rosenbrock methods unavailable, as without drivers).
+  template <class X, class S = System>
+  BATCHODE_HOST_DEVICE auto operator()(X t, const X* y, const X* p, X* dydt) const
+      -> decltype(port::declval<const S&>()(t, y, p, static_cast<const X*>(nullptr), dydt), void()) {
+    X u[D];
+    inputs(t, u);
+    driven(t, y, p, u, dydt);
+  }
+  /// The first knot after t of the drivers that land (+inf: none), where adaptive steps end.
+  BATCHODE_HOST_DEVICE T next_break(T t) const {
+    T next = port::numeric_limits<T>::infinity();
+    BATCHODE_UNROLL
+    for (port::size_t d = 0; d < D; ++d) {
+      const T knot = driver_next_knot(pieces[d], t);
+      next = knot < next ? knot : next;
+    }
+    return next;
+  }
+  /// J = df/dy, where System gives it (with u): kernels/linalg/jacobian.hpp's has_jacobian_v sees it then.
+  template <class X, class S = System>
+  BATCHODE_HOST_DEVICE auto jacobian(X t, const X* y, const X* p, X* J) const
+      -> decltype(port::declval<const S&>().jacobian(t, y, p, static_cast<const X*>(nullptr), J), void()) {
+    X u[D];
+    inputs(t, u);
+    driven.jacobian(t, y, p, u, J);
+  }
+  /// J = df/dy in band storage, where System gives it (with u): kernels/linalg/band.hpp's
+  /// has_band_jacobian_v.
+  template <class X, class S = System>
+  BATCHODE_HOST_DEVICE auto band_jacobian(X t, const X* y, const X* p, X* Jb) const
+      -> decltype(port::declval<const S&>().band_jacobian(t, y, p, static_cast<const X*>(nullptr), Jb), void()) {
+    X u[D];
+    inputs(t, u);
+    driven.band_jacobian(t, y, p, u, Jb);
+  }
+  template <class X>
+  BATCHODE_HOST_DEVICE void observables(X t, const X* y, const X* p, X* out) const {
+    X u[D];
+    inputs(t, u);
+    driven.observables(t, y, p, u, out);
+  }
+  template <class X>
+  BATCHODE_HOST_DEVICE void events(X t, const X* y, const X* p, X* g) const {
+    X u[D];
+    inputs(t, u);
+    driven.events(t, y, p, u, g);
+  }
+};
+
+/// The system the integrator runs for System: Driven<System, T> when it reads drivers, else System.
+template <class System, class T>
+using integrated_system_t = port::conditional_t<(n_drivers_v<System> > 0), Driven<System, T>, System>;
+
+/// Run `run`'s driven system: its driver set is the run's own (per-run drivers, modulo the sets a
+/// plan holds, so a probe of more runs than the batch still reads sets that exist) or the batch's.
+template <class System, class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE Driven<System, T> drive(const System& sys, const RunSettings<T>& plan,
+                                                                   port::size_t run) {
+  const port::size_t at = plan.driver_run_offset + run;
+  return Driven<System, T>{sys, plan.drivers, plan.driver_sets > 1 ? at % plan.driver_sets : 0};
+}
+
+}  // namespace batchode

@@ -1,0 +1,447 @@
+// solver/scheduling/: runs the parts of a solve's plan. One part runs on the calling thread; several run
+// concurrently, one host thread each, into disjoint rows of the one result, each thread carrying the
+// solve's timing context. GPUs the cost model split a batch over share their runs
+// (arrays/shared_runs.hpp): each starts on its predicted share, and one that finishes early takes
+// chunks from the other end of another's, so they finish together even where runs' costs differ
+// along the batch. A GPU part failing at run time is run again on the CPU when the solve allows it
+// (reason cpu_fallback; with shared runs, the chunks it took, its rest going to the other GPUs).
+// Every contiguous piece of runs a part ran becomes an ExecutionRecord, every part an
+// ExecutionTelemetry entry and an execution_part event, and its measured time refines the cost model; at
+// Verbosity::debug the telemetry summary is printed.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "batchode/arrays/chunk_plan.hpp"
+#include "batchode/arrays/shared_runs.hpp"
+#include "batchode/backends/cpu/cpu_backend.hpp"
+#include "batchode/gpu/runtime.hpp"
+#include "batchode/solver/setup/backend_id.hpp"
+#include "batchode/solver/scheduling/calibrator.hpp"
+#include "batchode/solver/setup/input_checks.hpp"
+#include "batchode/solver/results/result.hpp"
+#include "batchode/solver/setup/backend_settings.hpp"
+#include "batchode/solver/scheduling/scheduler.hpp"
+#include "batchode/solver/scheduling/solve_context.hpp"
+#include "batchode/solver/systems/system_traits.hpp"
+#include "batchode/solver/scheduling/telemetry.hpp"
+#include "batchode/timing/timed_events.hpp"
+#include "batchode/timing/metadata_keys.hpp"
+#include "batchode/timing/scoped_timer.hpp"
+
+namespace batchode::detail {
+
+template <class System, class T>
+class Executor {
+ public:
+  /// `may_fall_back`: a failed GPU part may be run again on the CPU (Backend::automatic with
+  /// options.gpu.allow_cpu_fallback and no forced parts).
+  Executor(const SolveContext<System, T>& ctx, ExecutionTelemetry& telemetry, Calibrator<System, T>& calibrator,
+           bool may_fall_back)
+      : ctx_(ctx), telemetry_(telemetry), calibrator_(calibrator), may_fall_back_(may_fall_back) {}
+
+  /// Runs every part of `selection` into `result` and records them; rethrows the first part's
+  /// failure after the others finished and were recorded. The values of CPU parts were checked
+  /// before (the solve's input_validation); GPU parts check theirs while staging.
+  void run(const sched::Selection& selection, const T* y0, const T* params, SolveResult<T>& result) {
+    std::vector<PartOutcome> outcomes(selection.parts.size());
+    shared_.reset();
+    consumer_of_.assign(selection.parts.size(), no_consumer);
+    share_gpu_runs(selection);
+    // Before any part starts: a recalled probe is what decides whether the parts order their runs
+    // (order_cannot_pay). The probe run beside the parts changes the calibrator only in finish().
+    OrderProbe probe(*this, recall_order_probe(selection, y0, params, result.n_runs()));
+    if (selection.parts.size() == 1) {
+      run_part(selection.parts[0], consumer_of_[0], y0, params, result, outcomes[0]);
+    } else {
+      // The runners are made here, before the threads: GpuRunners::get is not thread-safe.
+      for (const sched::Part& part : selection.parts) {
+        if (part.backend.is_gpu()) (void)ctx_.gpus.get(part.backend.device, ctx_.result_memory);
+      }
+      // Each part thread carries this solve's timing context: its level, and its events nest
+      // under this solve's, so the solve stays one tree with one summary.
+      const TimeLogger::CallContext timing = ctx_.logger.context();
+      std::vector<std::thread> threads;
+      for (std::size_t i = 0; i < selection.parts.size(); ++i) {
+        threads.emplace_back([&, i] {
+          const TimeLogger::CallScope part_timing(ctx_.logger, timing);
+          run_part(selection.parts[i], consumer_of_[i], y0, params, result, outcomes[i]);
+        });
+      }
+      for (std::thread& t : threads) t.join();
+    }
+    probe.finish();
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+      if (!outcomes[i].error) record(selection, selection.parts[i], outcomes[i], result);
+    }
+    if (ctx_.logger.verbosity() == Verbosity::debug) telemetry_.print_debug_summary(std::cerr);
+    for (const PartOutcome& o : outcomes) {
+      if (o.error) std::rethrow_exception(o.error);
+    }
+  }
+
+ private:
+  /// What one part did.
+  struct PartOutcome {
+    BackendId backend;
+    sched::Reason reason = sched::Reason::gpu_available;
+    double start_ms = 0, wall_ms = 0;
+    std::string detail;
+    std::exception_ptr error;
+    bool grew_buffers = false;  // a GPU part that allocated: its time is not a steady-state sample
+    std::size_t chunks = 1;
+    /// The runs it ran, contiguous pieces in run order: the part's range, or, when it shared its runs
+    /// with other GPUs, what it took (none when the others ran them all).
+    std::vector<arrays::RunSlice> pieces;
+    std::string run_order;  // why a GPU part's runs were not ordered, when RunOrder::automatic
+  };
+
+  static constexpr std::size_t no_consumer = static_cast<std::size_t>(-1);
+  // A slice taken from another GPU is at least this many runs, about what fills an H100 (1024 blocks
+  // of 128). A slice takes as long as its slowest run however few runs it holds, so smaller ones
+  // leave the GPU mostly idle: measured on two H100s (Lorenz to t = 10 in sweep order, 2^20 runs),
+  // slices down to 8192 runs made the split 0.72-0.95x of one GPU, down to 2^17 0.59-0.63x. On two
+  // H200s 2^16 was no better (2026-11-28, benchmarks/RESULTS.md).
+  static constexpr std::size_t min_shared_slice = std::size_t(1) << 17;
+
+  /// GPUs the cost model split the batch over share their runs: each part's range is one consumer's.
+  /// A GPU starts at the end of its range whose probed runs took more steps, so that the runs left
+  /// at the end are its cheapest. Forced parts run as given.
+  void share_gpu_runs(const sched::Selection& selection) {
+    if (selection.reason != sched::Reason::cost_model) return;
+    std::vector<arrays::RunSlice> ranges;
+    std::vector<bool> costly_back;
+    for (std::size_t i = 0; i < selection.parts.size(); ++i) {
+      const sched::Part& part = selection.parts[i];
+      if (!part.backend.is_gpu()) continue;
+      consumer_of_[i] = ranges.size();
+      ranges.push_back({part.first_run, part.runs});
+      costly_back.push_back(costlier_at_back(part.first_run, part.runs));
+    }
+    if (ranges.size() < 2) {
+      consumer_of_.assign(selection.parts.size(), no_consumer);
+      return;
+    }
+    shared_.emplace(std::move(ranges), min_shared_slice, costly_back);
+  }
+
+  /// Whether the probed runs in the back half of runs [first, first + runs) took more steps on
+  /// average than those in its front half (false without probed runs in both halves).
+  bool costlier_at_back(std::size_t first, std::size_t runs) const {
+    double front = 0, back = 0;
+    std::size_t n_front = 0, n_back = 0;
+    for (const auto& probed : calibrator_.probed_runs()) {
+      if (probed.run < first || probed.run >= first + runs) continue;
+      if (probed.run < first + runs / 2) {
+        front += probed.steps;
+        ++n_front;
+      } else {
+        back += probed.steps;
+        ++n_back;
+      }
+    }
+    return n_front > 0 && n_back > 0 && back / static_cast<double>(n_back) > front / static_cast<double>(n_front);
+  }
+
+  /// Why ordering a GPU part's runs cannot pay, or empty: the cost probe's runs (this solve's, under
+  /// Backend::automatic; the last solve's of the same batch, under Backend::gpu) took the same steps
+  /// to within 10%, where ordering costs its kernel and wins nothing. Without a probe the runs are
+  /// ordered.
+  std::string order_cannot_pay() const {
+    const auto& probed = calibrator_.probed_runs();
+    if (probed.empty()) return {};
+    const auto [fewest, most] = std::minmax_element(
+        probed.begin(), probed.end(), [](const auto& a, const auto& b) { return a.steps < b.steps; });
+    if (most->steps > 1.1 * fewest->steps) return {};
+    return fmt::format("not ordered: the cost probe's runs took {} to {} steps", fewest->steps, most->steps);
+  }
+
+  using ProbeSamples = typename Calibrator<System, T>::ProbeSamples;
+
+  /// Under Backend::gpu no cost probe runs before the solve, so what decides whether ordering can pay
+  /// is the last probe of the same batch, which a repeated solve (the common case) recalls here. The
+  /// samples to probe when there is none (this solve then orders its runs, as a first solve must), or
+  /// nullopt: not Backend::gpu, no ordering asked, this solve probed (Backend::automatic), or recalled.
+  std::optional<ProbeSamples> recall_order_probe(const sched::Selection& selection, const T* y0,
+                                                 const T* params, std::size_t runs) {
+    const bool on_gpu = std::any_of(selection.parts.begin(), selection.parts.end(),
+                                    [](const sched::Part& p) { return p.backend.is_gpu(); });
+    if (ctx_.options.backend != Backend::gpu || !on_gpu || !orders_runs(ctx_.options) ||
+        !calibrator_.probed_runs().empty()) {
+      return std::nullopt;
+    }
+    try {
+      ProbeSamples samples = calibrator_.sample_probe(ctx_, y0, params, runs);
+      if (calibrator_.recall_probe(samples)) return std::nullopt;
+      return samples;
+    } catch (const InvalidInput&) {
+      return std::nullopt;  // a sample that is not finite: the GPU's staging names it
+    }
+  }
+
+  /// The probe behind the next Backend::gpu solve's order, run beside this solve's GPU parts on a
+  /// thread of its own (one CPU core, 16 runs), so that it costs a first solve no wall time. The
+  /// parts never wait for it: when they end first it is stopped (within one run: it reads the flag
+  /// before each) and the runs it integrated are kept for the next solve of the same batch to
+  /// resume, so a batch whose probe takes longer than its GPU solve (a stiff method's runs on one
+  /// core) is probed over a few solves, each paying at most the run in progress at its end, and stays
+  /// ordered until the probe is complete. Timed as run_order_probe, nested in the solve (metadata:
+  /// completed, and the samples integrated so far). Joined by finish() or the destructor.
+  class OrderProbe {
+   public:
+    OrderProbe(Executor& executor, std::optional<ProbeSamples> samples)
+        : executor_(executor), samples_(std::move(samples)) {
+      if (!samples_) return;
+      along_ = executor_.calibrator_.resume_probe(*samples_);
+      thread_ = std::thread([this, timing = executor_.ctx_.logger.context()] {
+        TimeLogger& logger = executor_.ctx_.logger;
+        const TimeLogger::CallScope scope(logger, timing);
+        std::optional<ScopedTimer> event;
+        if (logger.enabled() && logger.is_registered(events::run_order_probe)) {
+          event.emplace(logger, events::run_order_probe);
+        }
+        try {
+          complete_ = executor_.calibrator_.integrate_probe(executor_.ctx_, *samples_, &stop_, along_);
+        } catch (...) {
+          along_.clear();  // the next solve starts the probe again, and orders its runs as this one does
+        }
+        if (event) {
+          event->add_metadata("completed", std::int64_t{complete_ ? 1 : 0});
+          event->add_metadata("samples_done", static_cast<std::int64_t>(along_.size()));
+        }
+      });
+    }
+    OrderProbe(const OrderProbe&) = delete;
+    OrderProbe& operator=(const OrderProbe&) = delete;
+    ~OrderProbe() { join(); }
+
+    /// Stops the probe if it is still running, waits for it, and keeps what it found for the next
+    /// solve: the probe when complete, else the runs it integrated, to be resumed.
+    void finish() {
+      join();
+      if (!samples_) return;
+      if (complete_) {
+        executor_.calibrator_.remember_probe(std::move(*samples_), std::move(along_));
+      } else if (!along_.empty()) {
+        executor_.calibrator_.keep_stopped_probe(std::move(*samples_), std::move(along_));
+      }
+      samples_.reset();
+    }
+
+   private:
+    void join() {
+      if (!thread_.joinable()) return;
+      stop_.store(true, std::memory_order_relaxed);
+      thread_.join();
+    }
+    Executor& executor_;
+    std::optional<ProbeSamples> samples_;
+    std::vector<typename Calibrator<System, T>::ProbedRun> along_;  // written by thread_ until joined
+    bool complete_ = false;                                         // written by thread_
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+  };
+
+  /// Runs `pieces` on the CPU (a failed GPU's runs, checked first); returns the wall time in ms.
+  double run_cpu_pieces(const T* y0, const T* params, const std::vector<arrays::RunSlice>& pieces,
+                        SolveResult<T>& result) {
+    double ms = 0;
+    for (const arrays::RunSlice& p : pieces) ms += run_cpu_range(y0, params, p.first, p.count, result, true);
+    return ms;
+  }
+
+  static double ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  /// Runs runs [first, first + count) on the CPU; returns the wall time in ms. `check_values`: scan
+  /// them first (a fallback's runs, which the GPU may not have staged and checked before failing).
+  double run_cpu_range(const T* y0, const T* params, std::size_t first, std::size_t count, SolveResult<T>& result,
+                       bool check_values) {
+    const auto start = std::chrono::steady_clock::now();
+    if (check_values) check_finite_runs(y0, params, first, count, n_states_of(ctx_.system), n_params_of(ctx_.system), ctx_.workers);
+    // The same keys as the GPU runner's kernel_run_execution (timing/metadata_keys.hpp).
+    ScopedTimer timer(ctx_.logger, events::kernel_run_execution);
+    timer.add_metadata(keys::backend, "cpu");
+    timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(count));
+    timer.add_metadata(keys::num_chunks, std::int64_t{1});
+    integrate_on_cpu(ctx_.system, y0, params, first, count, ctx_.options.method,
+                     make_run_settings<T>(ctx_.options, result.times().data(), result.summary_layout(),
+                                             ctx_.drivers.get(), result.series_layout()),
+                     ctx_.options.cpu_threads, result.view(), ctx_.logger, ctx_.workers, ctx_.options.stop);
+    timer.stop();
+    return ms_since(start);
+  }
+
+  /// Runs one part in the calling thread. A GPU failure falls back to the CPU for this part (when
+  /// allowed) with reason cpu_fallback; any other failure is kept in `out.error`.
+  /// The part is one execution_part event, opened here on the thread that runs it so that what the
+  /// part does (kernel_run_execution, ...) nests under it.
+  /// `consumer`: the part's index among the GPUs sharing their runs, or no_consumer.
+  void run_part(const sched::Part& part, std::size_t consumer, const T* y0, const T* params, SolveResult<T>& result,
+                PartOutcome& out) {
+    TimeLogger& logger = ctx_.logger;
+    std::optional<ScopedTimer> part_event;
+    if (logger.enabled() && logger.is_registered(events::execution_part)) part_event.emplace(logger, events::execution_part);
+    run_part_body(part, consumer, y0, params, result, out);
+    if (!part_event) return;
+    part_event->add_metadata(keys::backend, to_string(out.backend));
+    part_event->add_metadata("reason", std::string(sched::to_string(out.reason)));
+    part_event->add_metadata("first_run", static_cast<std::int64_t>(part.first_run));
+    part_event->add_metadata("runs", static_cast<std::int64_t>(part.runs));
+    part_event->add_metadata(keys::num_chunks, static_cast<std::int64_t>(out.chunks));
+    if (consumer != no_consumer) {
+      std::int64_t ran = 0;
+      for (const arrays::RunSlice& p : out.pieces) ran += static_cast<std::int64_t>(p.count);
+      part_event->add_metadata("runs_ran", ran);
+      part_event->add_metadata("pieces", static_cast<std::int64_t>(out.pieces.size()));
+    }
+    if (!out.run_order.empty()) part_event->add_metadata("run_order", out.run_order);
+    if (out.reason != sched::Reason::cpu_fallback && part.predicted_ms) {
+      part_event->add_metadata("predicted_ms", *part.predicted_ms);
+    }
+  }
+
+  void run_part_body(const sched::Part& part, std::size_t consumer, const T* y0, const T* params,
+                     SolveResult<T>& result, PartOutcome& out) {
+    out.backend = part.backend;
+    out.reason = part.reason;
+    out.start_ms = telemetry_.now_ms();
+    out.pieces = {{part.first_run, part.runs}};
+    try {
+      if (!part.backend.is_gpu()) {
+        out.wall_ms = run_cpu_range(y0, params, part.first_run, part.runs, result, false);
+        return;
+      }
+      const int device = part.backend.device;
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        // No copy of the options: per-run save times may be large.
+        GpuRunRequest request = make_gpu_run_request(ctx_.options);
+        request.device = device;
+        if (request.order_runs) {
+          out.run_order = order_cannot_pay();
+          request.order_runs = out.run_order.empty();
+        }
+        if (consumer != no_consumer) {
+          request.shared = &*shared_;
+          request.consumer = consumer;
+        }
+        auto& gpu = ctx_.gpus.get(device, ctx_.result_memory);
+        gpu.run(ctx_.system, request, make_run_settings<T>(ctx_.options, result.times().data(), result.summary_layout(),
+                                             ctx_.drivers.get(), result.series_layout()), y0, params, part.runs,
+                result.view(), ctx_.logger,
+                part.first_run);
+        out.wall_ms = ms_since(start);
+        out.grew_buffers = gpu.last_run_grew();
+        out.chunks = gpu.last_plan().n_chunks;
+        if (consumer != no_consumer) {
+          out.pieces = shared_->pieces(consumer);
+          out.chunks = shared_->slices_taken(consumer);
+        }
+      } catch (const GpuError& e) {
+        // A GPU that shared its runs leaves: the others take what is left of its share.
+        if (consumer != no_consumer) out.pieces = arrays::merge_slices(shared_->leave(consumer));
+        if (!may_fall_back_) {
+          if (consumer != no_consumer) shared_->cancel();  // the solve throws: the others stop
+          throw;
+        }
+        ctx_.gpus.reset(device);  // buffers may be in an unknown state
+        ctx_.notice(std::string("GPU run failed (") + e.what() + "); falling back to the CPU");
+        out.backend = BackendId::cpu();
+        out.reason = sched::Reason::cpu_fallback;
+        out.detail = e.what();
+        out.start_ms = telemetry_.now_ms();
+        out.chunks = out.pieces.size();
+        out.wall_ms = run_cpu_pieces(y0, params, out.pieces, result);
+      }
+    } catch (...) {
+      // The solve throws (bad input met while staging, a stop request): GPUs sharing runs stop too.
+      if (shared_) shared_->cancel();
+      out.error = std::current_exception();
+    }
+  }
+
+  /// Mean steps per run of the runs in `pieces` (`runs` in all), from a sample of their counters
+  /// spread over every piece (the probe's estimate without counters).
+  double observed_steps(const SolveResult<T>& result, const std::vector<arrays::RunSlice>& pieces,
+                        std::size_t runs) const {
+    if (result.counters().empty() || runs == 0) return calibrator_.steps_estimate();
+    const std::size_t stride = std::max<std::size_t>(1, runs / 4096);
+    double steps = 0;
+    std::size_t n = 0;
+    for (const arrays::RunSlice& piece : pieces) {
+      for (std::size_t r = piece.first; r < piece.first + piece.count; r += stride, ++n) {
+        steps += result.counters()[r].accepted_steps + result.counters()[r].rejected_steps;
+      }
+    }
+    return n > 0 ? steps / static_cast<double>(n) : calibrator_.steps_estimate();
+  }
+
+  /// The backend whose part of `selection` holds run `run`.
+  static BackendId owner_of(const sched::Selection& selection, std::size_t run) {
+    for (const sched::Part& p : selection.parts) {
+      if (run >= p.first_run && run < p.first_run + p.runs) return p.backend;
+    }
+    return {};
+  }
+
+  /// The part's ExecutionRecords (one per contiguous piece of runs it ran, each carrying the part's
+  /// prediction and wall time, the first its chunk count) and its telemetry entry (one per part, so
+  /// that its time counts once); its time into the model.
+  void record(const sched::Selection& selection, const sched::Part& part, const PartOutcome& o,
+              SolveResult<T>& result) {
+    const bool fell_back = o.reason == sched::Reason::cpu_fallback;
+    const std::vector<arrays::RunSlice>& pieces = o.pieces;
+    const std::optional<double> predicted = fell_back ? std::nullopt : part.predicted_ms;
+    std::size_t ran = 0;
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      const arrays::RunSlice& piece = pieces[i];
+      std::string detail = o.detail.empty() ? selection.detail : o.detail;
+      // The piece's runs outside the part's own range, before it and after it.
+      const std::size_t begin = piece.first, end = piece.first + piece.count;
+      const std::size_t own_begin = part.first_run, own_end = part.first_run + part.runs;
+      for (const auto& [a, b] : {std::pair{begin, std::min(end, own_begin)}, std::pair{std::max(begin, own_end), end}}) {
+        if (a >= b) continue;
+        detail += fmt::format("{}runs [{}, {}) taken from {}'s share", detail.empty() ? "" : "; ", a, b,
+                              to_string(owner_of(selection, a)));
+      }
+      result.add_execution(
+          {o.backend, o.reason, piece.first, piece.count, o.wall_ms, std::move(detail), predicted, i == 0 ? o.chunks : 0});
+      ran += piece.count;
+    }
+    if (pieces.empty()) return;  // the GPUs it shared with ran all its runs
+    // Telemetry keeps names: the boundary where the typed backend and reason become text. One entry
+    // per part: its first run and how many it ran (in several pieces when it shared them).
+    telemetry_.record({0, o.start_ms, to_string(o.backend), sched::to_string(o.reason), pieces[0].first, ran,
+                       predicted, o.wall_ms});
+    if (predicted) {
+      const std::size_t bytes =
+          ctx_.run_footprint(result.n_saves()).result_bytes_per_run;
+      calibrator_.learn(o.backend, ran, observed_steps(result, pieces, ran),
+                        static_cast<double>(bytes), o.wall_ms, o.grew_buffers);
+    }
+  }
+
+  const SolveContext<System, T>& ctx_;
+  ExecutionTelemetry& telemetry_;
+  Calibrator<System, T>& calibrator_;
+  bool may_fall_back_;
+  std::optional<arrays::SharedRuns> shared_;  // this solve's, when GPUs share their runs
+  std::vector<std::size_t> consumer_of_;      // part index -> consumer of shared_, or no_consumer
+};
+
+}  // namespace batchode::detail

@@ -1,0 +1,42 @@
+// solver/systems/: the GPU runner of a model defined at run time: asks the model for its kernels (compiled by
+// NVRTC / hipRTC on first use, then loaded) and runs them in the chunk pipeline (RuntimeGpuRunner).
+// Host code, so any translation unit of a GPU build carries it, not only those nvcc/hipcc compile: a
+// runtime model needs no GPU compiler at build time. gpu_path.hpp picks it for RuntimeModel<T>.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "batchode/arrays/chunk_plan.hpp"
+#include "batchode/arrays/result_view.hpp"
+#include "batchode/backends/gpu/gpu_run_request.hpp"
+#include "batchode/backends/gpu/runtime_gpu_runner.hpp"
+#include "batchode/kernels/core/run_settings.hpp"
+#include "batchode/solver/systems/runtime_model.hpp"
+#include "batchode/timing/time_logger.hpp"
+
+namespace batchode::detail {
+
+/// GpuRunner's interface for RuntimeModel<T>. Keeps its buffers and streams between runs.
+template <class T>
+class RuntimeModelGpuRunner {
+ public:
+  const arrays::ChunkPlan& last_plan() const noexcept { return runner_.last_plan(); }
+  bool last_run_grew() const noexcept { return runner_.last_run_grew(); }
+
+  /// As GpuRunner::run; the first run of a method on a device compiles or loads its kernels (timed
+  /// in `log`: RuntimeModel::gpu_kernels), with a summary kernel for exactly the kinds a solve keeps.
+  void run(const RuntimeModel<T>& model, const GpuRunRequest& request, const RunSettings<T>& run_plan,
+           const T* y0, const T* params, std::size_t runs, const ResultView<T>& result, TimeLogger& log,
+           std::size_t first_run = 0) {
+    const std::uint32_t summary_kinds = run_plan.summary_windows != 0 ? run_plan.summary_metrics : 0;
+    const RuntimeKernels kernels = model.gpu_kernels(request.method, request.device, log, summary_kinds);
+    runner_.run(kernels, model.n_states(), model.n_params(), request, run_plan, y0, params, runs, result, log,
+                first_run);
+  }
+
+ private:
+  RuntimeGpuRunner<T> runner_;
+};
+
+}  // namespace batchode::detail

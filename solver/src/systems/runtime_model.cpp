@@ -1,0 +1,305 @@
+// solver/systems/: RuntimeModel itself: the model, its sizes and names, its generated system, and the entry
+// points each method and precision is solved through, compiled on first use and kept per model. The
+// compiles are apart: the headers, compilers and cache (runtime_model_tools.cpp), the generated system
+// wrapped with the CPU entry points and compiled by the host compiler into a shared object
+// (runtime_model_cpu.cpp), and the same system with the core's batch kernel compiled by the runtime
+// compiler (NVRTC / hipRTC) into a code image for the GPU (runtime_model_gpu.cpp).
+#include "batchode/solver/systems/runtime_model.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "batchode/arrays/stop_request.hpp"
+#include "batchode/checks/fits_precision.hpp"
+#include "batchode/gpu/device.hpp"
+#include "batchode/gpu/runtime.hpp"
+#include "batchode/jit/sha256.hpp"
+#include "batchode/kernels/methods/method_registry.hpp"
+#include "batchode/models/codegen.hpp"
+#include "batchode/solver/systems/gpu_path.hpp"
+#include "batchode/timing/timed_events.hpp"
+#include "batchode/timing/scoped_timer.hpp"
+#include "runtime_model_parts.hpp"
+
+namespace batchode {
+
+namespace {
+/// Refuses a value the model writes in double (a constant, a state's or a parameter's default) that T
+/// cannot hold: in float32, 1e300 would become inf in the generated code or in the default batch, and
+/// the run would end as non_finite_state with no word of the constant. Named at its declaration.
+template <class T>
+void check_values_fit(const models::ModelDescription& d) {
+  struct Group {
+    const std::vector<models::NamedValue>& values;
+    const char* table;  // key prefix in ModelDescription::locations
+    const char* what;
+    const char* where;
+  };
+  const Group groups[] = {{d.constants, "constants", "constant", ""},
+                          {d.states, "states", "state", "default initial value"},
+                          {d.parameters, "parameters", "parameter", "default value"}};
+  for (const Group& g : groups) {
+    for (const models::NamedValue& v : g.values) {
+      const std::string problem =
+          checks::precision_problem<T>(v.value, std::string(g.what) + " " + v.name, g.where);
+      if (problem.empty()) continue;
+      const auto at = d.locations.find(std::string(g.table) + "." + v.name);
+      throw models::ModelError(at != d.locations.end() ? at->second : models::SourceLocation{d.source, 0, 0},
+                               problem);
+    }
+  }
+}
+
+/// The solver's events on `logger`, as Solver registers them: never failing (a label someone else
+/// registered stays theirs and is still timed).
+void register_solver_events_quietly(TimeLogger& logger) noexcept {
+  try {
+    register_solver_events(logger);
+  } catch (...) {
+    // see above
+  }
+}
+}  // namespace
+
+models::Model load_model(const std::string& path, TimeLogger& logger) {
+  register_solver_events_quietly(logger);
+  ScopedTimer timer(logger, events::model_parse);
+  timer.add_metadata("file", path);
+  return models::load_model(path);
+}
+
+template <class T>
+RuntimeModel<T>::RuntimeModel(models::Model model, RuntimeModelOptions options, TimeLogger& logger)
+    : n_states_(model.n_states()),
+      n_params_(model.n_params()),
+      n_events_(model.events().size()),
+      state_(std::make_shared<detail::RuntimeModelState>()) {
+  register_solver_events_quietly(logger);
+  check_values_fit<T>(model.description());
+  state_->model = std::move(model);
+  state_->options = std::move(options);
+  ScopedTimer timer(logger, events::model_codegen);
+  models::CodegenOptions codegen;
+  codegen.type_name = detail::kTypeName;
+  codegen.jacobian = true;
+  state_->system_source = models::generate_system(state_->model, codegen);
+  state_->cost_name =
+      "model:" + state_->model.name() + ":" + jit::sha256_hex(state_->system_source).substr(0, 16);
+}
+
+template <class T>
+const models::Model& RuntimeModel<T>::model() const noexcept {
+  return state_->model;
+}
+
+template <class T>
+std::vector<std::string> RuntimeModel<T>::state_names() const {
+  std::vector<std::string> names;
+  for (const models::NamedValue& v : state_->model.states()) names.push_back(v.name);
+  return names;
+}
+
+template <class T>
+std::vector<std::string> RuntimeModel<T>::parameter_names() const {
+  std::vector<std::string> names;
+  for (const models::NamedValue& v : state_->model.parameters()) names.push_back(v.name);
+  return names;
+}
+
+template <class T>
+std::vector<T> RuntimeModel<T>::default_y0() const {
+  std::vector<T> values;
+  for (const models::NamedValue& v : state_->model.states()) values.push_back(static_cast<T>(v.value));
+  return values;
+}
+
+template <class T>
+std::vector<T> RuntimeModel<T>::default_params() const {
+  std::vector<T> values;
+  for (const models::NamedValue& v : state_->model.parameters()) values.push_back(static_cast<T>(v.value));
+  return values;
+}
+
+template <class T>
+std::size_t RuntimeModel<T>::n_observables() const noexcept {
+  return state_->model.observables().size();
+}
+
+template <class T>
+std::vector<std::string> RuntimeModel<T>::observable_names() const {
+  return state_->model.observables();
+}
+
+template <class T>
+std::size_t RuntimeModel<T>::n_drivers() const noexcept {
+  return state_->model.drivers().size();
+}
+
+template <class T>
+std::vector<std::string> RuntimeModel<T>::driver_names() const {
+  std::vector<std::string> names;
+  for (const models::DriverDescription& u : state_->model.drivers()) names.push_back(u.name);
+  return names;
+}
+
+template <class T>
+std::vector<DriverSpec> RuntimeModel<T>::driver_specs() const {
+  std::vector<DriverSpec> specs;
+  for (const models::DriverDescription& u : state_->model.drivers()) {
+    if (u.values.empty()) continue;
+    DriverSpec spec;
+    spec.name = u.name;
+    spec.values = u.values;
+    spec.times = u.times;
+    spec.dt = u.dt;
+    spec.order = u.order;
+    spec.end = parse_spline_end(u.end);
+    spec.wrap = u.wrap;
+    spec.land = u.land;
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+template <class T>
+std::vector<EventSpec> RuntimeModel<T>::event_specs() const {
+  std::vector<EventSpec> specs;
+  for (const models::EventDescription& e : state_->model.events()) {
+    EventSpec spec;
+    spec.name = e.name;
+    spec.direction = e.direction == "rising"    ? EventDirection::rising
+                     : e.direction == "falling" ? EventDirection::falling
+                                                : EventDirection::both;
+    spec.action = e.action == "terminal" ? EventAction::terminal : EventAction::record;
+    spec.max = static_cast<std::uint32_t>(e.max);  // parse_model keeps it in [1, 2^20]
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+template <class T>
+const std::string& RuntimeModel<T>::cost_name() const {
+  return state_->cost_name;
+}
+
+template <class T>
+void RuntimeModel<T>::prepare(Method method, TimeLogger& logger, const std::atomic<bool>* stop) const {
+  (void)cpu_entry(method, logger, stop);
+}
+
+template <class T>
+cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logger,
+                                                const std::atomic<bool>* stop) const {
+  if (!is_known_method(method))
+    throw InvalidInput("unknown method value " + std::to_string(static_cast<int>(method)));
+  register_solver_events_quietly(logger);
+  detail::RuntimeModelState& state = *state_;
+  std::shared_ptr<const jit::SharedObject> object;
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    auto& slot = state.loaded[{static_cast<int>(method), static_cast<int>(sizeof(T))}];
+    if (!slot) {
+      const char* value = sizeof(T) == 4 ? "float" : "double";
+      std::shared_ptr<const jit::SharedObject> loaded;
+      try {
+        loaded =
+            detail::compile_and_load(state, detail::translation_unit(state, method, value), logger, stop);
+      } catch (const jit::CompileInterrupted& e) {
+        throw SolveInterrupted(e.what());  // what a stopped solve throws, wherever it stopped
+      }
+      cpu::RuntimeAbi abi{};
+      loaded->function<cpu::RuntimeAbiFunction>(cpu::runtime_abi_symbol)(&abi);
+      const cpu::RuntimeAbi want = cpu::expected_runtime_abi<T>(
+          static_cast<std::uint32_t>(method), static_cast<std::uint32_t>(n_states_),
+          static_cast<std::uint32_t>(n_params_), static_cast<std::uint32_t>(n_events_),
+          static_cast<std::uint32_t>(n_observables()));
+      if (std::memcmp(&abi, &want, sizeof abi) != 0) {
+        // Name the first field that differs: a version, a precision or a size of what crosses.
+        const std::pair<const char*, std::pair<std::uint32_t, std::uint32_t>> fields[] = {
+            {"ABI version", {abi.version, want.version}},
+            {"value bytes", {abi.value_bytes, want.value_bytes}},
+            {"method", {abi.method, want.method}},
+            {"states", {abi.n_states, want.n_states}},
+            {"parameters", {abi.n_params, want.n_params}},
+            {"events", {abi.n_events, want.n_events}},
+            {"observables", {abi.n_observables, want.n_observables}},
+            {"settings bytes", {abi.settings_bytes, want.settings_bytes}},
+            {"result view bytes", {abi.view_bytes, want.view_bytes}},
+            {"call bytes", {abi.call_bytes, want.call_bytes}},
+            {"status bytes", {abi.status_bytes, want.status_bytes}},
+            {"counters bytes", {abi.counters_bytes, want.counters_bytes}}};
+        std::string differs = "a field";
+        for (const auto& [name, values] : fields) {
+          if (values.first != values.second) {
+            differs = std::string(name) + " " + std::to_string(values.first) + ", expected " +
+                      std::to_string(values.second);
+            break;
+          }
+        }
+        throw jit::JitError("model '" + state.model.name() +
+                            "': the compiled object does not match this library (" + differs +
+                            "); delete the cache folder's cpu/ entries and retry");
+      }
+      slot = std::move(loaded);
+    }
+    object = slot;
+  }
+  cpu::RuntimeEntry<T> entry;
+  entry.integrate = object->function<cpu::RangeFunction<T>>(cpu::runtime_range_symbol);
+  entry.new_stepper = object->function<cpu::NewStepperFunction>(cpu::runtime_new_stepper_symbol);
+  entry.delete_stepper = object->function<cpu::DeleteStepperFunction>(cpu::runtime_delete_stepper_symbol);
+  entry.n_states = n_states_;
+  entry.n_params = n_params_;
+  entry.name = state.model.name();
+  entry.keep = object;
+  return entry;
+}
+
+template <class T>
+std::string RuntimeModel<T>::gpu_unavailable(Method method) const {
+  if (!is_known_method(method)) return "unknown method value " + std::to_string(static_cast<int>(method));
+  if (cpu_only(method)) return cpu_only_reason(method);
+  if (!BATCHODE_HAS_GPU_RUNTIME) {
+    return std::string("this build has no GPU backend (build backend '") + gpu::compiled_backend() + "')";
+  }
+  const detail::RuntimeCompilerLookup& found = detail::runtime_compiler();
+  if (!found.compiler) return "no runtime compiler for models defined at run time: " + found.why_not;
+  return {};
+}
+
+template <class T>
+RuntimeKernels RuntimeModel<T>::gpu_kernels(Method method, int device, TimeLogger& logger,
+                                            std::uint32_t summary_kinds) const {
+  if (const std::string why = gpu_unavailable(method); !why.empty()) {
+    throw GpuUnavailable("model '" + state_->model.name() + "' cannot run on a GPU: " + why);
+  }
+  register_solver_events_quietly(logger);
+  detail::RuntimeModelState& state = *state_;
+  std::lock_guard<std::mutex> lock(state.gpu_mutex);
+  RuntimeKernels& slot =
+      state.gpu_loaded[{static_cast<int>(method), static_cast<int>(sizeof(T)), device, summary_kinds}];
+  if (!slot.module) {
+    const char* value = sizeof(T) == 4 ? "float" : "double";
+    gpu::set_device(device);  // the module loads on the calling thread's current device
+    const gpu::CompiledKernels compiled =
+        detail::compile_gpu_kernels(state, method, value, device, summary_kinds, logger);
+    ScopedTimer timer(logger, events::model_load);
+    timer.add_metadata("target", "gpu");
+    timer.add_metadata("device", static_cast<std::int64_t>(device));
+    slot = load_runtime_kernels<T>(
+        method, compiled, "model '" + state.model.name() + "' (" + to_string(method) + ", " + value + ")",
+        summary_kinds);
+  }
+  return slot;
+}
+
+template class RuntimeModel<float>;
+template class RuntimeModel<double>;
+
+}  // namespace batchode
