@@ -211,9 +211,9 @@ TEST(SaveVariables, SummariesBesideAChosenSeries) {
                     "kernel body, summaries");
 }
 
-// Past the 64 variables summaries can choose from: the mask has room for 512, and both sinks (the
-// CPU's and the device's, run here on the host) place the chosen states of a 70-state system and an
-// observable after them in the same columns. (The sinks alone: a 70-state system solved would
+// Past the 64 variables summaries can choose from: the mask has room for 512, and the series sink, in
+// the CPU's layout and the device's (run here on the host), places the chosen states of a 70-state
+// system and an observable after them in the same columns. (The sinks alone: a 70-state system solved would
 // instantiate every method's stepper for it, minutes of the sanitized build.)
 TEST(SaveVariables, StatesPast64AreChosenByNameAndPlacedAlikeByBothSinks) {
   constexpr std::size_t N = 70;
@@ -236,8 +236,9 @@ TEST(SaveVariables, StatesPast64AreChosenByNameAndPlacedAlikeByBothSinks) {
   // Room for 2 saves of every state (the sinks' unchosen path), of which 2 x 3 columns are written;
   // the device's 2 runs fastest.
   std::vector<double> cpu(2 * N, -1.0), device(2 * N * 2, -1.0);
-  cpu::SeriesSink<double, N> cpu_sink{cpu.data(), &plan};
-  kernels::DeviceSeriesSink<double, N> device_sink{device.data(), 2, 1, &plan};
+  // One sink, two layouts: the CPU's run row (stride 1) and run 1 of the device's 2 (stride 2).
+  StridedSeriesSink<double, N> cpu_sink{cpu.data(), 1, 0, &plan};
+  StridedSeriesSink<double, N> device_sink{device.data(), 2, 1, &plan};
   cpu_sink.save(1, 0.0, y);
   device_sink.save(1, 0.0, y);
   EXPECT_EQ(std::vector<double>(cpu.begin() + 3, cpu.begin() + 6), (std::vector<double>{3.5, 66.5, 69.5}));

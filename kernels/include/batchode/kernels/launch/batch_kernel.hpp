@@ -4,8 +4,9 @@
 // final-state-only solve carries no series code and a series-only solve no summary code: three
 // instantiations, final state (SaveSeries false), series (true, Summaries 0) and summaries (true,
 // Summaries: the kinds the kernel is built for, kernels/outputs/summaries.hpp; any series beside them).
-// Device layouts: arrays/device_views.hpp (run-major inputs and final state, touched once per run;
-// runs-fastest series, so each save's stores coalesce across a warp).
+// Device layouts: kernels/launch/device_views.hpp (run-major inputs and final state, touched once per
+// run; runs-fastest series, so each save's stores coalesce across a warp), written through the strided
+// sinks the CPU path uses too (kernels/outputs/strided_outputs.hpp).
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
@@ -18,94 +19,10 @@
 #include "batchode/kernels/methods/rosenbrock_stepper.hpp"
 #include "batchode/kernels/loop/run_integrator.hpp"
 #include "batchode/kernels/outputs/saved_variables.hpp"
+#include "batchode/kernels/outputs/strided_outputs.hpp"
 #include "batchode/kernels/outputs/summaries.hpp"
 
 namespace batchode::kernels {
-
-/// Writes saved points of thread r's run into the device series ([(k * W + c) * stride + r], W columns:
-/// every state, or those the plan chose: saved_variables.hpp).
-template <class T, port::size_t N>
-struct DeviceSeriesSink {
-  static constexpr bool active = true;
-  T* series;
-  port::size_t stride;
-  port::size_t run;
-  /// The kernel's parameter (its choice of variables is read where a save is stored: a pointer to the
-  /// parameter costs no register, where a pointer and width chosen up front held two for the run).
-  const RunSettings<T>* selection;
-  BATCHODE_HOST_DEVICE void save(port::uint32_t k, T, const T* y) {
-    if (selection->series_chosen == 0) {
-      BATCHODE_UNROLL
-      for (port::size_t s = 0; s < N; ++s) series[(k * N + s) * stride + run] = y[s];
-    } else {
-      const port::size_t width = selection->series_states;
-      port::size_t c = 0;
-      BATCHODE_UNROLL
-      for (port::size_t s = 0; s < N; ++s) {
-        if (variable_chosen(selection->series_variables, s)) series[(k * width + c++) * stride + run] = y[s];
-      }
-    }
-  }
-  BATCHODE_HOST_DEVICE void mark_unsaved(port::uint32_t k) {
-    const T nan = T(0) / T(0);
-    const port::size_t width = selection->series_chosen == 0 ? N : selection->series_states;
-    for (port::size_t c = 0; c < width; ++c) series[(k * width + c) * stride + run] = nan;
-  }
-};
-
-/// Where column c of W observables of save k of thread r's run goes in the device layout
-/// ([(k * W + c) * stride + r]).
-template <class T>
-struct DeviceObservableOut {
-  T* values;
-  port::size_t stride;
-  port::size_t run;
-  BATCHODE_HOST_DEVICE T& at(port::uint32_t k, port::size_t c, port::size_t width) const {
-    return values[(k * width + c) * stride + run];
-  }
-};
-
-/// Where value v of summary window w of thread r's run goes in the device layout
-/// ([(w * values per window + v) * stride + r]).
-template <class T>
-struct DeviceSummaryOut {
-  T* values;
-  port::size_t stride;
-  port::size_t run;
-  port::uint32_t per_window;
-  BATCHODE_HOST_DEVICE T& at(port::uint32_t w, port::uint32_t v) const {
-    return values[(static_cast<port::size_t>(w) * per_window + v) * stride + run];
-  }
-};
-
-/// A sink (DeviceSeriesSink or NoSeries) that also keeps thread r's events, in the device layout of
-/// arrays/device_views.hpp: the crossings the run stores, their counts, NaN in the slots left empty.
-template <class Base, class T, port::size_t N, port::size_t E>
-struct DeviceEventSink : Base {
-  T* events;
-  port::uint32_t* counts;
-  port::size_t event_stride;
-  port::size_t event_run;
-  port::uint32_t slots;
-  BATCHODE_HOST_DEVICE void record_event(port::uint32_t e, port::uint32_t j, T t, const T* y) {
-    const port::size_t at = static_cast<port::size_t>(e * slots + j) * (N + 1);
-    events[at * event_stride + event_run] = t;
-    BATCHODE_UNROLL
-    for (port::size_t s = 0; s < N; ++s) events[(at + 1 + s) * event_stride + event_run] = y[s];
-  }
-  BATCHODE_HOST_DEVICE void close_events(const port::uint32_t* count, const RunSettings<T>& plan) {
-    const T nan = T(0) / T(0);
-    BATCHODE_UNROLL
-    for (port::size_t e = 0; e < E; ++e) {
-      counts[e * event_stride + event_run] = count[e];
-      const port::uint32_t stored = count[e] < plan.event_max[e] ? count[e] : plan.event_max[e];
-      for (port::uint32_t j = stored; j < slots; ++j) {
-        const port::size_t at = static_cast<port::size_t>(e * slots + j) * (N + 1);
-        for (port::size_t v = 0; v <= N; ++v) events[(at + v) * event_stride + event_run] = nan;
-      }
-    }
-  }
-};
 
 /// The device stepper of method Tab: the register RK stepper for explicit tables, the Rosenbrock
 /// stepper for stiff ones. `available` is false where no kernel can exist (a CPU-only method, or a
@@ -131,8 +48,8 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE Status integrate_into(
     T& t_reached) {
   constexpr port::size_t E = n_events_v<System>;
   if constexpr (E > 0) {
-    DeviceEventSink<Series, T, System::n_states, E> sink{series,     out.events, out.event_counts,
-                                                         out.stride, r,          plan.event_slots};
+    StridedEventSink<Series, T, System::n_states, E> sink{series, out.events, out.event_counts,
+                                                          out.stride, r, plan.event_slots};
     return integrate_run(stepper, sys, y, p, plan, sink, counters, t_reached);
   } else {
     (void)out, (void)r;
@@ -189,7 +106,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
       const RunSettings<T> run_plan =
           in.save_times != nullptr ? for_run(plan, in.save_times + r, stride) : plan;
       // The series' columns: every state and observable, or those the kernel's plan chose.
-      const DeviceSeriesSink<T, N> series{out.series, stride, r, &plan};
+      const StridedSeriesSink<T, N> series{out.series, stride, r, &plan};
       const T* run_p = P > 0 ? p : nullptr;
       constexpr port::size_t O = n_observables_v<System>;
       // The saved series: with observables, they are saved beside each state.
@@ -198,7 +115,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
           // Their settings from the kernel's parameter, not the run's copy (summaries have no per-run
           // save times, solver/src/setup/summary_layout.cpp): a pointer to the copy kept it whole in 22 more
           // registers.
-          using Sink = SummarySink<decltype(sink), System, T, DeviceSummaryOut<T>, Summaries>;
+          using Sink = SummarySink<decltype(sink), System, T, StridedSummaryOut<T>, Summaries>;
           return integrate_into(
               Sink{sink, &sys, run_p, {out.summaries, stride, r, plan.summary_slots}, &plan}, stepper, sys, y,
               run_p, run_plan, out, r, counters, t_reached);
@@ -207,7 +124,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
         }
       };
       if constexpr (O > 0) {
-        using Sink = ObservableSink<DeviceSeriesSink<T, N>, System, T, DeviceObservableOut<T>>;
+        using Sink = ObservableSink<StridedSeriesSink<T, N>, System, T, StridedObservableOut<T>>;
         status = saving(Sink{series, &sys, run_p, {out.observables, stride, r}, &plan});
       } else {
         status = saving(series);

@@ -1,8 +1,7 @@
 // kernels/outputs/: the series' choice of variables (SolveOptions::save_variables). A series saves every
 // state and observable, or the chosen ones of a mask (RunSettings::series_variables), each at its rank among
-// the chosen: its column in the result. The device's and the CPU's sinks (batch_kernel.hpp,
-// backends/cpu/run_range.hpp, observables.hpp) test this one helper, so both place a value in the
-// same column.
+// the chosen: its column in the result. The sinks (strided_outputs.hpp, the device's and the CPU's;
+// observables.hpp) test this one helper, so every layout places a value in the same column.
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"

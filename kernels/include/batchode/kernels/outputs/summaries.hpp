@@ -45,7 +45,7 @@
 
 namespace batchode {
 
-/// A series sink (Base: the device's or the CPU's, or NoSeries) that also keeps summaries of the
+/// A series sink (Base: strided_outputs.hpp's, or NoSeries) that also keeps summaries of the
 /// variables plan.summary_variables chooses, through `Out`: Out::at(w, slot) places value `slot` of
 /// window w (the device's runs-fastest layout or the result's run-major rows). Value c of kind K of the
 /// i-th chosen variable is slot plan.summary_offset[K] + i * plan.summary_stride[K] + c. Built for the

@@ -1,15 +1,15 @@
 // backends/cpu/: the CPU path's per-run loop over a range of runs: initial values in, integrate_run
-// with the method's CPU stepper, final state, status, counters and series out. The one copy of that
-// loop: cpu_backend.hpp runs it on the worker threads for compiled-in systems, and a model compiled at
-// run time runs it inside its shared object (runtime_entry_source.inl), so both give the same numbers.
+// with the method's CPU stepper, final state, status, counters and series out (through the strided
+// sinks the batch kernel uses, a run's row at stride 1: kernels/outputs/strided_outputs.hpp). The one
+// copy of that loop: cpu_backend.hpp runs it on the worker threads for compiled-in systems, and a
+// model compiled at run time runs it inside its shared object (runtime_entry_source.inl), so both give
+// the same numbers.
 // Needs only the core (kernels/), Boost.Odeint and the result view: no runtime, no timing, no threads,
 // which keeps the runtime compilation of a model short.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <type_traits>
 
 #include "batchode/arrays/result_view.hpp"
@@ -24,72 +24,11 @@
 #include "batchode/kernels/loop/run_integrator.hpp"
 #include "batchode/kernels/core/run_settings.hpp"
 #include "batchode/kernels/outputs/saved_variables.hpp"
+#include "batchode/kernels/outputs/strided_outputs.hpp"
 #include "batchode/kernels/outputs/summaries.hpp"
 #include "batchode/kernels/methods/tableaux.hpp"
 
 namespace batchode::cpu {
-
-/// Writes saved points of one run straight into the result's run-major series: every state, or those
-/// the plan chose (kernels/outputs/saved_variables.hpp), W a save.
-template <class T, std::size_t N>
-struct SeriesSink {
-  static constexpr bool active = true;
-  T* out;                      // this run's n_saves x W block
-  const RunSettings<T>* selection;  // the plan: its choice of variables
-  void save(std::uint32_t k, T, const T* y) {
-    if (selection->series_chosen == 0) {
-      std::copy(y, y + N, out + std::size_t{k} * N);
-    } else {
-      T* row = out + std::size_t{k} * selection->series_states;
-      for (std::size_t s = 0; s < N; ++s) {
-        if (variable_chosen(selection->series_variables, s)) *row++ = y[s];
-      }
-    }
-  }
-  void mark_unsaved(std::uint32_t k) {
-    const std::size_t width = selection->series_chosen == 0 ? N : selection->series_states;
-    std::fill(out + std::size_t{k} * width, out + (std::size_t{k} + 1) * width, std::numeric_limits<T>::quiet_NaN());
-  }
-};
-
-/// Where column c of W observables of save k of one run goes in the result's run-major rows (this
-/// run's n_saves x W block).
-template <class T>
-struct ObservableRow {
-  T* row;
-  T& at(std::uint32_t k, std::size_t c, std::size_t width) const { return row[std::size_t{k} * width + c]; }
-};
-
-/// Where value v of summary window w of one run goes in the result's run-major rows (this run's
-/// windows x values-per-window block).
-template <class T>
-struct SummaryRow {
-  T* row;
-  std::size_t per_window;
-  T& at(std::uint32_t w, std::uint32_t v) const { return row[std::size_t{w} * per_window + v]; }
-};
-
-/// A sink (SeriesSink or NoSeries) that also keeps one run's events in the result's run-major rows
-/// (n_events x slots x (time, state) values, n_events counts), NaN in the slots left empty.
-template <class Base, class T, std::size_t N, std::size_t E>
-struct EventSink : Base {
-  T* events;               // this run's n_events x slots x (1 + n_states) block
-  std::uint32_t* counts;   // this run's n_events counts
-  std::uint32_t slots;
-  void record_event(std::uint32_t e, std::uint32_t j, T t, const T* y) {
-    T* at = events + (std::size_t{e} * slots + j) * (N + 1);
-    at[0] = t;
-    std::copy(y, y + N, at + 1);
-  }
-  void close_events(const std::uint32_t* count, const RunSettings<T>& plan) {
-    for (std::size_t e = 0; e < E; ++e) {
-      counts[e] = count[e];
-      const std::uint32_t stored = std::min(count[e], plan.event_max[e]);
-      std::fill(events + (e * slots + stored) * (N + 1), events + (e + 1) * slots * (N + 1),
-                std::numeric_limits<T>::quiet_NaN());
-    }
-  }
-};
 
 /// Whether explicit table Tab runs on the register stepper (kernels/methods/rk_stepper.hpp) on the CPU too:
 /// a table with its own dense output in polynomial weights (tsit5), which needs every stage of the
@@ -144,8 +83,8 @@ void integrate_one_run(const System& sys, const T* y0, const T* params, std::siz
     constexpr std::size_t E = n_events_v<System>;
     if constexpr (E > 0) {
       const std::size_t width = E * std::size_t{plan.event_slots} * (N + 1);
-      EventSink<decltype(series), T, N, E> sink{series, result.events + r * width, result.event_counts + r * E,
-                                                plan.event_slots};
+      StridedEventSink<decltype(series), T, N, E> sink{series, result.events + r * width,
+                                                       result.event_counts + r * E, 1, 0, plan.event_slots};
       return integrate_run(stepper, sys, y, p, run_plan, sink, counters, t_reached);
     } else {
       return integrate_run(stepper, sys, y, p, run_plan, series, counters, t_reached);
@@ -155,8 +94,8 @@ void integrate_one_run(const System& sys, const T* y0, const T* params, std::siz
   auto summarising = [&](auto series) {
     if (plan.summary_windows != 0) {
       const std::size_t width = std::size_t{plan.summary_windows} * plan.summary_slots;
-      using Sink = SummarySink<decltype(series), System, T, SummaryRow<T>>;
-      return run(Sink{series, &sys, p, {result.summaries + r * width, plan.summary_slots}, &run_plan});
+      using Sink = SummarySink<decltype(series), System, T, StridedSummaryOut<T>>;
+      return run(Sink{series, &sys, p, {result.summaries + r * width, 1, 0, plan.summary_slots}, &run_plan});
     }
     return run(series);
   };
@@ -166,12 +105,12 @@ void integrate_one_run(const System& sys, const T* y0, const T* params, std::siz
     const std::size_t saves = result.n_saves;
     const bool chosen = plan.series_chosen != 0;
     const std::size_t states = chosen ? plan.series_states : N;
-    const SeriesSink<T, N> series{result.series + r * saves * states, &plan};
+    const StridedSeriesSink<T, N> series{result.series + r * saves * states, 1, 0, &plan};
     constexpr std::size_t O = n_observables_v<System>;
     if constexpr (O > 0) {
       const std::size_t observables = chosen ? plan.series_observables : O;
-      using Sink = ObservableSink<SeriesSink<T, N>, System, T, ObservableRow<T>>;
-      return summarising(Sink{series, &sys, p, {result.observables + r * saves * observables}, &plan});
+      using Sink = ObservableSink<StridedSeriesSink<T, N>, System, T, StridedObservableOut<T>>;
+      return summarising(Sink{series, &sys, p, {result.observables + r * saves * observables, 1, 0}, &plan});
     } else {
       return summarising(series);
     }
