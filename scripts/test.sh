@@ -6,10 +6,10 @@
 #                      is usable; consumer tests: each route once, BATCHODE_CONSUMER_TESTS=routes)
 #   asan  build-asan/  CPU only (BATCHODE_GPU=off), AddressSanitizer + UBSan at -O0; ctest -L cpu
 #                      (no header checks: they compile, never run, and main compiles them)
-#   cuda  build-cuda/  BATCHODE_GPU=cuda with nvcc, compiled and linked only (no GPU here): the
+#   cuda  build-cuda-check/  BATCHODE_GPU=cuda with nvcc, compiled and linked only (no GPU here): the
 #                      targets nvcc builds and the libraries (batchode_gpu_compiled; the host tests
-#                      are main's, examples and benchmarks nvidia_build.sh's); skipped with a visible line
-#                      where nvcc is missing
+#                      are main's, examples and benchmarks nvidia_build.sh's), device code as PTX only
+#                      and host code at -O0; skipped with a visible line where nvcc is missing
 # Default: all three (locally and with CI=true). Choose with
 #   BATCHODE_QUICK=1 or --quick                  main only (ignored when CI=true)
 #   BATCHODE_TEST_VARIANTS="main asan" or --variants main,asan
@@ -74,15 +74,17 @@ run_ctest() {
 
 # Each variant: its phases in order, stopping at the first that fails.
 variant_main() {
-  # The GPU tests at -O0 where no AMD GPU could run them (tests/CMakeLists.txt: a quarter of the build).
+  # The GPU tests at -O0, their device half to LLVM IR only, where no AMD GPU could run them
+  # (tests/CMakeLists.txt: a quarter of the build).
   local gpu_tests_compile_only=ON
   [[ -e /dev/kfd ]] && gpu_tests_compile_only=OFF
   gpu_tests_compile_only=${BATCHODE_GPU_TESTS_COMPILE_ONLY:-$gpu_tests_compile_only}
   # One AMD target and each consumer route once: nothing runs on an AMD GPU here, so compiling the
   # device code twice, or batchode four more times for the consumers, would check little more and
-  # cost CI a quarter of its hour. The CPU tests' own sources at -O1 (tests/CMakeLists.txt: the same
-  # bits, 40 % less compile time; BATCHODE_CPU_TESTS_OPTIMIZATION= gives the build type's). The GPU benchmarks are nvidia_build.sh's (they run on NVIDIA
-  # machines only); the CPU benchmarks are built here.
+  # cost CI a quarter of its hour. The CPU tests' own sources at -O0 (tests/CMakeLists.txt: the same
+  # bits, 60 % less compile time than -O3; BATCHODE_CPU_TESTS_OPTIMIZATION= gives the build type's).
+  # The GPU benchmarks are nvidia_build.sh's (they run on NVIDIA machines only); the CPU benchmarks
+  # are built here.
   batchode_phase main:configure batchode_configure build -DCMAKE_BUILD_TYPE=Release \
     -DBATCHODE_GPU="${BATCHODE_GPU:-auto}" -DBATCHODE_WARNINGS_AS_ERRORS=ON -DBATCHODE_SANITIZE=OFF \
     -DBATCHODE_BUILD_TESTS=ON -DBATCHODE_BUILD_EXAMPLES=ON -DBATCHODE_BUILD_BENCHMARKS=ON \
@@ -90,7 +92,7 @@ variant_main() {
     -DBATCHODE_HIP_ARCHITECTURES="${BATCHODE_HIP_ARCHITECTURES:-gfx90a}" \
     -DBATCHODE_CONSUMER_TESTS="${BATCHODE_CONSUMER_TESTS:-routes}" \
     -DBATCHODE_GPU_TESTS_COMPILE_ONLY="$gpu_tests_compile_only" \
-    -DBATCHODE_CPU_TESTS_OPTIMIZATION="${BATCHODE_CPU_TESTS_OPTIMIZATION--O1}" &&
+    -DBATCHODE_CPU_TESTS_OPTIMIZATION="${BATCHODE_CPU_TESTS_OPTIMIZATION--O0}" &&
     batchode_phase main:build batchode_build build &&
     batchode_phase main:ctest run_ctest build
 }
@@ -131,8 +133,15 @@ variant_cuda() {
     echo "==> [cuda] SKIPPED: no nvcc (PATH or /usr/local/cuda/bin); the cuda variant was not built"
     return 0
   fi
-  batchode_phase cuda:configure batchode_configure build-cuda "${BATCHODE_CUDA_ARGS[@]}" &&
-    batchode_phase cuda:build batchode_build build-cuda --target batchode_gpu_compiled &&
+  # Compile + link only, so what would only cost time is left out: ptxas (compute_90 PTX, no sm_90
+  # code) and the host optimiser (-O0; nvcc's -O is the host compiler's, the device code is
+  # optimised by cicc either way). gpu_vs_cpu_test.cpp took 312 s with sm_90 and -O3 (cicc 99 s,
+  # ptxas 35 s, host g++ 167 s; 2 cores). Its own folder: nvidia_build.sh's build-cuda/ keeps sm_90
+  # and -O3 for the binaries that run on the GPU machine.
+  batchode_phase cuda:configure batchode_configure build-cuda-check "${BATCHODE_CUDA_ARGS[@]}" \
+    -DBATCHODE_CUDA_ARCHITECTURES=90-virtual -DCMAKE_CUDA_FLAGS_RELEASE="-O0 -DNDEBUG" \
+    -DCMAKE_CXX_FLAGS_RELEASE="-O0 -DNDEBUG" &&
+    batchode_phase cuda:build batchode_build build-cuda-check --target batchode_gpu_compiled &&
     echo "==> [cuda] built with $nvcc: compile + link only. Its GPU tests are NOT run here (no NVIDIA" \
       "GPU); run them with scripts/nvidia_build.sh and scripts/nvidia_run.sh (README)."
 }

@@ -1,5 +1,5 @@
 """Fixtures of the Python package's tests. They run against whichever batchode is imported: the build
-tree's (CTest python_pytest: PYTHONPATH=<build>/python) or an installed wheel (tests/python/pip_install.sh).
+tree's (CTest python_pytest.<file>: PYTHONPATH=<build>/python) or an installed wheel (tests/python/pip_install.sh).
 """
 
 import os

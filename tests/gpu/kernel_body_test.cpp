@@ -88,7 +88,9 @@ struct HostOutputs {
 TYPED_TEST(KernelBody, OneLaneOfTheLaneGroupLayoutIsTheOneThreadRun) {
   using T = TypeParam;
   using System = batchode::testing::Lorenz96<16>;
-  constexpr std::size_t N = System::n_states, runs = 24;
+  // 8 runs of 16 states: different forcings, one overflowing; under the sanitizers at -O0, 24 runs took
+  // 104 s (2 cores) and showed nothing 8 do not.
+  constexpr std::size_t N = System::n_states, runs = 8;
   std::vector<T> y0(runs * N), f(runs);
   for (std::size_t r = 0; r < runs; ++r) {
     f[r] = T(6 + 4 * double(r) / double(runs - 1));
