@@ -74,11 +74,11 @@ run_ctest() {
 
 # Each variant: its phases in order, stopping at the first that fails.
 variant_main() {
-  # The GPU tests at -O0, their device half to LLVM IR only, where no AMD GPU could run them
-  # (tests/CMakeLists.txt: a quarter of the build).
-  local gpu_tests_compile_only=ON
-  [[ -e /dev/kfd ]] && gpu_tests_compile_only=OFF
-  gpu_tests_compile_only=${BATCHODE_GPU_TESTS_COMPILE_ONLY:-$gpu_tests_compile_only}
+  # The GPU tests (at -O0) and examples with their device code to LLVM IR only, where no AMD GPU could
+  # run them (cmake/BatchodeCompileOnly.cmake: the GPU tests were a quarter of the build).
+  local gpu_compile_only=ON
+  [[ -e /dev/kfd ]] && gpu_compile_only=OFF
+  gpu_compile_only=${BATCHODE_GPU_COMPILE_ONLY:-$gpu_compile_only}
   # One AMD target and each consumer route once: nothing runs on an AMD GPU here, so compiling the
   # device code twice, or batchode four more times for the consumers, would check little more and
   # cost CI a quarter of its hour. The CPU tests' own sources at -O0 (tests/CMakeLists.txt: the same
@@ -91,7 +91,7 @@ variant_main() {
     -DBATCHODE_BUILD_GPU_BENCHMARKS=OFF \
     -DBATCHODE_HIP_ARCHITECTURES="${BATCHODE_HIP_ARCHITECTURES:-gfx90a}" \
     -DBATCHODE_CONSUMER_TESTS="${BATCHODE_CONSUMER_TESTS:-routes}" \
-    -DBATCHODE_GPU_TESTS_COMPILE_ONLY="$gpu_tests_compile_only" \
+    -DBATCHODE_GPU_COMPILE_ONLY="$gpu_compile_only" \
     -DBATCHODE_CPU_TESTS_OPTIMIZATION="${BATCHODE_CPU_TESTS_OPTIMIZATION--O0}" &&
     batchode_phase main:build batchode_build build &&
     batchode_phase main:ctest run_ctest build
