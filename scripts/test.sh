@@ -82,7 +82,8 @@ variant_main() {
   # One AMD target and each consumer route once: nothing runs on an AMD GPU here, so compiling the
   # device code twice, or batchode four more times for the consumers, would check little more and
   # cost CI a quarter of its hour. The CPU tests' own sources at -O0 (tests/CMakeLists.txt: the same
-  # bits, 60 % less compile time than -O3; BATCHODE_CPU_TESTS_OPTIMIZATION= gives the build type's).
+  # bits, 60 % less compile time than -O3; BATCHODE_CPU_TESTS_OPTIMIZATION= gives the build type's),
+  # from one precompiled header (tests/CMakeLists.txt: GoogleTest and batchode.hpp parsed once).
   # The GPU benchmarks are nvidia_build.sh's (they run on NVIDIA machines only); the CPU benchmarks
   # are built here.
   batchode_phase main:configure batchode_configure build -DCMAKE_BUILD_TYPE=Release \
@@ -92,7 +93,8 @@ variant_main() {
     -DBATCHODE_HIP_ARCHITECTURES="${BATCHODE_HIP_ARCHITECTURES:-gfx90a}" \
     -DBATCHODE_CONSUMER_TESTS="${BATCHODE_CONSUMER_TESTS:-routes}" \
     -DBATCHODE_GPU_COMPILE_ONLY="$gpu_compile_only" \
-    -DBATCHODE_CPU_TESTS_OPTIMIZATION="${BATCHODE_CPU_TESTS_OPTIMIZATION--O0}" &&
+    -DBATCHODE_CPU_TESTS_OPTIMIZATION="${BATCHODE_CPU_TESTS_OPTIMIZATION--O0}" \
+    -DBATCHODE_TESTS_PRECOMPILED_HEADER="${BATCHODE_TESTS_PRECOMPILED_HEADER:-ON}" &&
     batchode_phase main:build batchode_build build &&
     batchode_phase main:ctest run_ctest build
 }
