@@ -95,7 +95,8 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
                                        TimeLogger& logger) {
   register_events(logger);
   batchode::detail::VerbosityScope verbosity(logger, options.verbosity);
-  detail::Job<T> job{c,      local,     batch, options,  how,     logger, c.rank(), c.size(), host_name(),
+  // The call's arguments and this process's place; what the phases agree on is filled in by them.
+  detail::Job<T> job{c, local, batch, options, how, logger, c.rank(), c.size(), host_name(),
                      local.n_states, local.n_params, count_saves(options), {}, 0, {}, {}};
   DistributedResult<T> out;
   std::vector<std::size_t> counted;  // this process's delivered runs of each Status code

@@ -4,13 +4,16 @@
 // the one Solver's (SolveResult's arrays, run-major), so a share's rows are a slice of the batch's.
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <deque>
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "batchode/files/atomic_file.hpp"
