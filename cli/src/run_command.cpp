@@ -481,15 +481,6 @@ int checked_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
   if (!launched_by_mpi()) check_writable("--output", args.output);
   if (!args.trace.empty()) check_writable("--trace", trace_path(args.trace));
   SolveOptions options = solve_options(args);
-  if (launched_by_mpi() && !options.summaries.empty()) {
-    throw UsageError("--summaries: a distributed (MPI) run does not keep summaries yet; run it without the launcher "
-                     "(one process uses all its GPUs and cores)");
-  }
-  if (launched_by_mpi() && !options.save_variables.empty()) {
-    throw UsageError("--save-variables: a distributed (MPI) run does not choose the series' variables yet; "
-                     "save every one (drop the flag), or run it without the launcher (one process uses all "
-                     "its GPUs and cores)");
-  }
   if (!args.trace.empty() && *options.verbosity == Verbosity::none) {
     throw UsageError("--trace records the timeline the timing records, and --verbosity none records nothing; "
                      "drop one of them");

@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "batchode/distributed/distributed_solve.hpp"
+#include "batchode/solver/results/result_h5.hpp"
 #include "distributed_lorenz.hpp"
-#include "test_systems.hpp"
 #include "test_systems.hpp"
 
 namespace {
@@ -130,13 +130,13 @@ SolveOptions options() { return batchode::testing::distributed_lorenz_options();
 
 Batch<double> batch() { return batchode::testing::distributed_lorenz_batch<double>(n_runs); }
 
-/// Runs `body(collective)` on `processes` threads and returns each thread's result.
+/// Runs `body(collective)` on `count` threads and returns each thread's result.
 template <class Result>
-std::vector<Result> on_threads(const std::function<Result(distributed::Collective&)>& body) {
-  Team team(processes);
-  std::vector<Result> results(processes);
+std::vector<Result> on_threads(const std::function<Result(distributed::Collective&)>& body, int count = processes) {
+  Team team(count);
+  std::vector<Result> results(static_cast<std::size_t>(count));
   std::vector<std::thread> threads;
-  for (int r = 0; r < processes; ++r) {
+  for (int r = 0; r < count; ++r) {
     threads.emplace_back([&, r] {
       ThreadCollective c(team, r);
       results[r] = body(c);
@@ -168,7 +168,7 @@ Outcome solve_on(distributed::Collective& c, bool fails, const distributed::Dist
   Solver<System, double> solver(System{}, options());
   distributed::LocalSolver<double> local = distributed::local_solver(solver);
   if (fails) {
-    local.solve = [](const double*, const double*, std::size_t) -> SolveResult<double> {
+    local.solve = [](const double*, const double*, RunRange) -> SolveResult<double> {
       throw std::runtime_error("simulated device failure");
     };
   }
@@ -226,81 +226,163 @@ TEST(DistributedOnThreads, ObservablesAreGatheredRunByRun) {
   }
 }
 
-/// What solve_distributed says on process `c` of a batch of `system` with options `o`: the message
-/// of the InvalidInput it throws, or "solved".
+/// `a` and `b` hold the same runs, bit for bit (NaN where the other has the same NaN): final states,
+/// series of the same columns, observables, summaries, statuses, stop times, counters, save times.
+void expect_same_result(const SolveResult<double>& a, const SolveResult<double>& b) {
+  auto same = [](const auto& x, const auto& y, const char* what) {
+    ASSERT_EQ(x.size(), y.size()) << what;
+    EXPECT_EQ(0, std::memcmp(x.data(), y.data(), x.size() * sizeof(*x.data()))) << what;
+  };
+  ASSERT_EQ(a.n_runs(), b.n_runs());
+  EXPECT_EQ(a.n_saves(), b.n_saves());
+  EXPECT_EQ(a.series_states(), b.series_states());
+  EXPECT_EQ(a.observable_names(), b.observable_names());
+  EXPECT_EQ(a.summary_variables(), b.summary_variables());
+  EXPECT_EQ(a.times_per_run(), b.times_per_run());
+  same(a.final_state(), b.final_state(), "final_state");
+  same(a.series(), b.series(), "series");
+  same(a.observables(), b.observables(), "observables");
+  same(a.summaries(), b.summaries(), "summaries");
+  same(a.statuses(), b.statuses(), "statuses");
+  same(a.stop_times(), b.stop_times(), "stop_times");
+  same(a.times(), b.times(), "times");
+  ASSERT_EQ(a.counters().size(), b.counters().size());
+  for (std::size_t r = 0; r < a.counters().size(); ++r) {
+    EXPECT_EQ(a.counters(r).accepted_steps, b.counters(r).accepted_steps) << "run " << r;
+  }
+}
+
+/// Dataset `name` of the .h5 file `path`, read as doubles (empty when it is not there).
+std::vector<double> read_doubles(const std::string& path, const std::string& name) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) return {};
+  std::vector<double> values;
+  if (H5Lexists(file, name.c_str(), H5P_DEFAULT) > 0) {
+    const hid_t set = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+    const hid_t space = H5Dget_space(set);
+    values.resize(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+    if (H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) values.clear();
+    H5Sclose(space);
+    H5Dclose(set);
+  }
+  H5Fclose(file);
+  return values;
+}
+
+/// The datasets of `one`'s file (write_h5) and of the distributed solve's (written in rows) are equal.
+void expect_same_files(const std::string& one, const std::string& rows, const std::vector<std::string>& datasets) {
+  for (const std::string& name : datasets) {
+    const std::vector<double> expected = read_doubles(one, name), got = read_doubles(rows, name);
+    EXPECT_FALSE(expected.empty()) << name;
+    ASSERT_EQ(got.size(), expected.size()) << name;
+    EXPECT_EQ(0, std::memcmp(got.data(), expected.data(), got.size() * sizeof(double))) << name;
+  }
+}
+
+/// A batch of `system` with options `o` solved on 1, 2 and 3 threads (uneven shares where the runs do
+/// not divide; on 3, thread 1's share fails and is taken over), gathered to the root and written in rows
+/// into one .h5 file, equals one Solver's result (and its write_h5 file's `datasets`) run by run.
 template <class System>
-std::string distributed_refusal(distributed::Collective& c, const System& system, const SolveOptions& o,
-                                const std::vector<double>& y0, const std::vector<double>& params) {
-  try {
-    Solver<System, double> solver(system, o);
-    (void)distributed::solve_distributed<double>(c, distributed::local_solver(solver),
-                                                 {y0.data(), y0.size(), params.data(), params.size()}, o);
-  } catch (const InvalidInput& e) {
-    return std::string(e.what());
+void expect_distributed_equals_one_solver(const System& system, const SolveOptions& o, const Batch<double>& b,
+                                          const std::vector<std::string>& datasets, const std::string& stem) {
+  Solver<System, double> one(system, o);
+  const SolveResult<double> reference = one.solve(b);
+  const std::string folder = (std::filesystem::temp_directory_path() /
+                              ("batchode_threads_" + stem + "_" + std::to_string(::getpid())))
+                                 .string();
+  std::filesystem::create_directories(folder);
+  write_h5(reference, folder + "/one.h5", one.options());
+  for (int count = 1; count <= 3; ++count) {
+    SCOPED_TRACE(std::to_string(count) + " processes");
+    const int failing = count == 3 ? 1 : -1;
+    distributed::DistributedOptions to_file;
+    to_file.h5_path = folder + "/rows" + std::to_string(count) + ".h5";
+    for (const distributed::DistributedOptions& how : {distributed::DistributedOptions{}, to_file}) {
+      const std::vector<Outcome> r = on_threads<Outcome>(
+          [&](distributed::Collective& c) {
+            Solver<System, double> solver(system, o);
+            distributed::LocalSolver<double> local = distributed::local_solver(solver);
+            if (c.rank() == failing) {
+              local.solve = [](const double*, const double*, RunRange) -> SolveResult<double> {
+                throw std::runtime_error("simulated device failure");
+              };
+            }
+            return std::make_shared<distributed::DistributedResult<double>>(distributed::solve_distributed<double>(
+                c, local, {b.y0.data(), b.y0.size(), b.params.data(), b.params.size()}, solver.options(), how));
+          },
+          count);
+      EXPECT_EQ(r[0]->not_solved, 0u);
+      if (how.h5_path.empty()) {
+        expect_same_result(r[0]->result, reference);
+        if (count > 1) {  // another process keeps its own share's rows, its own save times among them
+          const RunRange share = r[count - 1]->local;
+          EXPECT_EQ(r[count - 1]->result.n_runs(), share.runs);
+          if (reference.times_per_run() && share.runs > 0) {
+            EXPECT_EQ(r[count - 1]->result.time(0, 0), reference.time(share.first_run, 0));
+          }
+        }
+      } else {
+        expect_same_files(folder + "/one.h5", how.h5_path, datasets);
+      }
+    }
   }
-  return std::string("solved");
+  std::filesystem::remove_all(folder);
 }
 
-// Per-run save times are refused by name on every process, before any solve (not yet distributed).
-TEST(DistributedOnThreads, PerRunSaveTimesAreRefusedByName) {
-  const std::vector<std::string> errors = on_threads<std::string>([](distributed::Collective& c) {
-    const Batch<double> b = batch();
-    SolveOptions o = options();
-    o.save_every.reset();
-    o.save_at_per_run = PerRunSaveTimes(1, std::vector<double>(n_runs, 0.5));
-    return distributed_refusal(c, Lorenz{}, o, b.y0, b.params);
-  });
-  for (const std::string& e : errors) EXPECT_NE(e.find("does not take per-run save times"), std::string::npos) << e;
+// Each run's own save times (SolveOptions::save_at_per_run): a share is solved with its runs' rows.
+TEST(DistributedOnThreads, PerRunSaveTimesEqualOneSolver) {
+  SolveOptions o = options();
+  o.save_every.reset();
+  o.outputs.status = true;
+  std::vector<double> times;
+  for (std::size_t r = 0; r < n_runs; ++r) times.insert(times.end(), {0.1 + 0.005 * r, 0.7, 1.5 - 0.01 * r});
+  o.save_at_per_run = PerRunSaveTimes(3, times);
+  expect_distributed_equals_one_solver(Lorenz{}, o, batch(), {"final_state", "series", "t", "t_stop"}, "per_run_t");
 }
 
-// Summaries are refused by name on every process, before any solve (not yet distributed).
-TEST(DistributedOnThreads, SummariesAreRefusedByName) {
-  const std::vector<std::string> errors = on_threads<std::string>([](distributed::Collective& c) {
-    const Batch<double> b = batch();
-    SolveOptions o = options();
-    o.save_every.reset();
-    o.summaries.metrics = {"mean"};
-    return distributed_refusal(c, Lorenz{}, o, b.y0, b.params);
-  });
-  for (const std::string& e : errors) EXPECT_NE(e.find("does not keep summaries"), std::string::npos) << e;
+// Summaries: a share's rows of n_runs x windows x values, gathered and written as write_h5 writes them.
+TEST(DistributedOnThreads, SummariesEqualOneSolver) {
+  SolveOptions o = options();
+  o.outputs.status = true;
+  o.summaries.metrics = {"mean", "extrema", "peaks[2]"};
+  o.summaries.summarise_every = 0.5;
+  o.summaries.sample_summaries_every = 0.05;
+  expect_distributed_equals_one_solver(
+      LorenzSum{}, o, batch(),
+      {"final_state", "series", "t", "observables", "summaries/mean", "summaries/extrema", "summaries/peaks"},
+      "summaries");
 }
 
-// A series of chosen variables is refused by name on every process, before any solve (not yet
-// distributed: each process's rows would be every state's).
-TEST(DistributedOnThreads, SaveVariablesAreRefusedByName) {
-  const std::vector<std::string> errors = on_threads<std::string>([](distributed::Collective& c) {
-    const Batch<double> b = batch();
-    SolveOptions o = options();
-    EXPECT_TRUE(o.save_every.has_value());
-    o.save_variables = {"y2"};
-    return distributed_refusal(c, Lorenz{}, o, b.y0, b.params);
-  });
-  for (const std::string& e : errors) {
-    EXPECT_NE(e.find("does not choose the series' variables (SolveOptions.save_variables)"), std::string::npos) << e;
-  }
+// A series of chosen variables (SolveOptions::save_variables): a state and the observable.
+TEST(DistributedOnThreads, SaveVariablesEqualOneSolver) {
+  SolveOptions o = options();
+  o.save_variables = {"y2", "y0"};
+  const Solver<LorenzSum, double> probe(LorenzSum{}, o);
+  ASSERT_EQ(probe.series_layout().states.size(), 2u);
+  o.save_variables.push_back(probe.observable_names().at(0));
+  expect_distributed_equals_one_solver(LorenzSum{}, o, batch(), {"final_state", "series", "t", "observables"},
+                                       "save_variables");
 }
 
-// Per-run drivers are refused by name on every process, before any solve (each process would need
-// its share's sets); shared ones are every process's own copy.
-TEST(DistributedOnThreads, PerRunDriversAreRefusedByName) {
-  const std::vector<std::string> errors = on_threads<std::string>([](distributed::Collective& c) {
-    const std::size_t runs = 6;
-    std::vector<double> y0(runs, 1.0), params;
-    for (std::size_t r = 0; r < runs; ++r) params.insert(params.end(), {0.5, 1.0});
-    SolveOptions o;
-    o.backend = Backend::cpu;
-    o.verbosity = Verbosity::none;
-    DriverSpec u, v;
-    u.name = "u";
-    v.name = "v";
-    u.dt = v.dt = 1.0;
-    v.values = {0.0, 1.0};
-    u.n_samples = 2;
-    for (std::size_t r = 0; r < runs; ++r) u.values.insert(u.values.end(), {double(r), 0.0});
-    o.drivers = {u, v};
-    return distributed_refusal(c, batchode::testing::ForcedDecay{}, o, y0, params);
-  });
-  for (const std::string& e : errors) EXPECT_NE(e.find("does not take per-run drivers (drivers['u']"), std::string::npos) << e;
+// Per-run drivers: each share fits its own runs' samples; shared ones are every process's own copy.
+TEST(DistributedOnThreads, PerRunDriversEqualOneSolver) {
+  const std::size_t runs = 7;  // 7 runs: shares of 4 + 3 and 3 + 2 + 2
+  Batch<double> b;
+  b.y0.assign(runs, 1.0);
+  for (std::size_t r = 0; r < runs; ++r) b.params.insert(b.params.end(), {0.5 + 0.1 * r, 1.0});
+  SolveOptions o = options();
+  o.t_end = 2;
+  o.outputs.status = true;
+  DriverSpec u, v;
+  u.name = "u";
+  v.name = "v";
+  u.dt = v.dt = 1.0;
+  v.values = {0.0, 1.0, 0.5};
+  u.n_samples = 3;
+  for (std::size_t r = 0; r < runs; ++r) u.values.insert(u.values.end(), {double(r), 0.0, -double(r)});
+  o.drivers = {u, v};
+  expect_distributed_equals_one_solver(batchode::testing::ForcedDecay{}, o, b,
+                                       {"final_state", "series", "t", "observables", "t_stop"}, "drivers");
 }
 
 // Event records are gathered with the rest, a failed share's taken over, run by run as one Solver's;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
@@ -133,8 +134,9 @@ herr_t collect_name(hid_t, const char* name, const H5A_info_t*, void* names) {
   return 0;
 }
 
-/// The two files hold the same datasets (bytes and shapes) and the same root attributes' names.
-void expect_same_file(const std::string& a, const std::string& b) {
+/// The two files hold the same datasets (bytes and shapes; `more`: float64 ones besides the usual) and
+/// the same root attributes' names.
+void expect_same_file(const std::string& a, const std::string& b, const std::vector<std::string>& more = {}) {
   const hid_t fa = H5Fopen(a.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   const hid_t fb = H5Fopen(b.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   EXPECT_GE(fa, 0) << a;
@@ -155,6 +157,14 @@ void expect_same_file(const std::string& a, const std::string& b) {
     EXPECT_FALSE(va.empty()) << s.name;
     EXPECT_EQ(da, db) << s.name;
     EXPECT_TRUE(va == vb) << s.name << " differs";
+  }
+  for (const std::string& name : more) {
+    std::vector<hsize_t> da, db;
+    const std::vector<char> va = read_dataset(fa, name.c_str(), H5T_NATIVE_DOUBLE, 8, da);
+    const std::vector<char> vb = read_dataset(fb, name.c_str(), H5T_NATIVE_DOUBLE, 8, db);
+    EXPECT_FALSE(va.empty()) << name;
+    EXPECT_EQ(da, db) << name;
+    EXPECT_TRUE(va == vb) << name << " differs";
   }
   std::vector<std::string> na, nb;
   H5Aiterate2(fa, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_name, &na);
@@ -192,12 +202,70 @@ TEST(DistributedSolve, OneFileWrittenByAllEqualsTheOneProcessFile) {
   if (world().rank() == 0) std::filesystem::remove_all(folder);
 }
 
+/// A batch solved with `o` over the job's processes, gathered to rank 0 and written by all into one .h5
+/// file, equals one process's Solver run by run, and its write_h5 file (`more`: datasets besides the usual).
+void expect_distributed_equals_one_process(const SolveOptions& o, const std::vector<std::string>& more) {
+  const Batch<double> b = lorenz_batch<double>();
+  const std::string folder = shared_folder();
+  distributed::DistributedSolver<Lorenz, double> solver(world(), Lorenz{}, o);
+  const DistributedResult<double> gathered = solver.solve(b);
+  distributed::DistributedOptions how;
+  how.h5_path = folder + "/distributed.h5";
+  how.h5_meta = lorenz_meta(b);
+  (void)solver.solve(b, how);
+  EXPECT_EQ(gathered.not_solved, 0u);
+  if (world().rank() == 0) {
+    Solver<Lorenz, double> one(Lorenz{}, o);
+    const SolveResult<double> reference = one.solve(b);
+    const SolveResult<double>& r = gathered.result;
+    EXPECT_EQ(r.series_states(), reference.series_states());
+    EXPECT_EQ(r.times(), reference.times());
+    EXPECT_EQ(r.times_per_run(), reference.times_per_run());
+    EXPECT_EQ(r.summary_variables(), reference.summary_variables());
+    auto same = [](const auto& x, const auto& y, const char* what) {
+      EXPECT_EQ(x.size(), y.size()) << what;
+      EXPECT_TRUE(x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(*x.data())) == 0) << what;
+    };
+    same(r.final_state(), reference.final_state(), "final_state");
+    same(r.series(), reference.series(), "series");
+    same(r.summaries(), reference.summaries(), "summaries");
+    same(r.statuses(), reference.statuses(), "statuses");
+    same(r.stop_times(), reference.stop_times(), "stop_times");
+    write_h5(reference, folder + "/one_process.h5", one.options(), lorenz_meta(b));
+    expect_same_file(how.h5_path, folder + "/one_process.h5", more);
+  }
+  (void)world().allgather("");
+  if (world().rank() == 0) std::filesystem::remove_all(folder);
+}
+
+// Each run's own save times and a series of chosen states: each process solves its runs' rows.
+TEST(DistributedSolve, PerRunSaveTimesAndChosenVariablesEqualOneProcess) {
+  SolveOptions o = lorenz_options();
+  o.outputs.status = true;
+  o.save_every.reset();
+  std::vector<double> times;
+  for (std::size_t r = 0; r < n_runs; ++r) times.insert(times.end(), {0.1 + 0.002 * r, 0.7, 1.5 - 0.004 * r});
+  o.save_at_per_run = PerRunSaveTimes(3, times);
+  o.save_variables = {"y2", "y0"};
+  expect_distributed_equals_one_process(o, {"t_stop"});
+}
+
+// Summaries: gathered, and written into the one file as write_h5 writes them.
+TEST(DistributedSolve, SummariesEqualOneProcess) {
+  SolveOptions o = lorenz_options();
+  o.outputs.status = true;
+  o.summaries.metrics = {"mean", "extrema"};
+  o.summaries.summarise_every = 0.5;
+  o.summaries.sample_summaries_every = 0.05;
+  expect_distributed_equals_one_process(o, {"summaries/mean", "summaries/extrema"});
+}
+
 /// A Solver whose solve fails on the processes `fails` says (a GPU error without fallback, say).
 template <class T>
 distributed::LocalSolver<T> failing_on(Solver<Lorenz, T>& solver, bool fails) {
   distributed::LocalSolver<T> l = distributed::local_solver(solver);
   if (fails) {
-    l.solve = [](const T*, const T*, std::size_t) -> SolveResult<T> {
+    l.solve = [](const T*, const T*, distributed::RunRange) -> SolveResult<T> {
       throw std::runtime_error("simulated device failure");
     };
   }

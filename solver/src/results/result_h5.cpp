@@ -107,8 +107,10 @@ struct Content {
   /// The events' names and specs, when there are events: the result itself (its records written), or
   /// a result of no runs made from the options (write_h5_layout: the rows reserved for the caller).
   const SolveResult<T>* events = nullptr;
-  /// The result, when it kept summaries (written whole: write_h5_layout refuses them).
+  /// The result, when it kept summaries (written whole).
   const SolveResult<T>* summaries = nullptr;
+  /// The summaries' layout without values (write_h5_layout: their rows reserved for the caller).
+  const SummaryLayout* summary_rows = nullptr;
 };
 
 template <class T>
@@ -139,10 +141,11 @@ Content<T> content_of(const SolveResult<T>& r, const SolveOptions& options) {
 
 /// The group /summaries: one dataset per summary output, (n_runs, windows, variables) or with a last
 /// axis of its values when it has several; the cadence, the variables and the windows' ends as
-/// attributes (layout in result_h5.hpp).
+/// attributes (layout in result_h5.hpp). `r` null: the datasets reserved for `runs` runs, where each
+/// starts appended to `reserved` (write_h5_layout).
 template <class T>
-void write_summaries(H5Writer& w, hid_t root, const SolveResult<T>& r, double t0) {
-  const SummaryLayout& layout = *r.summary_layout();
+void write_summaries(H5Writer& w, hid_t root, const SummaryLayout& layout, std::size_t n_runs, const SolveResult<T>* r,
+                     double t0, std::vector<std::uint64_t>& reserved) {
   const Handle group(w.check(H5Gcreate2(root, "summaries", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                              "creating group summaries"),
                      H5Gclose);
@@ -155,12 +158,18 @@ void write_summaries(H5Writer& w, hid_t root, const SolveResult<T>& r, double t0
   w.attribute(group.get(), "summarise_every", layout.window_length);
   w.attribute(group.get(), "sample_summaries_every", layout.sample_period);
   w.attribute(group.get(), "window_ends", window_ends);
-  const hsize_t runs = r.n_runs(), windows = layout.windows, variables = layout.variables.size();
+  const hsize_t runs = n_runs, windows = layout.windows, variables = layout.variables.size();
   for (const SummaryOutput& out : layout.outputs) {
     std::vector<hsize_t> dims{runs, windows, variables};
     if (!out.value_names.empty()) dims.push_back(out.width);  // named values: their own axis (as Python)
-    const Handle set = w.dataset(group.get(), out.name, r.summary(out.name), dims);
+    const Handle set = r != nullptr ? w.dataset(group.get(), out.name, r->summary(out.name), dims)
+                                    : w.dataset(group.get(), out.name, static_cast<const T*>(nullptr), dims);
     if (!out.value_names.empty()) w.attribute(set.get(), "value_names", out.value_names);
+    if (r == nullptr && runs > 0) {
+      const haddr_t offset = H5Dget_offset(set.get());
+      if (offset == HADDR_UNDEF) w.fail("locating a summaries dataset in the file");
+      reserved.push_back(offset);
+    }
   }
 }
 
@@ -259,7 +268,12 @@ H5RowOffsets write_file(const Content<T>& r, const H5Target& to, const SolveOpti
       w.attribute(event.get(), "max", static_cast<std::uint64_t>(k_max));
     }
   }
-  if (r.summaries != nullptr) write_summaries(w, root, *r.summaries, options.t0);
+  std::vector<std::uint64_t> summary_offsets;  // each output's, when reserved
+  if (r.summaries != nullptr) {
+    write_summaries(w, root, *r.summaries->summary_layout(), r.n_runs, r.summaries, options.t0, summary_offsets);
+  } else if (r.summary_rows != nullptr) {
+    write_summaries<T>(w, root, *r.summary_rows, r.n_runs, nullptr, options.t0, summary_offsets);
+  }
   if (!meta.y0.empty() || !meta.parameters.empty()) {
     const Handle grid(
         w.check(H5Gcreate2(root, "grid", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "creating group grid"),
@@ -329,6 +343,7 @@ H5RowOffsets write_file(const Content<T>& r, const H5Target& to, const SolveOpti
     offsets.event_t = event_offsets[0];
     offsets.event_state = event_offsets[1];
     offsets.event_count = event_offsets[2];
+    offsets.summaries = summary_offsets;
   }
   return offsets;
 }
@@ -361,7 +376,11 @@ H5RowOffsets write_checked(const Content<T>& c, const H5Target& to, const SolveO
       c.events == nullptr ? 0
                           : runs * c.events->n_events() * (c.events->event_slots() * (states + 1) * sizeof(T) +
                                                            sizeof(std::uint32_t));
-  const std::uint64_t summary_bytes = c.summaries == nullptr ? 0 : c.summaries->summaries().size() * sizeof(T);
+  const std::uint64_t summary_bytes =
+      c.summaries != nullptr      ? c.summaries->summaries().size() * sizeof(T)
+      : c.summary_rows != nullptr ? checks::checked_product({runs, c.summary_rows->windows, c.summary_rows->slots},
+                                                            "n_runs x summary windows x values") * sizeof(T)
+                                  : 0;
   const std::uint64_t bytes = values * sizeof(T) + summary_bytes + (c.has_status ? runs * (sizeof(Status) + sizeof(T)) : 0) +
                               (c.has_counters ? runs * sizeof(RunCounters) : 0) + event_bytes + (1u << 20);
   probe_disk(to, bytes);
@@ -383,25 +402,38 @@ void write_h5(const SolveResult<T>& r, const std::string& path, const SolveOptio
 template <class T>
 H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std::vector<ExecutionRecord>& execution,
                              const std::string& path, const SolveOptions& options, const H5Metadata& meta,
-                             const std::vector<std::string>& observable_names, const std::string& name) {
-  if (saves_per_run(options)) {  // the times are rows of the file like the series; not reserved yet
-    throw InvalidInput("write_h5_layout: per-run save times (SolveOptions.save_at_per_run) are not written in rows "
-                       "yet; write the whole result with write_h5");
+                             const std::vector<std::string>& observable_names, const std::string& name,
+                             const SeriesLayout* series, const SummaryLayout* summaries) {
+  if (!options.summaries.empty() && (summaries == nullptr || summaries->empty())) {
+    throw InvalidInput("write_h5_layout: options with summaries (SolveOptions.summaries) need their layout (the "
+                       "Solver's summary_layout())");
   }
-  if (!options.summaries.empty()) {  // distributed solves refuse them; nothing reserves their rows
-    throw InvalidInput("write_h5_layout: summaries (SolveOptions.summaries) are not written in rows yet; write the "
-                       "whole result with write_h5");
+  if (!options.save_variables.empty() && series == nullptr) {
+    throw InvalidInput("write_h5_layout: options choosing the series' variables (SolveOptions.save_variables) need "
+                       "the series' layout (the Solver's series_layout())");
   }
-  if (!options.save_variables.empty()) {  // distributed solves refuse them; the rows reserved are every state's
-    throw InvalidInput("write_h5_layout: a series of chosen variables (SolveOptions.save_variables) is not written "
-                       "in rows yet; write the whole result with write_h5");
-  }
-  const SolveResult<T> shape(0, n_states, count_saves(options), options);  // the save times, no runs
+  // The save times, no runs: per-run ones are the options' rows, written whole here like shared ones.
+  SolveOptions shared_times = options;
+  shared_times.save_at_per_run = PerRunSaveTimes();
+  if (saves_per_run(options)) shared_times.save_at = std::vector<double>(options.save_at_per_run.n_saves(), 0.0);
+  // (Summaries thin the series: its times are every series_every-th sample's.)
+  const SolveResult<T> shape(0, n_states, count_saves(options), shared_times, nullptr, {},
+                             std::shared_ptr<const SummaryLayout>(std::shared_ptr<void>(), summaries));
+  std::vector<T> per_run_times;
   Content<T> c;
   c.n_runs = n_runs;
   c.n_states = n_states;
   c.n_saves = shape.n_saves();
   c.times = &shape.times();
+  if (saves_per_run(options)) {
+    check_options_for_batch(options, n_runs);
+    const std::vector<double>& own = options.save_at_per_run.times();
+    per_run_times.assign(own.begin(), own.end());
+    c.times = &per_run_times;
+    c.times_per_run = true;
+  }
+  if (series != nullptr && !series->all) c.series_states = &series->states;
+  if (summaries != nullptr && !summaries->empty()) c.summary_rows = summaries;
   if (c.n_saves > 0 && !observable_names.empty()) c.observable_names = &observable_names;  // reserved
   c.has_status = options.outputs.status;
   c.has_counters = options.outputs.counters;
@@ -416,9 +448,11 @@ template void write_h5<double>(const SolveResult<double>&, const std::string&, c
                                const H5Metadata&);
 template H5RowOffsets write_h5_layout<float>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
                                              const std::string&, const SolveOptions&, const H5Metadata&,
-                                             const std::vector<std::string>&, const std::string&);
+                                             const std::vector<std::string>&, const std::string&,
+                                             const SeriesLayout*, const SummaryLayout*);
 template H5RowOffsets write_h5_layout<double>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
                                               const std::string&, const SolveOptions&, const H5Metadata&,
-                                              const std::vector<std::string>&, const std::string&);
+                                              const std::vector<std::string>&, const std::string&,
+                                             const SeriesLayout*, const SummaryLayout*);
 
 }  // namespace batchode

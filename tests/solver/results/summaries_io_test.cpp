@@ -2,7 +2,8 @@
 // <prefix>_summary_<name>.npy and write_summaries_csv hold result.summary(name) value for value (read
 // back through HDF5's C API and the NPY bytes, as a reader without batchode would), in float and
 // double, with their shapes, names and windows; a result without summaries writes none; the rows
-// writer of distributed solves refuses them.
+// writer of distributed solves refuses them without their layout (tests/distributed: with it, the file
+// equals write_h5's).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
@@ -226,11 +227,11 @@ TEST(SummariesIo, AResultWithoutSummariesWritesNone) {
   EXPECT_EQ(text, "run,window,window_end,variable\n");
 }
 
-TEST(SummariesIo, TheRowsWriterOfDistributedSolvesRefusesThem) {
+TEST(SummariesIo, TheRowsWriterOfDistributedSolvesRefusesThemWithoutTheirLayout) {
   const std::string path = fresh_dir("summaries_io_rows") + "/rows.h5";
   try {
     (void)write_h5_layout<double>(4, 2, {}, path, summarised());
-    ADD_FAILURE() << "write_h5_layout took options with summaries";
+    ADD_FAILURE() << "write_h5_layout took options with summaries and no layout";
   } catch (const InvalidInput& e) {
     EXPECT_THAT(e.what(), HasSubstr("summaries"));
   }

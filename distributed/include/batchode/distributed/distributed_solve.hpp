@@ -2,7 +2,10 @@
 // the same batch (the grid is cheap to build on each, and no input travels); each solves a contiguous share
 // with its own Solver (its GPU, chosen by local rank, or its CPU cores), shares sized by each process's
 // measured cost model, and the results are gathered to one process or written by all of them into one .h5
-// file with write_h5's layout.
+// file with write_h5's layout. A share's rows are the rows of its runs in one Solver's result (series of
+// the chosen variables, observables, summaries, statuses, events), solved with its runs' rows of the
+// per-run options (save times, drivers: solver/setup/run_rows.hpp), so the result is one Solver's on the
+// whole batch, run by run.
 //
 // The steps, each collective, each an event of category "mpi" on every process:
 //   mpi_input_agreement  every process checks the batch (sizes, options, the finiteness of one slice
@@ -37,6 +40,7 @@
 #include "batchode/distributed/shares.hpp"
 #include "batchode/solver/setup/grid.hpp"
 #include "batchode/solver/setup/options.hpp"
+#include "batchode/solver/setup/run_rows.hpp"
 #include "batchode/solver/results/result.hpp"
 #include "batchode/solver/results/result_h5.hpp"
 #include "batchode/solver/solver.hpp"
@@ -56,13 +60,17 @@ struct LocalSolver {
   std::string capability;
   /// Predicted wall time (ms) of solving these runs here.
   std::function<double(const T* y0, const T* params, std::size_t runs)> predict_ms;
-  std::function<SolveResult<T>(const T* y0, const T* params, std::size_t runs)> solve;
+  /// Solves the batch's runs `runs`: y0 and params point at their rows; the options' per-run rows
+  /// (save times, drivers) are the batch's, taken for these runs (options_for_runs).
+  std::function<SolveResult<T>(const T* y0, const T* params, RunRange runs)> solve;
   /// The system's observables (kept beside the state at every save): the rows of runs nobody solved
   /// and the gathered result have room for them.
   std::vector<std::string> observable_names;
   /// The series' columns and the system's names (Solver::series_layout): the results this process
   /// makes (unsolved runs, the gathered batch) name their columns as the Solver's do.
   std::shared_ptr<const SeriesLayout> series_layout;
+  /// The solve's summaries (Solver::summary_layout): null when none are kept.
+  std::shared_ptr<const SummaryLayout> summary_layout;
 };
 
 struct DistributedOptions {
@@ -156,9 +164,16 @@ LocalSolver<T> local_solver(Solver<System, T>& solver) {
   l.n_params = solver.n_params();
   l.capability = capability_of(solver.options());
   l.predict_ms = [&solver](const T* y0, const T* p, std::size_t runs) { return solver.predict_ms(y0, p, runs); };
-  l.solve = [&solver](const T* y0, const T* p, std::size_t runs) { return solver.solve(y0, p, runs); };
+  l.solve = [&solver](const T* y0, const T* p, RunRange runs) {
+    if (!has_run_rows(solver.options())) return solver.solve(y0, p, runs.runs);
+    // Options with rows per run: a Solver for these runs' rows (it fits their own drivers).
+    Solver<System, T> part(solver.system(), options_for_runs(solver.options(), runs.first_run, runs.runs),
+                           solver.logger());
+    return part.solve(y0, p, runs.runs);
+  };
   l.observable_names = solver.observable_names();
   l.series_layout = std::make_shared<const SeriesLayout>(solver.series_layout());
+  if (const SummaryLayout* s = solver.summary_layout()) l.summary_layout = std::make_shared<const SummaryLayout>(*s);
   return l;
 }
 
@@ -176,7 +191,7 @@ class DistributedSolver {
         logger_(&logger),
         solver_(std::move(system), options_, logger) {
     // The Solver names a system's events when the options did not: the distributed solve gathers
-    // their records (and refuses them with a file written in rows, which has no room for them yet).
+    // their records, and writes them in rows.
     options_.events = solver_.options().events;
   }
 

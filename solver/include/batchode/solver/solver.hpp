@@ -133,6 +133,10 @@ class Solver {
   }
 
   const SolveOptions& options() const noexcept { return options_; }
+  /// The system solved, and the logger the solves are timed in: what a Solver for some of a batch's
+  /// runs is built from (a distributed solve's share with per-run rows: run_rows.hpp).
+  const System& system() const noexcept { return system_; }
+  TimeLogger& logger() const noexcept { return *logger_; }
   /// The system's observables (kernels/outputs/observables.hpp), saved beside the state at every save (all of
   /// them, or those SolveOptions::save_variables chose: series_layout()).
   std::vector<std::string> observable_names() const { return detail::observable_names_of(system_); }

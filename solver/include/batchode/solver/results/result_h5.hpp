@@ -103,6 +103,9 @@ struct H5RowOffsets {
   std::optional<std::uint64_t> observables;  ///< n_saves x n_observables values per run
   std::vector<std::uint64_t> event_t, event_state, event_count;
   std::optional<std::uint64_t> t_stop;  ///< with status
+  /// Each summary output's /summaries/<name> (SummaryLayout::outputs' order): row r at summaries[o] + r *
+  /// windows * variables * width * sizeof(T) (SolveResult::summary's dense rows); empty without summaries.
+  std::vector<std::uint64_t> summaries;
 };
 
 /// The file write_h5 would write for a result of `n_runs` runs of `n_states` states solved with
@@ -110,15 +113,18 @@ struct H5RowOffsets {
 /// its parts ran), with every array written except the per-run ones, which are reserved (the disk
 /// space included) and left unfilled for the caller to fill at the returned offsets: a distributed
 /// solve's processes each write their own runs into the one file (batchode/mpi). `observable_names`:
-/// the system's observables, reserved beside the series. Same errors as write_h5; InvalidInput for
-/// options with per-run save times or summaries (not written in rows: write the result with write_h5).
+/// the saved observables, reserved beside the series. `series`: the series' columns (null: every
+/// state); `summaries`: the summaries' layout (null: none), both as the Solver resolved them. Per-run
+/// save times (the options' rows) are written whole, as write_h5 writes them. Same errors as write_h5;
+/// InvalidInput for options with summaries or save_variables given without their layout.
 /// `path` is written as it is: the caller makes it whole or removes it (a temporary file of a
 /// files::AtomicFile, moved into place once every row is in); `name`, the path its messages give
 /// (the destination; empty: `path`).
 template <class T>
 H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std::vector<ExecutionRecord>& execution,
                              const std::string& path, const SolveOptions& options, const H5Metadata& meta = {},
-                             const std::vector<std::string>& observable_names = {}, const std::string& name = {});
+                             const std::vector<std::string>& observable_names = {}, const std::string& name = {},
+                             const SeriesLayout* series = nullptr, const SummaryLayout* summaries = nullptr);
 
 extern template void write_h5<float>(const SolveResult<float>&, const std::string&, const SolveOptions&,
                                      const H5Metadata&);
@@ -126,9 +132,11 @@ extern template void write_h5<double>(const SolveResult<double>&, const std::str
                                       const H5Metadata&);
 extern template H5RowOffsets write_h5_layout<float>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
                                                     const std::string&, const SolveOptions&, const H5Metadata&,
-                                                    const std::vector<std::string>&, const std::string&);
+                                                    const std::vector<std::string>&, const std::string&,
+                                                    const SeriesLayout*, const SummaryLayout*);
 extern template H5RowOffsets write_h5_layout<double>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
                                                      const std::string&, const SolveOptions&, const H5Metadata&,
-                                                     const std::vector<std::string>&, const std::string&);
+                                                     const std::vector<std::string>&, const std::string&,
+                                                    const SeriesLayout*, const SummaryLayout*);
 
 }  // namespace batchode

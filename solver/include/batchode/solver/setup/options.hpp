@@ -168,14 +168,13 @@ struct SolveOptions {
   /// Save each run at its own times: every run's n_saves times strictly increasing in [t0, t_end];
   /// not with save_every or save_at. The batch must have save_at_per_run.n_runs() runs (a solve of
   /// another size is refused by name). Interpolated unless save_mode is land (then each run's steps
-  /// land on its own times). Not in distributed (MPI) solves yet.
+  /// land on its own times). A distributed (MPI) solve gives each process its runs' rows.
   PerRunSaveTimes save_at_per_run;
   SaveMode save_mode = SaveMode::automatic;
   /// The states and observables the series keeps, by name (CuBIE's save_variables), kept in the
   /// system's order whatever order they are named in: only these take memory on the device, in
   /// staging and in the result (solver/setup/series_layout.hpp). Empty: every state and observable. Needs
-  /// saves; the final state, events and summaries keep every variable. Not in distributed (MPI)
-  /// solves yet.
+  /// saves; the final state, events and summaries keep every variable.
   std::vector<std::string> save_variables;
   /// Summary metrics per run and window (SummaryOptions). With a series too, save_every must be a
   /// whole number of samples (the series is saved at the samples that fall on it); not with save_at.
