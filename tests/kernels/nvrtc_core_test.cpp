@@ -64,7 +64,7 @@ struct Lorenz96 {
   }
 };
 static_assert(batchode::is_ode_system_v<Lorenz, float> && batchode::is_ode_system_v<DampedPendulum, double>);
-static_assert(batchode::kernels::has_rhs_component_v<Lorenz96, double>);
+static_assert(batchode::has_rhs_component_v<Lorenz96, double>);
 // The Rosenbrock kernels below must integrate, not compile to the empty body of an unavailable method.
 static_assert(batchode::kernels::StepperFor<batchode::tableau::Rodas4, Lorenz, float>::available);
 static_assert(batchode::kernels::StepperFor<batchode::tableau::Rodas4, DampedPendulum, double>::available);

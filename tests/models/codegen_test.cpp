@@ -142,13 +142,13 @@ std::string checks_of(const std::vector<Generated>& models) {
          ", float>);\n";
     s += "static_assert(" + M + "::n_states == " + std::to_string(g.model.n_states()) + " && " + M +
          "::n_params == " + std::to_string(g.model.n_params()) + ");\n";
-    s += "static_assert(" + analytic + "batchode::kernels::has_jacobian_v<" + M + ", double>);\n";
+    s += "static_assert(" + analytic + "batchode::has_jacobian_v<" + M + ", double>);\n";
     s +=
-        "static_assert(" + analytic + "batchode::kernels::has_analytic_linearization_v<" + M + ", float>);\n";
-    s += "static_assert(batchode::kernels::can_linearize_v<" + M + ", double>);\n";
+        "static_assert(" + analytic + "batchode::has_analytic_linearization_v<" + M + ", float>);\n";
+    s += "static_assert(batchode::can_linearize_v<" + M + ", double>);\n";
     // The band where the symbolic Jacobian has one: declared, given, and what a Rosenbrock step uses.
     const std::string band = banded(g) ? "" : "!";
-    s += "static_assert(" + band + "batchode::kernels::has_band_jacobian_v<" + M + ", double>);\n";
+    s += "static_assert(" + band + "batchode::has_band_jacobian_v<" + M + ", double>);\n";
     s += "static_assert(" + band + "batchode::kernels::RosenbrockShape<" + M + ", float>::banded);\n";
     if (banded(g)) {
       s += "static_assert(" + M + "::jacobian_lower_bandwidth == 2 && " + M + "::jacobian_upper_bandwidth == 2);\n";
@@ -307,7 +307,7 @@ TEST(Codegen, HostCompilerCheckCanFail) {
   const std::string tu =
       write_sources(dir, models) +
       "#include \"batchode/kernels/linalg/jacobian.hpp\"\n"
-      "static_assert(batchode::kernels::has_jacobian_v<VanDerPol, double>, \"no_jacobian_here\");\n";
+      "static_assert(batchode::has_jacobian_v<VanDerPol, double>, \"no_jacobian_here\");\n";
   support::write_file(dir.file("check.cpp"), tu);
   const support::RunResult r = support::compile({dir.file("check.cpp")}, kStrict, dir.file("log.txt"));
   EXPECT_NE(r.exit_code, 0) << r.output;
@@ -393,7 +393,7 @@ void run(const char* name, int sample, double t, const double* y, const double* 
     put("J", k, J[k]);
     put("J_ad", k, J_ad[k]);
   }
-  if constexpr (batchode::kernels::has_band_jacobian_v<M, double>) {  // printed at the dense index
+  if constexpr (batchode::has_band_jacobian_v<M, double>) {  // printed at the dense index
     using Shape = batchode::kernels::JacobianBand<M>;
     double Jb[Shape::jacobian_size];
     M{}.band_jacobian(t, y, p, Jb);
@@ -496,7 +496,7 @@ std::string runtime_program(bool broken) {
                                          {"Bruss", parse(batchode::testing::bruss_toml(8)), true}};
   for (const Generated& g : models) {
     s += generate_system(g.model, {g.type, g.jacobian}) + "\n";
-    s += "static_assert(batchode::kernels::has_analytic_linearization_v<" + g.type + ", double>);\n";
+    s += "static_assert(batchode::has_analytic_linearization_v<" + g.type + ", double>);\n";
     s += "static_assert(batchode::kernels::StepperFor<batchode::tableau::Rodas4, " + g.type +
          ", float>::available);\n";
   }

@@ -271,7 +271,7 @@ TEST(ModelFuzz, MutatedFilesParseOrFailWithAPlace) {
           "batchode::kernels::Dual<double, 3>*, const batchode::kernels::Dual<double, 3>*, "
           "batchode::kernels::Dual<double, 3>*) const;\n";
     if (s.jacobian) {
-      tu += "static_assert(batchode::kernels::has_analytic_linearization_v<" + s.type + ", double>);\n";
+      tu += "static_assert(batchode::has_analytic_linearization_v<" + s.type + ", double>);\n";
       tu += "template void " + s.type +
             "::jacobian<double>(double, const double*, const double*, double*) const;\n";
       tu += "template void " + s.type +

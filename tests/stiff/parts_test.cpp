@@ -24,7 +24,7 @@ using namespace batchode::testing;
 template <class Plain, class ByHand>
 void expect_ad_matches(std::vector<double> scale, std::vector<double> params, std::uint32_t seed) {
   constexpr std::size_t N = Plain::n_states, P = Plain::n_params;
-  static_assert(!kernels::has_jacobian_v<Plain, double> && kernels::has_jacobian_v<ByHand, double>);
+  static_assert(!has_jacobian_v<Plain, double> && has_jacobian_v<ByHand, double>);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   for (int trial = 0; trial < 100; ++trial) {
@@ -230,8 +230,8 @@ void expect_band_ad_equals_dense_ad() {
   using Shape = kernels::RosenbrockShape<Banded, double>;
   static_assert(Shape::banded && Shape::lower == 2 && Shape::upper == 2);
   static_assert(!kernels::RosenbrockShape<Dense, double>::banded);
-  static_assert(kernels::can_linearize_v<Banded, double> && kernels::can_linearize_v<Banded, float>);
-  static_assert(kernels::can_linearize_v<Dense, double> && kernels::can_linearize_v<Dense, float>);
+  static_assert(can_linearize_v<Banded, double> && can_linearize_v<Banded, float>);
+  static_assert(can_linearize_v<Dense, double> && can_linearize_v<Dense, float>);
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(0.5, 3.5);
   for (int trial = 0; trial < 20; ++trial) {
@@ -285,7 +285,7 @@ template <std::size_t N>
 void expect_grouped_ad_equals_one_call() {
   using System = AllCoupled<N>;
   using D = kernels::Dual<double, int(N) + 1>;
-  static_assert(kernels::can_linearize_v<System, double>);
+  static_assert(can_linearize_v<System, double>);
   static_assert(kernels::detail::DenseColumns<N>::calls == (N + 7) / 8, "8 columns a call past 16 states");
   std::mt19937_64 rng(N);
   std::uniform_real_distribution<double> u(-1.5, 1.5);

@@ -20,13 +20,12 @@ struct LorenzTwoMethods : Lorenz {
   static constexpr Method compiled_methods[] = {Method::rk4, Method::rodas4};
 };
 
-static_assert(tableau::compiles_method<LorenzTwoMethods>(Method::rk4));
-static_assert(tableau::compiles_method<LorenzTwoMethods>(Method::rodas4));
-static_assert(!tableau::compiles_method<LorenzTwoMethods>(Method::dopri5));
-static_assert(!tableau::compiles_method<LorenzTwoMethods>(Method::ros3p));
-static_assert(tableau::compiles_method<Lorenz>(Method::dopri5), "no list: every method");
-static_assert(tableau::declares_compiled_methods_v<LorenzTwoMethods> &&
-              !tableau::declares_compiled_methods_v<Lorenz>);
+static_assert(compiles_method<LorenzTwoMethods>(Method::rk4));
+static_assert(compiles_method<LorenzTwoMethods>(Method::rodas4));
+static_assert(!compiles_method<LorenzTwoMethods>(Method::dopri5));
+static_assert(!compiles_method<LorenzTwoMethods>(Method::ros3p));
+static_assert(compiles_method<Lorenz>(Method::dopri5), "no list: every method");
+static_assert(declares_compiled_methods_v<LorenzTwoMethods> && !declares_compiled_methods_v<Lorenz>);
 static_assert(tableau::method_of<tableau::Rodas4>::value == Method::rodas4);
 static_assert(tableau::method_of<tableau::OdeintRosenbrock4>::value == Method::rosenbrock4);
 

@@ -245,8 +245,8 @@ struct ForcedDecayDoubleOnly {
   }
 };
 static_assert(is_ode_system_v<ForcedDecayDoubleOnly, double>);
-static_assert(!kernels::can_linearize_v<Driven<ForcedDecayDoubleOnly, double>, double>);
-static_assert(kernels::can_linearize_v<Driven<ForcedDecay, double>, double>);
+static_assert(!can_linearize_v<Driven<ForcedDecayDoubleOnly, double>, double>);
+static_assert(can_linearize_v<Driven<ForcedDecay, double>, double>);
 
 TEST(Driven, ADrivenSystemWithoutDualNumbersSolvesExplicitlyAndRefusesStiffMethodsByName) {
   const Batch<double> batch = forced_batch(2);

@@ -55,26 +55,19 @@ struct LaneGroupState {
   }
 };
 
-namespace detail {
-template <class S, class T, class = void>
-struct has_rhs_component : port::false_type {};
-template <class S, class T>
-struct has_rhs_component<
-    S, T,
-    port::void_t<decltype(T{port::declval<const S&>().rhs_component(
-        port::size_t{}, port::declval<T>(), port::declval<const LaneGroupState<T, S::n_states, 2>&>(),
-        port::declval<const T*>())})>> : port::true_type {};
+}  // namespace batchode::kernels
 
-template <class S, class = void>
-struct declared_lanes : port::integral_constant<port::size_t, 0> {};
-template <class S>
-struct declared_lanes<S, port::void_t<decltype(port::size_t{S::lanes_per_run})>>
-    : port::integral_constant<port::size_t, S::lanes_per_run> {};
-}  // namespace detail
-
-/// Whether system S in precision T gives rhs_component (the lane-group layout's one requirement).
+namespace batchode {
+/// Whether system S in precision T gives rhs_component (the lane-group layout's one requirement),
+/// reading the state a lane group passes. The member is documented and detected in
+/// kernels/core/system.hpp (detail::has_rhs_component, over a State type); the State is this room's.
+/// A trait over a system, so in `batchode` (system.hpp's namespace rule).
 template <class S, class T>
-inline constexpr bool has_rhs_component_v = detail::has_rhs_component<S, T>::value;
+inline constexpr bool has_rhs_component_v =
+    detail::has_rhs_component<S, T, kernels::LaneGroupState<T, S::n_states, 2>>::value;
+}  // namespace batchode
+
+namespace batchode::kernels {
 
 /// The lanes that integrate one run of System with method Tab in precision T on the GPU: 1 (one thread
 /// per run) unless the method is explicit and the system gives rhs_component and has no events or
@@ -88,8 +81,8 @@ constexpr port::size_t lanes_per_run() {
   if constexpr (!has_rhs_component_v<System, T> || !tableau::runs_on_gpu_v<Tab> ||
                 tableau::is_rosenbrock_v<Tab> || n_events_v<System> != 0 || n_drivers_v<System> != 0) {
     return 1;
-  } else if constexpr (detail::declared_lanes<System>::value != 0) {
-    constexpr port::size_t l = detail::declared_lanes<System>::value;
+  } else if constexpr (declared_lanes_per_run_v<System> != 0) {
+    constexpr port::size_t l = declared_lanes_per_run_v<System>;
     static_assert(l <= 32 && (l & (l - 1)) == 0 && n % l == 0,
                   "lanes_per_run: a power of two of at most 32 that divides n_states");
     return l;

@@ -1,8 +1,8 @@
 // kernels/linalg/: the band of a system's Jacobian, for the Rosenbrock methods of large systems. A system
-// whose f_i reads only y_j with j - i in [-L, U] may say so:
-//   static constexpr port::size_t jacobian_lower_bandwidth = L, jacobian_upper_bandwidth = U;
-// (generated model code does, from its symbolic Jacobian: models/). It may then also give the band
-// itself, band_jacobian(t, y, p, Jb), in BandShape's storage; otherwise forward-mode AD fills it with
+// whose f_i reads only y_j with j - i in [-L, U] may say so (jacobian_lower_bandwidth = L,
+// jacobian_upper_bandwidth = U; generated model code does, from its symbolic Jacobian: models/). It may
+// then also give the band itself, band_jacobian(t, y, p, Jb), in BandShape's storage (the members and
+// their traits: kernels/core/system.hpp); otherwise forward-mode AD fills it with
 // L + U + 1 directions (columns L + U + 1 apart share one: each row sees one of them), not N.
 // A declared band is a promise: entries outside it are taken as zero, never computed.
 //
@@ -14,6 +14,7 @@
 
 #include "batchode/kernels/core/annotations.hpp"
 #include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/core/system.hpp"
 
 namespace batchode::kernels {
 
@@ -34,33 +35,9 @@ struct BandShape {
   static constexpr port::size_t lu_size = banded ? N * lu_width : N * N;
 };
 
-namespace detail {
-template <class S, class = void>
-struct declared_band {
-  static constexpr port::size_t lower = S::n_states - 1, upper = S::n_states - 1;
-};
-template <class S>
-struct declared_band<S, port::void_t<decltype(port::size_t{S::jacobian_lower_bandwidth}),
-                                     decltype(port::size_t{S::jacobian_upper_bandwidth})>> {
-  static constexpr port::size_t lower = S::jacobian_lower_bandwidth, upper = S::jacobian_upper_bandwidth;
-};
-
-template <class S, class T, class = void>
-struct has_band_jacobian : port::false_type {};
-template <class S, class T>
-struct has_band_jacobian<S, T,
-                         port::void_t<decltype(port::declval<const S&>().band_jacobian(
-                             port::declval<T>(), port::declval<const T*>(), port::declval<const T*>(),
-                             port::declval<T*>()))>> : port::true_type {};
-}  // namespace detail
-
-/// System's Jacobian layout: its declared band, or dense.
+/// System's Jacobian layout: its declared band (kernels/core/system.hpp), or dense.
 template <class System>
-using JacobianBand = BandShape<System::n_states, detail::declared_band<System>::lower,
-                               detail::declared_band<System>::upper>;
-
-/// True when System gives its banded Jacobian itself: band_jacobian(t, y, p, Jb) in precision T.
-template <class System, class T>
-inline constexpr bool has_band_jacobian_v = detail::has_band_jacobian<System, T>::value;
+using JacobianBand =
+    BandShape<System::n_states, jacobian_lower_bandwidth_v<System>, jacobian_upper_bandwidth_v<System>>;
 
 }  // namespace batchode::kernels

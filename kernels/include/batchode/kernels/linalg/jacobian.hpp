@@ -1,60 +1,21 @@
 // kernels/linalg/: the linearisation a Rosenbrock step needs at (t, y): f, J = df/dy (row-major,
-// J[i * N + j] = df_i / dy_j) and f_t = df/dt. A system may give J itself through a member
-//   template <class T> BATCHODE_HOST_DEVICE void jacobian(T t, const T* y, const T* p, T* J) const;
-// otherwise J comes from forward-mode AD (kernels/core/dual.hpp) through its templated call operator.
-// f_t comes from AD in t, unless the system also has a member
-//   template <class T> BATCHODE_HOST_DEVICE void time_derivative(T t, const T* y, const T* p, T* f_t) const;
-// with both members (generated model code has them: models/) linearize makes no dual-number call at
-// all, so the call operator need not accept dual numbers. Host and device.
+// J[i * N + j] = df_i / dy_j) and f_t = df/dt. A system may give J itself (its jacobian member),
+// otherwise J comes from forward-mode AD (kernels/core/dual.hpp) through its templated call operator;
+// f_t comes from AD in t, unless the system also has a time_derivative member. With both (generated
+// model code has them: models/) linearize makes no dual-number call at all, so the call operator need
+// not accept dual numbers. The members and their traits (has_jacobian_v, has_time_derivative_v,
+// has_analytic_linearization_v): kernels/core/system.hpp; whether the call operator takes the dual
+// number a step would use (can_linearize_v) is asked here, where that number's type is chosen. Host
+// and device.
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
 #include "batchode/kernels/linalg/band.hpp"
 #include "batchode/kernels/core/dual.hpp"
 #include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/core/system.hpp"
 
 namespace batchode::kernels {
-
-namespace detail {
-template <class S, class T, class = void>
-struct has_jacobian : port::false_type {};
-template <class S, class T>
-struct has_jacobian<S, T,
-                    port::void_t<decltype(port::declval<const S&>().jacobian(port::declval<T>(), port::declval<const T*>(),
-                                                                             port::declval<const T*>(),
-                                                                             port::declval<T*>()))>>
-    : port::true_type {};
-
-template <class S, class D, class = void>
-struct callable_with : port::false_type {};
-template <class S, class D>
-struct callable_with<S, D,
-                     port::void_t<decltype(port::declval<const S&>()(port::declval<D>(), port::declval<const D*>(),
-                                                                     port::declval<const D*>(), port::declval<D*>()))>>
-    : port::true_type {};
-
-template <class S, class T, class = void>
-struct has_time_derivative : port::false_type {};
-template <class S, class T>
-struct has_time_derivative<
-    S, T,
-    port::void_t<decltype(port::declval<const S&>().time_derivative(
-        port::declval<T>(), port::declval<const T*>(), port::declval<const T*>(), port::declval<T*>()))>>
-    : port::true_type {};
-}  // namespace detail
-
-/// True when System provides an analytic `jacobian(t, y, p, J)` in precision T.
-template <class System, class T>
-inline constexpr bool has_jacobian_v = detail::has_jacobian<System, T>::value;
-
-/// True when System provides an analytic `time_derivative(t, y, p, f_t)` (df/dt) in precision T.
-template <class System, class T>
-inline constexpr bool has_time_derivative_v = detail::has_time_derivative<System, T>::value;
-
-/// True when System gives both J and f_t itself: linearize() then makes no dual-number call.
-template <class System, class T>
-inline constexpr bool has_analytic_linearization_v =
-    has_jacobian_v<System, T> && has_time_derivative_v<System, T>;
 
 /// The columns of a dense Jacobian one AD call of linearize() differentiates: all N up to
 /// unrolled_states (one call), else groups of dense_ad_columns, one call each (a loop). A call with
@@ -109,14 +70,9 @@ struct used_linearization<System, T, true> {
 template <class System, class T, bool Analytic = used_linearization<System, T>::analytic>
 struct can_linearize : port::true_type {};
 template <class System, class T>
-struct can_linearize<System, T, false> : callable_with<System, typename used_linearization<System, T>::dual> {};
+struct can_linearize<System, T, false>
+    : batchode::detail::has_rhs<System, typename used_linearization<System, T>::dual> {};
 }  // namespace detail
-
-/// True when a Rosenbrock method can linearise System in precision T: its call operator accepts dual
-/// numbers (a template over the number type). Needed for f_t even when J is analytic, unless the
-/// system also gives f_t itself (has_analytic_linearization_v).
-template <class System, class T>
-inline constexpr bool can_linearize_v = detail::can_linearize<System, T>::value;
 
 /// sizeof the dual number a Rosenbrock step calls System with in precision T (its Jacobian layout's), 0
 /// when it calls with none (J and f_t analytic): the CPU path counts a run's arrays of them against a
@@ -257,3 +213,14 @@ BATCHODE_HOST_DEVICE void linearize_band(const System& sys, T t, const T* y, con
 }
 
 }  // namespace batchode::kernels
+
+namespace batchode {
+
+/// True when a Rosenbrock method can linearise System in precision T: its call operator accepts dual
+/// numbers (a template over the number type). Needed for f_t even when J is analytic, unless the
+/// system also gives f_t itself (has_analytic_linearization_v). A trait over a system, so in
+/// `batchode` (kernels/core/system.hpp's namespace rule); defined here, where its dual type is chosen.
+template <class System, class T>
+inline constexpr bool can_linearize_v = kernels::detail::can_linearize<System, T>::value;
+
+}  // namespace batchode

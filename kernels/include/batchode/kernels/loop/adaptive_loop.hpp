@@ -8,6 +8,7 @@
 #include "batchode/kernels/core/portable.hpp"
 #include "batchode/kernels/core/run_settings.hpp"
 #include "batchode/kernels/core/status.hpp"
+#include "batchode/kernels/core/system.hpp"
 #include "batchode/kernels/loop/events.hpp"
 #include "batchode/kernels/loop/loop_parts.hpp"
 #include "batchode/kernels/loop/step_control.hpp"
@@ -23,20 +24,15 @@ template <class Stepper>
 struct reports_failure<Stepper, port::void_t<decltype(port::declval<const Stepper&>().failure())>>
     : port::true_type {};
 
-template <class S, class T, class = void>
-struct has_breaks : port::false_type {};
-template <class S, class T>
-struct has_breaks<S, T, port::void_t<decltype(port::declval<const S&>().next_break(port::declval<T>()))>>
-    : port::true_type {};
-
 /// The stop of an adaptive step from t: `t_stop` (next_stop's), or the system's next break before it
 /// (a driver's knot, kernels/outputs/driven_system.hpp: a linear driver's slope jumps there, a cubic spline's
 /// third derivative, and an embedded error estimate misjudges a step across the jump: dopri5 was 2e-8
 /// off for 1e-11 asked (linear), 5.5e-8 for 1e-10 (cubic)). Breaks within 16 ulps of t or of t_stop
-/// are passed over rather than met by a step of a few ulps. Systems without breaks: t_stop as it is.
+/// are passed over rather than met by a step of a few ulps. Systems without breaks (has_breaks_v,
+/// kernels/core/system.hpp): t_stop as it is.
 template <class System, class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T stop_at_break(const System& sys, T t, T t_stop, bool& is_save) {
-  if constexpr (has_breaks<System, T>::value) {
+  if constexpr (has_breaks_v<System, T>) {
     const T scale = max_of(T(1), max_of(port::fabs(t), port::fabs(t_stop)));
     const T margin = T(16) * port::numeric_limits<T>::epsilon() * scale;
     const T next = sys.next_break(t + margin);

@@ -1,7 +1,7 @@
 // kernels/loop/: events. A system may define event functions g_e(t, y, p) (its n_events and an events()
-// member); after every accepted step the loops (step_outputs.hpp) evaluate them at the new
-// point, and where one changed sign in its direction it locates the root on the step's dense output
-// (the method's own or the Hermite cubic: StepInterpolant) by the Illinois method, to
+// member; kernels/core/system.hpp, n_events_v); after every accepted step the loops (step_outputs.hpp)
+// evaluate them at the new point, and where one changed sign in its direction it locates the root on
+// the step's dense output (the method's own or the Hermite cubic: StepInterpolant) by the Illinois method, to
 // RunSettings::event_tolerance in t. A crossing is recorded (time and state, the first `max` of
 // each event per run) or, for a terminal event, ends the run there with the interpolated state.
 // Systems without events compile none of this.
@@ -12,23 +12,9 @@
 #include "batchode/kernels/core/portable.hpp"
 #include "batchode/kernels/core/run_settings.hpp"
 #include "batchode/kernels/core/status.hpp"
+#include "batchode/kernels/core/system.hpp"
 
 namespace batchode {
-
-namespace detail {
-template <class S, class = void>
-struct event_count : port::integral_constant<port::size_t, 0> {};
-template <class S>
-struct event_count<S, port::void_t<decltype(port::size_t{S::n_events})>>
-    : port::integral_constant<port::size_t, S::n_events> {};
-}  // namespace detail
-
-/// The number of event functions of system S: S::n_events, or 0 when it has none. A system with
-/// events also has
-///   template <class T> BATCHODE_HOST_DEVICE void events(T t, const T* y, const T* p, T* g) const;
-/// writing g[0 .. n_events).
-template <class S>
-inline constexpr port::size_t n_events_v = detail::event_count<S>::value;
 
 /// The most event functions a system may have (their directions and actions are bit masks, their
 /// maxima an array of RunSettings).

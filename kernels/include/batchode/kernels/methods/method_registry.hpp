@@ -5,6 +5,7 @@
 // its tableau. Plain constexpr, so runtime compilers build it too.
 #pragma once
 
+#include "batchode/kernels/core/system.hpp"
 #include "batchode/kernels/methods/method.hpp"
 #include "batchode/kernels/methods/rosenbrock_tableaux.hpp"
 #include "batchode/kernels/methods/tableaux.hpp"
@@ -106,13 +107,23 @@ struct method_of;
 BATCHODE_METHOD_REGISTRY(BATCHODE_METHOD_OF)
 #undef BATCHODE_METHOD_OF
 
+}  // namespace batchode::tableau
+
+namespace batchode {
+
 namespace detail {
+// kernels/core/system.hpp detects a compiled_methods array (has_compiled_methods_v); whether its
+// entries are Methods is asked here, where Method is known.
 template <class S, class = void>
-struct declares_compiled_methods : port::false_type {};
+struct lists_methods : port::false_type {};
 template <class S>
-struct declares_compiled_methods<S, port::void_t<decltype(Method{S::compiled_methods[0]})>>
-    : port::true_type {};
+struct lists_methods<S, port::void_t<decltype(Method{S::compiled_methods[0]})>> : port::true_type {};
 }  // namespace detail
+
+/// True when System has declared compiled_methods (a list, possibly not every method).
+template <class System>
+inline constexpr bool declares_compiled_methods_v =
+    has_compiled_methods_v<System> && detail::lists_methods<System>::value;
 
 /// True when a compiled-in System has code built for method m: every method, unless the system lists
 /// the ones it is solved with,
@@ -121,7 +132,7 @@ struct declares_compiled_methods<S, port::void_t<decltype(Method{S::compiled_met
 /// and precision, seconds of nvcc each and more as N grows; a program that uses one method builds one.
 template <class System>
 constexpr bool compiles_method(Method m) {
-  if constexpr (detail::declares_compiled_methods<System>::value) {
+  if constexpr (declares_compiled_methods_v<System>) {
     for (Method listed : System::compiled_methods) {
       if (listed == m) return true;
     }
@@ -131,9 +142,9 @@ constexpr bool compiles_method(Method m) {
   }
 }
 
-/// True when System has declared compiled_methods (a list, possibly not every method).
-template <class System>
-inline constexpr bool declares_compiled_methods_v = detail::declares_compiled_methods<System>::value;
+}  // namespace batchode
+
+namespace batchode::tableau {
 
 /// Calls `f(Tag<Tableau>{})` with the tableau of `m`: the one switch from a run-time method to
 /// compile-time code (CPU steppers, GPU kernel instantiations). Stiff methods give the tables of

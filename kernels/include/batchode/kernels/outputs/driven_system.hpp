@@ -70,7 +70,7 @@ struct Driven {
     }
     return next;
   }
-  /// J = df/dy, where System gives it (with u): kernels/linalg/jacobian.hpp's has_jacobian_v sees it then.
+  /// J = df/dy, where System gives it (with u): has_jacobian_v (kernels/core/system.hpp) sees it then.
   template <class X, class S = System>
   BATCHODE_HOST_DEVICE auto jacobian(X t, const X* y, const X* p, X* J) const
       -> decltype(port::declval<const S&>().jacobian(t, y, p, static_cast<const X*>(nullptr), J), void()) {
@@ -78,8 +78,8 @@ struct Driven {
     inputs(t, u);
     driven.jacobian(t, y, p, u, J);
   }
-  /// J = df/dy in band storage, where System gives it (with u): kernels/linalg/band.hpp's
-  /// has_band_jacobian_v.
+  /// J = df/dy in band storage, where System gives it (with u): has_band_jacobian_v
+  /// (kernels/core/system.hpp).
   template <class X, class S = System>
   BATCHODE_HOST_DEVICE auto band_jacobian(X t, const X* y, const X* p, X* Jb) const
       -> decltype(port::declval<const S&>().band_jacobian(t, y, p, static_cast<const X*>(nullptr), Jb), void()) {

@@ -1,31 +1,18 @@
 // kernels/outputs/: observables. A system may define named auxiliary quantities computed from (t, y, p) (its
-// n_observables and an observables() member); wherever a run saves its state (at a save time, landed
-// or interpolated) it also saves them, computed from the saved state. The saving is a sink wrapped
-// around the series sink (ObservableSink), so the integrator (run_integrator.hpp) knows nothing of
-// it, and systems without observables, or solves without saves, compile none of it.
+// n_observables and an observables() member; kernels/core/system.hpp, n_observables_v); wherever a run
+// saves its state (at a save time, landed or interpolated) it also saves them, computed from the saved
+// state. The saving is a sink wrapped around the series sink (ObservableSink), so the integrator
+// (run_integrator.hpp) knows nothing of it, and systems without observables, or solves without saves,
+// compile none of it.
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
 #include "batchode/kernels/core/portable.hpp"
 #include "batchode/kernels/core/run_settings.hpp"
+#include "batchode/kernels/core/system.hpp"
 #include "batchode/kernels/outputs/saved_variables.hpp"
 
 namespace batchode {
-
-namespace detail {
-template <class S, class = void>
-struct observable_count : port::integral_constant<port::size_t, 0> {};
-template <class S>
-struct observable_count<S, port::void_t<decltype(port::size_t{S::n_observables})>>
-    : port::integral_constant<port::size_t, S::n_observables> {};
-}  // namespace detail
-
-/// The number of observables of system S: S::n_observables, or 0 when it has none. A system with
-/// observables also has
-///   template <class T> BATCHODE_HOST_DEVICE void observables(T t, const T* y, const T* p, T* out) const;
-/// writing out[0 .. n_observables).
-template <class S>
-inline constexpr port::size_t n_observables_v = detail::observable_count<S>::value;
 
 /// A series sink (Base: the device's or the CPU's) that also saves the system's observables at every
 /// saved point, through `Out`, which places column c of W observables of save k: Out::at(k, c, W) (the

@@ -8,6 +8,7 @@
 #include "batchode/kernels/core/annotations.hpp"
 #include "batchode/kernels/core/portable.hpp"
 #include "batchode/kernels/core/run_settings.hpp"
+#include "batchode/kernels/core/system.hpp"
 
 namespace batchode {
 
@@ -40,20 +41,13 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE constexpr port::uint32_t summary_bit(S
 /// Every SummaryKind's bit: what a kernel built for any choice of metrics keeps.
 inline constexpr port::uint32_t all_summary_kinds = (1u << summary_kind_count) - 1u;
 
-namespace detail {
-template <class S, class = void>
-struct declared_summary_kinds : port::integral_constant<port::uint32_t, all_summary_kinds> {};
-template <class S>
-struct declared_summary_kinds<S, port::void_t<decltype(port::uint32_t{S::summary_kinds})>>
-    : port::integral_constant<port::uint32_t, S::summary_kinds & all_summary_kinds> {};
-}  // namespace detail
-
 /// The summary kinds a compiled-in system declares (S::summary_kinds = summary_bit(SummaryKind::mean) |
 /// ...): solves keeping exactly those run a lean summary kernel (kernels/launch/batch_kernel.hpp), its
 /// accumulators in registers; others, and systems that declare none, the kernel built for every kind.
-/// All kinds when it declares none.
+/// All kinds when it declares none (kernels/core/system.hpp detects the member: every bit then).
 template <class S>
-inline constexpr port::uint32_t summary_kinds_v = detail::declared_summary_kinds<S>::value;
+inline constexpr port::uint32_t summary_kinds_v =
+    detail::declared_summary_kinds<S>::value & all_summary_kinds;
 
 /// Whether a summary kernel built for `kinds` serves a solve keeping `metrics`: one built for every
 /// kind serves any; one built for a few keeps exactly those (their choice is known when compiling,

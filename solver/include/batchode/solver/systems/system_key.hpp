@@ -23,7 +23,9 @@
 namespace batchode {
 namespace detail {
 
-/// True when System has a static member `name` (a string or a function returning one).
+/// True when System has a static member `name` (a string or a function returning one). The one member
+/// of the System concept (kernels/core/system.hpp) detected outside it: telling a static member from a
+/// non-static one takes std::is_member_pointer, which kernels' port:: lacks, and a name is host-only.
 template <class System, class = void>
 struct has_static_name : std::false_type {};
 template <class System>

@@ -66,14 +66,11 @@ std::size_t n_events_of(const System& system) {
   }
 }
 
-template <class S, class = void>
-struct names_states : std::false_type {};
-template <class S>
-struct names_states<S, std::void_t<decltype(S::state_names[0])>> : std::true_type {};
-
 /// The names of the system's states (what summaries are chosen by): a runtime model's; a compiled-in
 /// system's static `state_names` (an array of n_states strings) when it has one, else "y<s>" (the
-/// CSV's columns).
+/// CSV's columns). The names are members of the System concept, detected in kernels/core/system.hpp
+/// (has_state_names_v, has_observable_names_v, has_driver_names_v: port:: can ask whether S::x[0]
+/// exists); the std::string work on them stays here.
 template <class System>
 std::vector<std::string> state_names_of(const System& system) {
   if constexpr (is_runtime_model_v<System>) {
@@ -82,7 +79,7 @@ std::vector<std::string> state_names_of(const System& system) {
     (void)system;
     std::vector<std::string> names(System::n_states);
     for (std::size_t s = 0; s < names.size(); ++s) {
-      if constexpr (names_states<System>::value) {
+      if constexpr (has_state_names_v<System>) {
         names[s] = System::state_names[s];
       } else {
         names[s] = "y" + std::to_string(s);
@@ -91,11 +88,6 @@ std::vector<std::string> state_names_of(const System& system) {
     return names;
   }
 }
-
-template <class S, class = void>
-struct names_observables : std::false_type {};
-template <class S>
-struct names_observables<S, std::void_t<decltype(S::observable_names[0])>> : std::true_type {};
 
 /// The names of the system's observables (kernels/outputs/observables.hpp), which a result keeps beside their
 /// values: a runtime model's (its `observables` list); a compiled-in system's static
@@ -108,7 +100,7 @@ std::vector<std::string> observable_names_of(const System& system) {
     (void)system;
     std::vector<std::string> names(n_observables_v<System>);
     for (std::size_t o = 0; o < names.size(); ++o) {  // (names.size(): no comparison with a constant 0)
-      if constexpr (names_observables<System>::value) {
+      if constexpr (has_observable_names_v<System>) {
         names[o] = System::observable_names[o];
       } else {
         names[o] = "observable" + std::to_string(o);
@@ -117,11 +109,6 @@ std::vector<std::string> observable_names_of(const System& system) {
     return names;
   }
 }
-
-template <class S, class = void>
-struct names_drivers : std::false_type {};
-template <class S>
-struct names_drivers<S, std::void_t<decltype(S::driver_names[0])>> : std::true_type {};
 
 /// The names of the drivers the system reads (kernels/outputs/driven_system.hpp), which SolveOptions::drivers
 /// are matched by: a compiled-in system's static `driver_names` (n_drivers strings) when it has one,
@@ -132,7 +119,7 @@ std::vector<std::string> driver_names_of(const System& system) {
   std::vector<std::string> names;
   if constexpr (is_runtime_model_v<System>) {
     names = system.driver_names();
-  } else if constexpr (names_drivers<System>::value) {
+  } else if constexpr (has_driver_names_v<System>) {
     for (std::size_t d = 0; d < n_drivers_v<System>; ++d) names.emplace_back(System::driver_names[d]);
   }
   return names;
@@ -201,7 +188,7 @@ template <class System>
 void check_method_compiled(const System& system, Method method) {
   (void)system;
   if constexpr (!is_runtime_model_v<System>) {
-    if (!tableau::compiles_method<System>(method))
+    if (!compiles_method<System>(method))
       throw InvalidInput(cpu::method_not_compiled_message<System>(method));
   }
 }

@@ -37,7 +37,7 @@ namespace batchode::cpu {
 template <class System, class T>
 std::string gpu_unavailable_for_method(Method method) {
   if (cpu_only(method)) return cpu_only_reason(method);
-  if (is_stiff(method) && !kernels::can_linearize_v<integrated_system_t<System, T>, T>) {
+  if (is_stiff(method) && !can_linearize_v<integrated_system_t<System, T>, T>) {
     return "method " + to_string(method) + " needs a call operator templated on the number type (for the Jacobian)";
   }
   return "";
@@ -47,7 +47,7 @@ std::string gpu_unavailable_for_method(Method method) {
 template <class System>
 std::string method_not_compiled_message(Method method) {
   std::string listed;
-  if constexpr (tableau::declares_compiled_methods_v<System>) {
+  if constexpr (declares_compiled_methods_v<System>) {
     for (Method m : System::compiled_methods) listed += (listed.empty() ? "" : ", ") + to_string(m);
   }
   return "method " + to_string(method) + " is not compiled for this system: its compiled_methods lists " +
@@ -89,7 +89,7 @@ std::string run_stack_problem(Method method) {
   using Integrated = integrated_system_t<System, T>;
   std::size_t dual_bytes = 0;
   if (method == Method::rosenbrock4) {  // odeint's stepper: kernels::linearize, dense whatever the band
-    dual_bytes = kernels::has_analytic_linearization_v<Integrated, T>
+    dual_bytes = has_analytic_linearization_v<Integrated, T>
                      ? 0
                      : sizeof(kernels::LinearizeDual<Integrated, T>);
   } else if (is_stiff(method)) {

@@ -51,12 +51,12 @@ struct IntegratedStepperFor {
 template <class Tab, class System, class T>
 struct IntegratedStepperFor<Tab, System, T, true, true> {
   using type = RosenbrockStepper<Tab, T, System::n_states, kernels::RosenbrockShape<System, T>>;
-  static constexpr bool available = kernels::can_linearize_v<System, T>;
+  static constexpr bool available = can_linearize_v<System, T>;
 };
 template <class Tab, class System, class T>
 struct IntegratedStepperFor<Tab, System, T, false, false> {
   using type = OdeintRosenbrock4Stepper<System, T>;
-  static constexpr bool available = kernels::can_linearize_v<System, T>;
+  static constexpr bool available = can_linearize_v<System, T>;
 };
 
 /// The CPU stepper of method Tab for the user's System (see IntegratedStepperFor).
