@@ -121,7 +121,8 @@ class SolveResult {
       for (std::size_t k = 0; k < n_saves; ++k) times_[k] = static_cast<T>(options.save_at[k]);
     } else if (n_saves > 0) {
       times_.resize(n_saves);
-      // With summaries the series is every series_every-th sample, at the sample's time.
+      // Settings of their own: the solve's point at these times (made after them). save_time is the one
+      // formula; with summaries the series is every series_every-th sample, at the sample's time.
       const RunSettings<T> settings = make_run_settings<T>(options, nullptr, summary_layout_.get());
       for (std::size_t k = 0; k < n_saves; ++k) {
         times_[k] = save_time(settings, static_cast<std::uint32_t>(k * settings.series_every));

@@ -132,8 +132,8 @@ class Calibrator {
   /// `stop` (null: never) was set first (read before each sample, so a set flag ends the probe within
   /// one run). Each sample is its own integration, so a probe resumed from a stopped one's runs
   /// (resume_probe) finds what an uninterrupted one does. Reads no member, so it may run on another
-  /// thread while the Solver's GPU parts run (Executor: the probe that decides the next Backend::gpu
-  /// solve's run order).
+  /// thread while the Solver's GPU parts run (run_order_probe.hpp: the probe that decides the next
+  /// Backend::gpu solve's run order).
   bool integrate_probe(const Context& ctx, const ProbeSamples& samples, const std::atomic<bool>* stop,
                        std::vector<ProbedRun>& along) const {
     const std::size_t n = probe_size(samples.runs);
@@ -144,8 +144,7 @@ class Calibrator {
     // With the solve's summaries: their samples are points adaptive steps land on.
     SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(o), o, nullptr, ctx.saved_observable_names(),
                            ctx.summaries, ctx.series);
-    const RunSettings<T> settings = make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout(),
-                                                         ctx.drivers.get(), scratch.series_layout());
+    const RunSettings<T> settings = scratch_settings(ctx, o, scratch);
     for (std::size_t i = along.size(); i < n; ++i) {
       if (stop != nullptr && stop->load(std::memory_order_relaxed)) return false;
       integrate_on_cpu(ctx.system, samples.y.data(), samples.p.empty() ? nullptr : samples.p.data(), i, 1,
@@ -221,6 +220,16 @@ class Calibrator {
  private:
   using Runner = GpuRunnerOf<System, T>;
 
+  /// The settings of a scratch run (the probe's, calibration's timings), pointing at `scratch`'s save
+  /// times. Not the solve's one RunSettings (the executor's): scratch runs come before the solve's
+  /// result, whose save times that one points at, and run under other options: one list of save times
+  /// for every sampled run (options_for_samples), or none (calibration's timing without saves).
+  static RunSettings<T> scratch_settings(const Context& ctx, const SolveOptions& o,
+                                         const SolveResult<T>& scratch) {
+    return make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout(), ctx.drivers.get(),
+                                scratch.series_layout());
+  }
+
   /// Wall time (ms) of `n` runs of (y, p) on `backend`, outputs as in `options`. A GPU runs them on
   /// `gpu_runner`: calibration's own, so the buffers of this Solver's runners stay as they are.
   double time_once(const Context& ctx, BackendId backend, Runner* gpu_runner, const std::vector<T>& y,
@@ -229,17 +238,15 @@ class Calibrator {
     SolveResult<T> scratch(n, n_states_of(ctx.system), count_saves(options), options, nullptr,
                            ctx.saved_observable_names(), ctx.summaries, ctx.series);
     const T* params = p.empty() ? nullptr : p.data();
+    const RunSettings<T> settings = scratch_settings(ctx, options, scratch);
     const auto start = std::chrono::steady_clock::now();
     if (!backend.is_gpu()) {
-      integrate_on_cpu(ctx.system, y.data(), params, 0, n, options.method,
-                       make_run_settings<T>(options, scratch.times().data(), scratch.summary_layout(), ctx.drivers.get(), scratch.series_layout()),
-                       options.cpu_threads, scratch.view(), quiet, ctx.workers);
+      integrate_on_cpu(ctx.system, y.data(), params, 0, n, options.method, settings, options.cpu_threads,
+                       scratch.view(), quiet, ctx.workers);
     } else {
       SolveOptions o = options;
       o.gpu.device = backend.device;
-      gpu_runner->run(ctx.system, make_gpu_run_request(o),
-                      make_run_settings<T>(o, scratch.times().data(), scratch.summary_layout(), ctx.drivers.get(), scratch.series_layout()), y.data(),
-                      params, n, scratch.view(),
+      gpu_runner->run(ctx.system, make_gpu_run_request(o), settings, y.data(), params, n, scratch.view(),
                       quiet, 0);
     }
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -7,13 +7,13 @@
 // (reason cpu_fallback; with shared runs, the chunks it took, its rest going to the other GPUs).
 // Every contiguous piece of runs a part ran becomes an ExecutionRecord, every part an
 // ExecutionTelemetry entry and an execution_part event, and its measured time refines the cost model; at
-// Verbosity::debug the telemetry summary is printed.
+// Verbosity::debug the telemetry summary is printed. It builds the solve's one RunSettings (every part
+// is given it) and asks run_order_probe.hpp whether the GPU parts order their runs.
 #pragma once
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -29,18 +29,19 @@
 #include "batchode/arrays/shared_runs.hpp"
 #include "batchode/backends/cpu/cpu_backend.hpp"
 #include "batchode/gpu/runtime.hpp"
-#include "batchode/solver/setup/backend_id.hpp"
-#include "batchode/solver/scheduling/calibrator.hpp"
-#include "batchode/solver/setup/input_checks.hpp"
 #include "batchode/solver/results/result.hpp"
-#include "batchode/solver/setup/backend_settings.hpp"
+#include "batchode/solver/scheduling/calibrator.hpp"
+#include "batchode/solver/scheduling/run_order_probe.hpp"
 #include "batchode/solver/scheduling/scheduler.hpp"
 #include "batchode/solver/scheduling/solve_context.hpp"
-#include "batchode/solver/systems/system_traits.hpp"
 #include "batchode/solver/scheduling/telemetry.hpp"
-#include "batchode/timing/timed_events.hpp"
+#include "batchode/solver/setup/backend_id.hpp"
+#include "batchode/solver/setup/backend_settings.hpp"
+#include "batchode/solver/setup/input_checks.hpp"
+#include "batchode/solver/systems/system_traits.hpp"
 #include "batchode/timing/metadata_keys.hpp"
 #include "batchode/timing/scoped_timer.hpp"
+#include "batchode/timing/timed_events.hpp"
 
 namespace batchode::detail {
 
@@ -61,9 +62,14 @@ class Executor {
     shared_.reset();
     consumer_of_.assign(selection.parts.size(), no_consumer);
     share_gpu_runs(selection);
+    // The solve's one RunSettings (kernels/core/run_settings.hpp), built here because it points at
+    // the result's save times; every part, CPU or GPU (and a fallback's CPU runs), is given it.
+    settings_.emplace(make_run_settings<T>(ctx_.options, result.times().data(), result.summary_layout(),
+                                           ctx_.drivers.get(), result.series_layout()));
     // Before any part starts: a recalled probe is what decides whether the parts order their runs
     // (order_cannot_pay). The probe run beside the parts changes the calibrator only in finish().
-    OrderProbe probe(*this, recall_order_probe(selection, y0, params, result.n_runs()));
+    RunOrderProbe<System, T> probe(
+        ctx_, calibrator_, recall_order_probe(ctx_, calibrator_, selection, y0, params, result.n_runs()));
     if (selection.parts.size() == 1) {
       run_part(selection.parts[0], consumer_of_[0], y0, params, result, outcomes[0]);
     } else {
@@ -156,105 +162,6 @@ class Executor {
     return n_front > 0 && n_back > 0 && back / static_cast<double>(n_back) > front / static_cast<double>(n_front);
   }
 
-  /// Why ordering a GPU part's runs cannot pay, or empty: the cost probe's runs (this solve's, under
-  /// Backend::automatic; the last solve's of the same batch, under Backend::gpu) took the same steps
-  /// to within 10%, where ordering costs its kernel and wins nothing. Without a probe the runs are
-  /// ordered.
-  std::string order_cannot_pay() const {
-    const auto& probed = calibrator_.probed_runs();
-    if (probed.empty()) return {};
-    const auto [fewest, most] = std::minmax_element(
-        probed.begin(), probed.end(), [](const auto& a, const auto& b) { return a.steps < b.steps; });
-    if (most->steps > 1.1 * fewest->steps) return {};
-    return fmt::format("not ordered: the cost probe's runs took {} to {} steps", fewest->steps, most->steps);
-  }
-
-  using ProbeSamples = typename Calibrator<System, T>::ProbeSamples;
-
-  /// Under Backend::gpu no cost probe runs before the solve, so what decides whether ordering can pay
-  /// is the last probe of the same batch, which a repeated solve (the common case) recalls here. The
-  /// samples to probe when there is none (this solve then orders its runs, as a first solve must), or
-  /// nullopt: not Backend::gpu, no ordering asked, this solve probed (Backend::automatic), or recalled.
-  std::optional<ProbeSamples> recall_order_probe(const sched::Selection& selection, const T* y0,
-                                                 const T* params, std::size_t runs) {
-    const bool on_gpu = std::any_of(selection.parts.begin(), selection.parts.end(),
-                                    [](const sched::Part& p) { return p.backend.is_gpu(); });
-    if (ctx_.options.backend != Backend::gpu || !on_gpu || !orders_runs(ctx_.options) ||
-        !calibrator_.probed_runs().empty()) {
-      return std::nullopt;
-    }
-    try {
-      ProbeSamples samples = calibrator_.sample_probe(ctx_, y0, params, runs);
-      if (calibrator_.recall_probe(samples)) return std::nullopt;
-      return samples;
-    } catch (const InvalidInput&) {
-      return std::nullopt;  // a sample that is not finite: the GPU's staging names it
-    }
-  }
-
-  /// The probe behind the next Backend::gpu solve's order, run beside this solve's GPU parts on a
-  /// thread of its own (one CPU core, 16 runs), so that it costs a first solve no wall time. The
-  /// parts never wait for it: when they end first it is stopped (within one run: it reads the flag
-  /// before each) and the runs it integrated are kept for the next solve of the same batch to
-  /// resume, so a batch whose probe takes longer than its GPU solve (a stiff method's runs on one
-  /// core) is probed over a few solves, each paying at most the run in progress at its end, and stays
-  /// ordered until the probe is complete. Timed as run_order_probe, nested in the solve (metadata:
-  /// completed, and the samples integrated so far). Joined by finish() or the destructor.
-  class OrderProbe {
-   public:
-    OrderProbe(Executor& executor, std::optional<ProbeSamples> samples)
-        : executor_(executor), samples_(std::move(samples)) {
-      if (!samples_) return;
-      along_ = executor_.calibrator_.resume_probe(*samples_);
-      thread_ = std::thread([this, timing = executor_.ctx_.logger.context()] {
-        TimeLogger& logger = executor_.ctx_.logger;
-        const TimeLogger::CallScope scope(logger, timing);
-        std::optional<ScopedTimer> event;
-        if (logger.enabled() && logger.is_registered(events::run_order_probe)) {
-          event.emplace(logger, events::run_order_probe);
-        }
-        try {
-          complete_ = executor_.calibrator_.integrate_probe(executor_.ctx_, *samples_, &stop_, along_);
-        } catch (...) {
-          along_.clear();  // the next solve starts the probe again, and orders its runs as this one does
-        }
-        if (event) {
-          event->add_metadata("completed", std::int64_t{complete_ ? 1 : 0});
-          event->add_metadata("samples_done", static_cast<std::int64_t>(along_.size()));
-        }
-      });
-    }
-    OrderProbe(const OrderProbe&) = delete;
-    OrderProbe& operator=(const OrderProbe&) = delete;
-    ~OrderProbe() { join(); }
-
-    /// Stops the probe if it is still running, waits for it, and keeps what it found for the next
-    /// solve: the probe when complete, else the runs it integrated, to be resumed.
-    void finish() {
-      join();
-      if (!samples_) return;
-      if (complete_) {
-        executor_.calibrator_.remember_probe(std::move(*samples_), std::move(along_));
-      } else if (!along_.empty()) {
-        executor_.calibrator_.keep_stopped_probe(std::move(*samples_), std::move(along_));
-      }
-      samples_.reset();
-    }
-
-   private:
-    void join() {
-      if (!thread_.joinable()) return;
-      stop_.store(true, std::memory_order_relaxed);
-      thread_.join();
-    }
-    Executor& executor_;
-    std::optional<ProbeSamples> samples_;
-    std::vector<typename Calibrator<System, T>::ProbedRun> along_;  // written by thread_ until joined
-    bool complete_ = false;                                         // written by thread_
-    std::atomic<bool> stop_{false};
-    std::thread thread_;
-  };
-
   /// Runs `pieces` on the CPU (a failed GPU's runs, checked first); returns the wall time in ms.
   double run_cpu_pieces(const T* y0, const T* params, const std::vector<arrays::RunSlice>& pieces,
                         SolveResult<T>& result) {
@@ -278,9 +185,7 @@ class Executor {
     timer.add_metadata(keys::backend, "cpu");
     timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(count));
     timer.add_metadata(keys::num_chunks, std::int64_t{1});
-    integrate_on_cpu(ctx_.system, y0, params, first, count, ctx_.options.method,
-                     make_run_settings<T>(ctx_.options, result.times().data(), result.summary_layout(),
-                                             ctx_.drivers.get(), result.series_layout()),
+    integrate_on_cpu(ctx_.system, y0, params, first, count, ctx_.options.method, *settings_,
                      ctx_.options.cpu_threads, result.view(), ctx_.logger, ctx_.workers, ctx_.options.stop);
     timer.stop();
     return ms_since(start);
@@ -333,7 +238,7 @@ class Executor {
         GpuRunRequest request = make_gpu_run_request(ctx_.options);
         request.device = device;
         if (request.order_runs) {
-          out.run_order = order_cannot_pay();
+          out.run_order = order_cannot_pay(calibrator_);
           request.order_runs = out.run_order.empty();
         }
         if (consumer != no_consumer) {
@@ -341,9 +246,7 @@ class Executor {
           request.consumer = consumer;
         }
         auto& gpu = ctx_.gpus.get(device, ctx_.result_memory);
-        gpu.run(ctx_.system, request, make_run_settings<T>(ctx_.options, result.times().data(), result.summary_layout(),
-                                             ctx_.drivers.get(), result.series_layout()), y0, params, part.runs,
-                result.view(), ctx_.logger,
+        gpu.run(ctx_.system, request, *settings_, y0, params, part.runs, result.view(), ctx_.logger,
                 part.first_run);
         out.wall_ms = ms_since(start);
         out.grew_buffers = gpu.last_run_grew();
@@ -440,6 +343,7 @@ class Executor {
   ExecutionTelemetry& telemetry_;
   Calibrator<System, T>& calibrator_;
   bool may_fall_back_;
+  std::optional<RunSettings<T>> settings_;    // this solve's (run()), pointing at its result's save times
   std::optional<arrays::SharedRuns> shared_;  // this solve's, when GPUs share their runs
   std::vector<std::size_t> consumer_of_;      // part index -> consumer of shared_, or no_consumer
 };

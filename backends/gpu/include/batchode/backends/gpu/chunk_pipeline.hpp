@@ -2,9 +2,10 @@
 // device-memory budget, then for each chunk: stage inputs (copied into pinned memory, checked finite
 // on the way), upload, order its runs on the device when the request asks (kernels/
 // run_order_kernels.hpp, planned by arrays/run_order.hpp), launch the batch kernel (through the
-// caller's launcher), download the active outputs, and scatter them into the result. Chunks
-// alternate between two streams with their own buffer slots, so chunk k+1's upload and chunk k-1's
-// download overlap chunk k's kernel; chunk k+1's inputs are staged as soon as chunk k is enqueued.
+// caller's launcher), download the active outputs, and scatter them into the result (chunk_pass.hpp:
+// one run's pass over its chunks). Chunks alternate between two streams with their own buffer slots,
+// so chunk k+1's upload and chunk k-1's download overlap chunk k's kernel; chunk k+1's inputs are
+// staged as soon as chunk k is enqueued.
 // When several GPUs of a solve share their runs
 // (request.shared, arrays/shared_runs.hpp), each chunk is the next slice this GPU takes from them,
 // at most the plan's chunk size: the GPUs finish together however uneven the runs' costs.
@@ -21,8 +22,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,28 +31,21 @@
 #include "batchode/arrays/input_array_manager.hpp"
 #include "batchode/arrays/output_array_manager.hpp"
 #include "batchode/arrays/outputs.hpp"
-#include "batchode/arrays/result_memory.hpp"
 #include "batchode/arrays/result_view.hpp"
-#include "batchode/arrays/run_order.hpp"
-#include "batchode/arrays/shared_runs.hpp"
-#include "batchode/arrays/stop_request.hpp"
+#include "batchode/backends/gpu/chunk_pass.hpp"
 #include "batchode/backends/gpu/gpu_run_request.hpp"
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/gpu/buffers.hpp"
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/gpu_error.hpp"
 #include "batchode/gpu/runtime.hpp"
-#include "batchode/kernels/launch/device_views.hpp"
-#include "batchode/kernels/launch/run_order_kernels.hpp"
 #include "batchode/kernels/core/run_settings.hpp"
 #include "batchode/kernels/core/status.hpp"
-#include "batchode/timing/timed_events.hpp"
-#include "batchode/timing/gpu_time.hpp"
-#include "batchode/timing/kernel_timer.hpp"
+#include "batchode/kernels/launch/device_views.hpp"
 #include "batchode/timing/metadata_keys.hpp"
-#include "batchode/timing/progress.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
+#include "batchode/timing/timed_events.hpp"
 
 namespace batchode {
 
@@ -172,9 +164,13 @@ class ChunkPipeline {
       plan.save_times = upload_save_times(run_plan, log);
     }
     if (plan.n_drivers > 0) plan.drivers = upload_drivers(run_plan, log);
-    const double phase_sum_ms = run_chunks(kernel, n_states, n_params, request, plan, y0, params,
-                                           per_run_times ? run_plan.save_times : nullptr, result,
-                                           log, first_run, launch, launch_order);
+    const ChunkBuffers<T> buffers{plan_, inputs_, outputs_, streams_, inputs_uploaded_, workers_};
+    // Each run's own save times (host) are staged with their chunk's inputs.
+    const T* own_save_times = per_run_times ? run_plan.save_times : nullptr;
+    const ChunkRun<T> chunk_run{kernel, n_states,       n_params, request, plan,     y0,
+                                params, own_save_times, result,   log,     first_run};
+    const double phase_sum_ms =
+        ChunkPass<T, Launch, LaunchOrder>(buffers, chunk_run, launch, launch_order).run();
     // Transfers and kernels overlap when this sum exceeds the run's wall time.
     if (log.enabled()) timer.add_metadata("gpu_phase_sum_ms", phase_sum_ms);
   }
@@ -259,258 +255,6 @@ class ChunkPipeline {
     return driver_pieces_.data();
   }
 
-  template <class Launch, class LaunchOrder>
-  double run_chunks(kernels::ChunkKernel kernel, std::size_t n_states, std::size_t n_params,
-                    const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0,
-                    const T* params, const T* save_times, const ResultView<T>& result, TimeLogger& log,
-                    std::size_t first_run, Launch& launch, LaunchOrder& launch_order) {
-    const bool timed = log.enabled();
-    std::vector<GpuTime> phases;  // every phase's GPU time, summed once the streams are idle
-    const arrays::RunOrderPlan order_plan =
-        request.order_runs ? plan_order(n_states, n_params, y0, params, plan_.n_runs, first_run, log)
-                           : arrays::RunOrderPlan{};
-    ProgressReporter progress(plan_.n_chunks, plan_.n_runs, log.verbosity());
-    std::vector<std::optional<Chunk>> in_slot(plan_.slots);
-    std::size_t chunks_done = 0, runs_done = 0;
-    const DrainOnThrow drain{streams_};
-    // Final states and statuses go straight into the result when its memory is page-locked (a
-    // recycled block of the Solver's pool): no staging, no host copy.
-    const ResultMemoryPool* memory = result.memory;
-    auto pinned = [&](const void* p, std::size_t bytes) { return memory != nullptr && memory->is_pinned(p, bytes); };
-
-    auto finish = [&](std::size_t slot) {
-      if (!in_slot[slot]) return;
-      const Chunk chunk = *in_slot[slot];
-      try {
-        streams_[slot].synchronize();
-        // With a series the host transposes it; otherwise every output is a plain copy.
-        ScopedTimer t(log, kernel != kernels::ChunkKernel::final_state ? events::host_transpose
-                                                                       : events::host_staging);
-        t.add_metadata("direction", "staging_to_result");
-        t.add_metadata(keys::chunk_index, static_cast<std::int64_t>(chunk.index));
-        outputs_.scatter(slot, chunk.first, chunk.count, result, &workers_);
-      } catch (const GpuError& e) {
-        throw GpuError(fmt::format("chunk {} (runs {}:{})", chunk.index, chunk.first, chunk.first + chunk.count), e);
-      }
-      in_slot[slot].reset();
-      ++chunks_done;
-      runs_done += chunk.count;
-      progress.update(chunks_done, runs_done);
-    };
-    // Chunk c's runs: the plan's, or the next slice this GPU takes from the runs it shares.
-    auto next_chunk = [&](std::size_t c) -> std::optional<Chunk> {
-      if (request.shared != nullptr) {
-        const std::optional<arrays::RunSlice> s = request.shared->next(request.consumer, plan_.chunk_runs);
-        if (!s) return std::nullopt;
-        return Chunk{c, s->first, s->count};
-      }
-      if (c >= plan_.n_chunks) return std::nullopt;
-      return Chunk{c, first_run + plan_.first(c), plan_.count(c)};
-    };
-
-    const std::int64_t chunked = plan_.n_chunks > 1 || request.shared != nullptr ? 1 : 0;
-    // Chunk c's inputs are staged (claimed, copied into its slot's pinned buffer and checked) right
-    // after chunk c - 1 is enqueued, while the GPU works on it and on chunk c - 2: so once chunk
-    // c - 2 leaves the slot, chunk c's upload and kernel follow at once. Staged after that wait, a
-    // light sweep's host work and the GPU's took turns (H200, Lorenz to t = 1, 2^22 runs: 7.2-8.3 ms
-    // a solve, 5.5 staged ahead), and a GPU sharing an uneven sweep's runs, whose cheap chunks'
-    // kernels are as short as a chunk's staging, had no kernel running for 0.5-0.9 ms of a solve.
-    // GPUs sharing runs take a slice ahead only while plenty are left (SharedRuns::plenty_left): near
-    // the end a staged slice could wait while another GPU runs out of work. The slot's pinned inputs
-    // last held chunk c - slots's (when c >= slots: chunk c is staged only after chunk c - 1 was
-    // issued), whose upload is waited for first (an event recorded after it; long done, since that
-    // chunk's kernel followed it on the stream).
-    while (inputs_uploaded_.size() < plan_.slots) inputs_uploaded_.emplace_back();
-    auto stage = [&](std::size_t c) -> std::optional<Chunk> {
-      const std::optional<Chunk> next = next_chunk(c);
-      if (!next) return std::nullopt;
-      const std::size_t slot = c % plan_.slots;
-      if (c >= plan_.slots) inputs_uploaded_[slot].synchronize();
-      ScopedTimer t(log, events::host_staging);
-      t.add_metadata("direction", "inputs_to_staging");
-      t.add_metadata(keys::chunk_index, static_cast<std::int64_t>(c));
-      const std::optional<arrays::NonFiniteInput> bad =
-          inputs_.stage(slot, y0, params, next->first, next->count, &workers_);
-      if (bad) {
-        throw non_finite_input(bad->in_params ? "parameter" : "initial value", bad->run, bad->index,
-                               bad->value);
-      }
-      if (save_times != nullptr)
-        inputs_.stage_save_times(slot, save_times, next->first, next->count, &workers_);
-      return next;
-    };
-    std::optional<Chunk> staged;
-    std::size_t c = 0;
-    for (;; ++c) {
-      // Streams drain on the way out (DrainOnThrow): no copy still lands in a result being dropped.
-      if (arrays::stop_requested(request.stop)) {
-        throw SolveInterrupted(fmt::format("solve stopped on request on GPU {} before chunk {} of {}", request.device,
-                                           c, plan_.n_chunks));
-      }
-      const std::size_t slot = c % plan_.slots;
-      finish(slot);  // the slot's previous chunk must be out of its buffers before they are reused
-      if (!staged) staged = stage(c);  // not staged ahead: the first chunk, or shared runs near their end
-      if (!staged) break;
-      const Chunk next = *staged;
-      staged.reset();
-      const gpu::stream_t stream = streams_[slot].get();
-      const std::size_t first = next.first, count = next.count;
-      const std::string slice = fmt::format("{}:{}", first, first + count);
-      try {
-        auto transfer = [&](const char* label, auto&& enqueue) {
-          if (!timed) {
-            enqueue();
-            return;
-          }
-          KernelTimer kt(label);
-          log.start_event(label);
-          kt.start(stream);
-          const std::size_t bytes = enqueue();
-          kt.stop(stream);
-          phases.push_back(kt.deferred());
-          log.stop_event(label,
-                         {{keys::nbytes, static_cast<std::int64_t>(bytes)},
-                          {keys::chunk_index, static_cast<std::int64_t>(c)},
-                          {keys::chunk_slice, slice},
-                          {keys::is_chunked, chunked}},
-                         kt.deferred());
-        };
-        transfer(events::h2d_transfer_initial_values,
-                 [&] { return inputs_.upload_initial_values(slot, count, stream); });
-        if (n_params > 0) {
-          transfer(events::h2d_transfer_parameters,
-                   [&] { return inputs_.upload_parameters(slot, count, stream); });
-        }
-        if (save_times != nullptr) {
-          transfer(events::h2d_transfer_save_times, [&] { return inputs_.upload_save_times(slot, count, stream); });
-        }
-        inputs_uploaded_[slot].record(stream);
-        // A chunk of one or two warps has nothing to reorder.
-        if (order_plan.order && count > 2 * warp_runs) {
-          order(slot, c, stream, order_plan.key, log, phases, launch_order);
-        }
-
-        const unsigned block = static_cast<unsigned>(request.block_size);
-        const unsigned grid = static_cast<unsigned>((count + block - 1) / block);
-        KernelTimer kt(events::kernel_launch);
-        if (timed) {
-          log.start_event(events::kernel_launch);
-          kt.start(stream);
-        }
-        RunSettings<T> chunk_plan = run_plan;
-        chunk_plan.driver_run_offset = first;  // the kernel's run r is the batch's first + r
-        launch(kernel, grid, block, stream, chunk_plan, inputs_.device_view(slot),
-               outputs_.device_view(slot, count));
-        if (timed) {
-          kt.stop(stream);
-          phases.push_back(kt.deferred());
-          log.stop_event(events::kernel_launch,
-                         {{keys::chunk_index, static_cast<std::int64_t>(c)},
-                          {keys::numruns, static_cast<std::int64_t>(count)},
-                          {keys::chunk_slice, slice}},
-                         kt.deferred());
-        }
-
-        T* state_dst = pinned(result.final_state + first * n_states, count * n_states * sizeof(T))
-                           ? result.final_state + first * n_states
-                           : nullptr;
-        transfer(events::d2h_transfer_state,
-                 [&] { return outputs_.download_state(slot, count, stream, state_dst); });
-        if (outputs_.n_saves() > 0) {
-          transfer(events::d2h_transfer_state, [&] { return outputs_.download_series(slot, count, stream); });
-        }
-        if (outputs_.n_observables() > 0) {
-          transfer(events::d2h_transfer_observables,
-                   [&] { return outputs_.download_observables(slot, count, stream); });
-        }
-        if (outputs_.summary_windows() > 0) {
-          transfer(events::d2h_transfer_summaries,
-                   [&] { return outputs_.download_summaries(slot, count, stream); });
-        }
-        if (request.outputs.status) {
-          Status* status_dst = pinned(result.status + first, count * sizeof(Status)) ? result.status + first : nullptr;
-          transfer(events::d2h_transfer_status_codes,
-                   [&] { return outputs_.download_status(slot, count, stream, status_dst); });
-        }
-        if (request.outputs.counters) {
-          transfer(events::d2h_transfer_iteration_counters,
-                   [&] { return outputs_.download_counters(slot, count, stream); });
-        }
-        if (request.events.n_events > 0) {
-          transfer(events::d2h_transfer_events, [&] { return outputs_.download_events(slot, count, stream); });
-        }
-        in_slot[slot] = next;
-      } catch (const GpuError& e) {
-        throw GpuError(fmt::format("chunk {} of {} (runs {})", c, plan_.n_chunks, slice), e);
-      }
-      if (request.shared == nullptr || request.shared->plenty_left(plan_.chunk_runs)) staged = stage(c + 1);
-    }
-    // c chunks were issued; the slot of chunk c was emptied above, the others may hold the last ones
-    // issued: finished oldest first.
-    for (std::size_t k = c > plan_.slots ? c - plan_.slots : 0; k < c; ++k) finish(k % plan_.slots);
-    progress.finish();
-    double sum = 0;
-    for (GpuTime& g : phases) sum += g.wait().value_or(0.0);
-    return sum;
-  }
-
-  /// Plans the order of runs [first_run, first_run + runs) of the batch (arrays/run_order.hpp: from a
-  /// sample of them, whether to order them and by which key), timed as run_ordering. Once per run:
-  /// reading the sample costs cache and TLB misses that per chunk would add up.
-  arrays::RunOrderPlan plan_order(std::size_t n_states, std::size_t n_params, const T* y0, const T* params,
-                                  std::size_t runs, std::size_t first_run, TimeLogger& log) {
-    ScopedTimer t(log, events::run_ordering);
-    const arrays::RunOrderPlan plan = arrays::plan_run_order(
-        y0 + first_run * n_states, n_params > 0 ? params + first_run * n_params : nullptr, runs, n_states, n_params);
-    t.add_metadata("ordered", std::int64_t{plan.order ? 1 : 0});
-    t.add_metadata("already_in_order", std::int64_t{plan.already_in_order ? 1 : 0});
-    t.add_metadata("varying_inputs", static_cast<std::int64_t>(plan.varying_columns));
-    t.add_metadata("log_scaled_inputs", static_cast<std::int64_t>(plan.log_columns));
-    return plan;
-  }
-
-  /// Enqueues the order kernel of the runs staged in `slot` (chunk `chunk`) on `stream`, after their
-  /// upload, through launch_order(stream, job): one run_ordering event per chunk, whose GPU time is
-  /// the order kernel's.
-  template <class LaunchOrder>
-  void order(std::size_t slot, std::size_t chunk, gpu::stream_t stream, const kernels::RunOrderKey& key,
-             TimeLogger& log, std::vector<GpuTime>& phases, LaunchOrder& launch_order) {
-    if (!log.enabled()) {
-      launch_order(stream, inputs_.order_job(slot, key));
-      return;
-    }
-    KernelTimer kt(events::run_ordering);
-    log.start_event(events::run_ordering);
-    kt.start(stream);
-    launch_order(stream, inputs_.order_job(slot, key));
-    kt.stop(stream);
-    phases.push_back(kt.deferred());
-    log.stop_event(events::run_ordering, {{keys::chunk_index, static_cast<std::int64_t>(chunk)}}, kt.deferred());
-  }
-
-  /// An exception (a non-finite input met while staging, a failed call) leaves earlier chunks'
-  /// copies and kernels in flight on buffers the next solve reuses: they are waited for before the
-  /// exception leaves run(). Errors while waiting are dropped; the exception in flight is the report.
-  struct DrainOnThrow {
-    std::vector<gpu::Stream>& streams;
-    int exceptions = std::uncaught_exceptions();
-    ~DrainOnThrow() {
-      if (std::uncaught_exceptions() <= exceptions) return;
-      for (gpu::Stream& stream : streams) {
-        try {
-          stream.synchronize();
-        } catch (const GpuError&) {
-        }
-      }
-    }
-  };
-
-  /// A chunk in flight: its index in this run and its runs of the batch.
-  struct Chunk {
-    std::size_t index = 0, first = 0, count = 0;
-  };
-
-  static constexpr std::size_t warp_runs = 32;  // NVIDIA's warp; AMD's wavefront of 64 is two
   // Below this many runs a chunk's launch and transfer latencies outweigh what overlap saves.
   static constexpr std::size_t min_overlap_chunk_runs = std::size_t(1) << 17;
   arrays::HostWorkers workers_;

@@ -1,7 +1,8 @@
 // backends/gpu/: the GPU path of a compiled-in system: the chunk pipeline (chunk_pipeline.hpp: plan,
 // stage, upload, download, scatter on two streams, every phase timed) with a launcher that enqueues
-// kernels::integrate_chunk's instantiations for Tab, System and T with <<<>>>. The method is dispatched once
-// per run. Compiled only by the GPU compiler (included from solver.hpp when BATCHODE_GPU_COMPILER).
+// kernels::integrate_chunk's instantiations for Tab, System and T with <<<>>>. The method is dispatched,
+// and the kernel chosen (chunk_kernel), once per run. Compiled only by the GPU compiler (included from
+// solver.hpp when BATCHODE_GPU_COMPILER).
 #pragma once
 
 #include <atomic>
@@ -81,70 +82,20 @@ class GpuRunner {
         request.method,
         [&](auto tag) {
           using Tab = typename decltype(tag)::type;
-          // The three instantiations (kernels/launch/batch_kernel.hpp). Summaries: a solve keeping exactly
-          // the kinds the system declares (summary_kinds_v) runs the kernel built for them, any other the one
-          // built for every kind.
-          constexpr std::uint32_t declared = summary_kinds_v<System>;
+          // Summaries: a solve keeping exactly the kinds the system declares (summary_kinds_v) runs the
+          // kernel built for them, any other the one built for every kind.
           const bool lean = runs_declared_summary_kernel<System>(run_plan.summary_metrics);
-          auto load = [&](kernels::ChunkKernel kernel, TimeLogger& l) {
-            switch (kernel) {
-              case kernels::ChunkKernel::final_state:
-                if constexpr (lanes<Tab>() > 1) {
-                  if (request.split_runs) {
-                    return load_once<Tab, 4>(
-                        reinterpret_cast<const void*>(
-                            &kernels::integrate_chunk_in_lane_groups<Tab, System, T, lanes<Tab>()>),
-                        l, lanes<Tab>());
-                  }
-                }
-                return load_once<Tab, 0>(
-                    reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, false, System, T>), l);
-              case kernels::ChunkKernel::series:
-                return load_once<Tab, 1>(
-                    reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, true, System, T>), l);
-              case kernels::ChunkKernel::summaries:
-                if (lean) {
-                  return load_once<Tab, 3>(reinterpret_cast<const void*>(
-                                               &kernels::integrate_chunk<Tab, true, System, T, declared>),
-                                           l);
-                }
-                return load_once<Tab, 2>(
-                    reinterpret_cast<const void*>(
-                        &kernels::integrate_chunk<Tab, true, System, T, all_summary_kinds>),
-                    l);
-            }
+          // The pipeline loads once per run, before any chunk, the kernel every chunk of the run
+          // launches: the kernel is chosen there, once, and each launch uses that choice.
+          const ChunkKernelHandle* chosen = nullptr;
+          auto load = [&](kernels::ChunkKernel kind, TimeLogger& l) {
+            chosen = &chunk_kernel<Tab>(kind, request.split_runs, lean);
+            load_once(*chosen, l);
           };
-          auto launch = [&](kernels::ChunkKernel kernel, unsigned grid, unsigned block, gpu::stream_t stream,
+          auto launch = [&](kernels::ChunkKernel, unsigned grid, unsigned block, gpu::stream_t stream,
                             const RunSettings<T>& settings, const kernels::DeviceInputs<T>& in,
                             const kernels::DeviceOutputs<T>& out) {
-            switch (kernel) {
-              case kernels::ChunkKernel::final_state:
-                if constexpr (lanes<Tab>() > 1) {
-                  if (request.split_runs) {
-                    const LaneGroupLaunch g = lane_group_launch<lanes<Tab>()>(grid, block);
-                    kernels::integrate_chunk_in_lane_groups<Tab, System, T, lanes<Tab>()>
-                        <<<g.grid, g.block, g.shared_bytes, gpu::native_stream(stream)>>>(sys, settings, in,
-                                                                                          out);
-                    break;
-                  }
-                }
-                kernels::integrate_chunk<Tab, false, System, T>
-                    <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
-                break;
-              case kernels::ChunkKernel::series:
-                kernels::integrate_chunk<Tab, true, System, T>
-                    <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
-                break;
-              case kernels::ChunkKernel::summaries:
-                if (lean) {
-                  kernels::integrate_chunk<Tab, true, System, T, declared>
-                      <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
-                } else {
-                  kernels::integrate_chunk<Tab, true, System, T, all_summary_kinds>
-                      <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
-                }
-                break;
-            }
+            chosen->launch(sys, grid, block, stream, settings, in, out);
             gpu::check_last_launch("kernels::integrate_chunk", __FILE__, __LINE__);
           };
           pipeline_.run(N, P, request, run_plan, y0, params, runs, result, log, first_run, load, launch,
@@ -184,18 +135,89 @@ class GpuRunner {
     return {static_cast<unsigned>((threads + b - 1) / b), b, bytes};
   }
 
+  /// One integrate_chunk instantiation (kernels/launch/): its address (its attributes, for loading),
+  /// its threads per run, whether its first load was timed, and its <<<>>> launch.
+  struct ChunkKernelHandle {
+    const void* address;
+    std::size_t lanes_per_run;
+    std::atomic<bool>* loaded;  // per instantiation; part threads of several GPUs share it
+    void (*launch)(const System&, unsigned grid, unsigned block, gpu::stream_t, const RunSettings<T>&,
+                   const kernels::DeviceInputs<T>&, const kernels::DeviceOutputs<T>&);
+  };
+
+  /// Method Tab's batch kernel with one thread per run (kernels/launch/batch_kernel.hpp), saving a
+  /// series or not, with the summary kinds `Kinds` built in (0: no summaries).
+  template <class Tab, bool Series, std::uint32_t Kinds = 0>
+  struct PerRunKernel {
+    static const void* address() {
+      return reinterpret_cast<const void*>(&kernels::integrate_chunk<Tab, Series, System, T, Kinds>);
+    }
+    static constexpr std::size_t lanes_per_run = 1;
+    static void launch(const System& sys, unsigned grid, unsigned block, gpu::stream_t stream,
+                       const RunSettings<T>& settings, const kernels::DeviceInputs<T>& in,
+                       const kernels::DeviceOutputs<T>& out) {
+      kernels::integrate_chunk<Tab, Series, System, T, Kinds>
+          <<<grid, block, 0, gpu::native_stream(stream)>>>(sys, settings, in, out);
+    }
+  };
+
+  /// Method Tab's final-state kernel with each run split over lanes<Tab>() threads
+  /// (kernels/launch/lane_group_kernel.hpp), in the launch lane_group_launch makes of the grid.
+  template <class Tab>
+  struct LaneGroupKernel {
+    static constexpr std::size_t lanes_per_run = lanes<Tab>();
+    static const void* address() {
+      return reinterpret_cast<const void*>(
+          &kernels::integrate_chunk_in_lane_groups<Tab, System, T, lanes_per_run>);
+    }
+    static void launch(const System& sys, unsigned grid, unsigned block, gpu::stream_t stream,
+                       const RunSettings<T>& settings, const kernels::DeviceInputs<T>& in,
+                       const kernels::DeviceOutputs<T>& out) {
+      const LaneGroupLaunch g = lane_group_launch<lanes_per_run>(grid, block);
+      kernels::integrate_chunk_in_lane_groups<Tab, System, T, lanes_per_run>
+          <<<g.grid, g.block, g.shared_bytes, gpu::native_stream(stream)>>>(sys, settings, in, out);
+    }
+  };
+
+  /// The handle of kernel K, made once per process (so its `loaded` flag is K's own).
+  template <class K>
+  static const ChunkKernelHandle& handle_of() {
+    static std::atomic<bool> loaded{false};
+    static const ChunkKernelHandle handle{K::address(), K::lanes_per_run, &loaded, &K::launch};
+    return handle;
+  }
+
+  /// The one choice of kernel for method Tab's chunks of kind `kind` (kernels/launch/device_views.hpp):
+  /// the final state split over lanes when the method has them and `split_runs` (GpuRunRequest),
+  /// else one thread per run; a series; summaries, built for the kinds the system declares when
+  /// `lean`, else for every kind.
+  template <class Tab>
+  static const ChunkKernelHandle& chunk_kernel(kernels::ChunkKernel kind, bool split_runs, bool lean) {
+    switch (kind) {
+      case kernels::ChunkKernel::final_state:
+        if constexpr (lanes<Tab>() > 1) {
+          if (split_runs) return handle_of<LaneGroupKernel<Tab>>();
+        }
+        return handle_of<PerRunKernel<Tab, false>>();
+      case kernels::ChunkKernel::series:
+        return handle_of<PerRunKernel<Tab, true>>();
+      case kernels::ChunkKernel::summaries:
+        if (lean) return handle_of<PerRunKernel<Tab, true, summary_kinds_v<System>>>();
+        return handle_of<PerRunKernel<Tab, true, all_summary_kinds>>();
+    }
+    throw std::logic_error("GpuRunner: unknown chunk kernel");
+  }
+
   /// The first launch of a kernel instantiation loads its module (lazy loading on CUDA): done here
   /// once, on purpose, and timed as `kernel_compile`, so chunk timings exclude it.
-  template <class Tab, int Kernel>
-  void load_once(const void* kernel, TimeLogger& log, std::size_t lanes_per_run = 1) {
-    static std::atomic<bool> loaded{false};  // per instantiation; part threads of several GPUs share it
-    if (loaded.load(std::memory_order_acquire)) return;
+  static void load_once(const ChunkKernelHandle& kernel, TimeLogger& log) {
+    if (kernel.loaded->load(std::memory_order_acquire)) return;
     ScopedTimer t(log, events::kernel_compile);
-    const gpu::KernelAttributes attributes = gpu::kernel_attributes(kernel);
+    const gpu::KernelAttributes attributes = gpu::kernel_attributes(kernel.address);
     t.add_metadata("registers", static_cast<std::int64_t>(attributes.registers));
     t.add_metadata("local_bytes", static_cast<std::int64_t>(attributes.local_bytes));
-    t.add_metadata("lanes_per_run", static_cast<std::int64_t>(lanes_per_run));
-    loaded.store(true, std::memory_order_release);
+    t.add_metadata("lanes_per_run", static_cast<std::int64_t>(kernel.lanes_per_run));
+    kernel.loaded->store(true, std::memory_order_release);
   }
 
   ChunkPipeline<T> pipeline_;
