@@ -1,6 +1,6 @@
 // solver/results/: write_h5, the HDF5 file of a SolveResult (layout in result_h5.hpp): what the file holds,
-// checked before it is touched. The tools it is built with are apart (result_h5_writer.hpp, .cpp); only
-// these files include hdf5.h.
+// checked before it is touched. The tools it is built with are apart (result_h5_writer.hpp, .cpp; the
+// /summaries group, result_h5_summaries.hpp); only these files include hdf5.h.
 //
 // HDF5 writes only the file's structure (metadata: a few KiB); the arrays are written by us, with
 // pwrite, at the addresses HDF5 reserved for them (contiguous datasets allocated at creation, never
@@ -35,6 +35,7 @@
 #include "batchode/files/atomic_file.hpp"
 #include "batchode/kernels/core/status.hpp"
 #include "batchode/solver/results/result_io.hpp"
+#include "result_h5_summaries.hpp"
 #include "result_h5_writer.hpp"
 
 #ifndef BATCHODE_VERSION_STRING
@@ -52,6 +53,7 @@ using detail::Handle;
 using detail::probe_disk;
 using detail::SilenceHdf5Errors;
 using detail::write_raw;
+using detail::write_summaries;
 
 static_assert(sizeof(Status) == sizeof(std::int32_t), "/status is written straight from the result");
 static_assert(sizeof(RunCounters) == 3 * sizeof(std::uint32_t) && std::is_standard_layout_v<RunCounters>,
@@ -137,40 +139,6 @@ Content<T> content_of(const SolveResult<T>& r, const SolveOptions& options) {
   if (r.n_events() > 0) c.events = &r;
   if (r.summary_layout() != nullptr) c.summaries = &r;
   return c;
-}
-
-/// The group /summaries: one dataset per summary output, (n_runs, windows, variables) or with a last
-/// axis of its values when it has several; the cadence, the variables and the windows' ends as
-/// attributes (layout in result_h5.hpp). `r` null: the datasets reserved for `runs` runs, where each
-/// starts appended to `reserved` (write_h5_layout).
-template <class T>
-void write_summaries(H5Writer& w, hid_t root, const SummaryLayout& layout, std::size_t n_runs, const SolveResult<T>* r,
-                     double t0, std::vector<std::uint64_t>& reserved) {
-  const Handle group(w.check(H5Gcreate2(root, "summaries", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                             "creating group summaries"),
-                     H5Gclose);
-  std::vector<std::string> names;
-  for (const SummaryOutput& out : layout.outputs) names.push_back(out.name);
-  std::vector<double> window_ends(layout.windows);
-  for (std::size_t k = 0; k < layout.windows; ++k) window_ends[k] = layout.window_end(t0, k);
-  w.attribute(group.get(), "names", names);
-  w.attribute(group.get(), "summary_variables", layout.variable_names);
-  w.attribute(group.get(), "summarise_every", layout.window_length);
-  w.attribute(group.get(), "sample_summaries_every", layout.sample_period);
-  w.attribute(group.get(), "window_ends", window_ends);
-  const hsize_t runs = n_runs, windows = layout.windows, variables = layout.variables.size();
-  for (const SummaryOutput& out : layout.outputs) {
-    std::vector<hsize_t> dims{runs, windows, variables};
-    if (!out.value_names.empty()) dims.push_back(out.width);  // named values: their own axis (as Python)
-    const Handle set = r != nullptr ? w.dataset(group.get(), out.name, r->summary(out.name), dims)
-                                    : w.dataset(group.get(), out.name, static_cast<const T*>(nullptr), dims);
-    if (!out.value_names.empty()) w.attribute(set.get(), "value_names", out.value_names);
-    if (r == nullptr && runs > 0) {
-      const haddr_t offset = H5Dget_offset(set.get());
-      if (offset == HADDR_UNDEF) w.fail("locating a summaries dataset in the file");
-      reserved.push_back(offset);
-    }
-  }
 }
 
 /// Builds the file with HDF5 (structure and attributes), closes it, then writes the arrays it was

@@ -1,12 +1,10 @@
 // kernels/outputs/: summary metrics accumulated as a run goes (issue 11): mean, std, rms, extrema, peaks and
 // derivative extremes of chosen states and observables, per window of samples, never storing the
 // series (the kinds and one variable's accumulators: summary_metrics.hpp). A sink wrapped around the
-// series sink (SummarySink): its points are the summary samples (t0 + j * sample_summaries_every,
-// landed or interpolated like any saved point), and the points that are also series saves (every
-// plan.series_every-th) go on to the series sink. The loops (kernels/loop/) know no summary: they call
-// the sink interface, save() at every point, and for a sink that takes its samples window by window
-// (loop_parts.hpp's takes_windows) samples_per_window, windows_left, open_window, take_sample and
-// close_window, which the fixed-step loop uses to run each whole window as a loop of its own.
+// series sink (SummarySink): its points are the summary samples (t0 + j * sample_summaries_every, landed
+// or interpolated like any saved point); those that are also series saves (every series_every-th) go on
+// to the series sink. The loops (kernels/loop/) know no summary: they call the sink interface, save()
+// and, for a sink that takes its samples window by window (takes_windows), its five window calls.
 //
 // Samples and windows: sample 0 is the state at t0; it only starts the history (the previous values
 // peaks and derivatives need). Window w holds samples w n + 1 .. (w + 1) n (n = summary_samples), the
