@@ -388,7 +388,8 @@ struct TemplatedWithJacobian {
 };
 
 TEST(Linearize, UsesTheSystemsTimeDerivative) {
-  using namespace batchode::kernels;
+  using namespace batchode;           // the traits over a system (kernels/core/system.hpp's rule)
+  using namespace batchode::kernels;  // linearize, machinery
   static_assert(batchode::is_ode_system_v<DoubleOnlyWithDerivatives, double>);
   static_assert(has_jacobian_v<DoubleOnlyWithDerivatives, double> &&
                 has_time_derivative_v<DoubleOnlyWithDerivatives, double> &&
