@@ -224,7 +224,9 @@ void expect_distributed_equals_one_process(const SolveOptions& o, const std::vec
     EXPECT_EQ(r.summary_variables(), reference.summary_variables());
     auto same = [](const auto& x, const auto& y, const char* what) {
       EXPECT_EQ(x.size(), y.size()) << what;
-      EXPECT_TRUE(x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(*x.data())) == 0)) << what;
+      const bool equal = x.size() == y.size() &&
+                         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(*x.data())) == 0);
+      EXPECT_TRUE(equal) << what;
     };
     same(r.final_state(), reference.final_state(), "final_state");
     same(r.series(), reference.series(), "series");
