@@ -3,7 +3,9 @@
 // that shape the result); a problem found by any process, or fingerprints that differ, is thrown on every
 // process with one message before any work starts.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -69,8 +71,12 @@ std::string options_text(const SolveOptions& o) {
   }
   std::string drivers = o.drivers.empty() ? "-" : "";
   for (const DriverSpec& d : o.drivers) {
-    drivers += fmt::format("{}{} ({} samples, times {}) ", d.name, hashed(d.values), d.n_samples, hashed(d.times));
+    drivers += fmt::format("{}{} ({} samples, times {}, dt {}, t_first {}, order {}, end {}, wrap {}, land {}) ",
+                           d.name, hashed(d.values), d.n_samples, hashed(d.times),
+                           d.dt ? fmt::format("{}", *d.dt) : "-", d.t_first ? fmt::format("{}", *d.t_first) : "-",
+                           d.order, static_cast<int>(d.end), d.wrap, d.land);
   }
+  const StepControl& c = o.step_control;
   const std::string summaries =
       o.summaries.metrics.empty()
           ? "-"
@@ -80,12 +86,14 @@ std::string options_text(const SolveOptions& o) {
                         o.summaries.sample_summaries_every ? fmt::format("{}", *o.summaries.sample_summaries_every) : "-");
   return fmt::format(
       "method {}, t {}..{}, rtol {}, atol {}, dt {}, save_every {}, save_at {}, save_at_per_run {} x {}, save_mode {}, "
-      "save_variables [{}], summaries {}, drivers {}, max_steps {}, outputs {}{}, events {}, event_tolerance {}",
+      "save_variables [{}], summaries {}, drivers {}, max_steps {}, outputs {}{}, events {}, event_tolerance {}, "
+      "step control {} {} {} {} {} {} {}",
       to_string(o.method), o.t0, o.t_end, o.rtol, o.atol, o.dt ? fmt::format("{}", *o.dt) : "-",
       o.save_every ? fmt::format("{}", *o.save_every) : "-", hashed(o.save_at), o.save_at_per_run.n_saves(),
       hashed(o.save_at_per_run.times()), to_string(o.save_mode), fmt::join(o.save_variables, ", "), summaries,
       drivers, o.max_steps, o.outputs.status ? "status" : "", o.outputs.counters ? "+counters" : "", events,
-      o.event_tolerance ? fmt::format("{}", *o.event_tolerance) : "-");
+      o.event_tolerance ? fmt::format("{}", *o.event_tolerance) : "-", c.safety, c.min_factor, c.max_factor, c.ki,
+      c.kp, c.dt_min, c.dt_max);
 }
 
 /// This process's checks: throws what it finds; returns the fingerprint of what it was given.

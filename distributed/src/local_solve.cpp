@@ -175,9 +175,10 @@ void exchange_reports(const Job<T>& job, Solved<T>& s, DistributedResult<T>& out
 
 template <class T>
 SolveResult<T> rows_for(const Job<T>& job, RunRange range) {
-  const bool whole = range.first_run == 0 && range.runs == job.runs;  // the options as they are, not copied
-  SolveOptions options = whole ? job.options : options_for_runs(job.options, range.first_run, range.runs);
-  if (range.runs == 0 && saves_per_run(job.options)) {  // no rows: the shape alone (times unset)
+  // The rows' shape only: per-run save times sliced, drivers left out (a result reads none, and a
+  // process whose share failed must be able to make its rows whatever the options hold).
+  SolveOptions options = result_options_for_runs(job.options, range.first_run, range.runs);
+  if (range.runs == 0 && saves_per_run(job.options)) {  // no rows: the shape alone (shared times of 0s)
     options.save_at_per_run = PerRunSaveTimes();
     options.save_at.assign(job.n_saves, 0.0);
   }

@@ -247,18 +247,26 @@ std::vector<std::size_t> write_in_rows(const Job<T>& job, Solved<T>& solved, Dis
   std::vector<FilePiece> pieces;
   std::deque<std::vector<char>> kept;
   std::vector<std::size_t> counted;
-  // A failed share that others solved is theirs to write; one nobody solved is written as unsolved.
-  if (out.ranks[job.rank].error.empty() || !solved.taken_over[job.rank]) {
-    add_pieces(job, solved.own, job.mine(), offsets, pieces, kept);
-    count_statuses(solved.own, counted);
-  }
-  for (const auto& [piece, r] : solved.taken) {
-    add_pieces(job, r, piece, offsets, pieces, kept);
-    count_statuses(r, counted);
-  }
+  // Made on this process alone (copies of the summaries and events: memory may run out): a failure
+  // travels with the next allgather, and this process still takes part in the collective write, with
+  // nothing to write.
+  const std::string pieces_error = capture([&] {
+    // A failed share that others solved is theirs to write; one nobody solved is written as unsolved.
+    if (out.ranks[job.rank].error.empty() || !solved.taken_over[job.rank]) {
+      add_pieces(job, solved.own, job.mine(), offsets, pieces, kept);
+      count_statuses(solved.own, counted);
+    }
+    for (const auto& [piece, r] : solved.taken) {
+      add_pieces(job, r, piece, offsets, pieces, kept);
+      count_statuses(r, counted);
+    }
+  });
+  if (!pieces_error.empty()) pieces.clear();
   const std::string write_error = job.c.write_at_all(write_path, pieces);
   const std::vector<std::string> errors = job.c.allgather(
-      write_error.empty() ? "" : fmt::format("Rrank {} on {}: {}", job.rank, job.host, write_error));
+      !pieces_error.empty() ? pieces_error
+      : write_error.empty() ? ""
+                            : fmt::format("Rrank {} on {}: {}", job.rank, job.host, write_error));
   throw_first(errors, job.hosts);  // the root's AtomicFile removes what was written
   // Every row is in: the root moves the file into place, and every process learns whether it could.
   throw_first(job.c.allgather(job.rank == job.how.root ? capture([&] { file->commit(); }) : std::string()), job.hosts);
@@ -276,8 +284,12 @@ std::vector<std::size_t> gather_to_root(const Job<T>& job, Solved<T>& solved, Di
   const bool root = job.rank == job.how.root;
   SolveResult<T> all_runs;
   if (root) all_runs = or_abort(job.c, "no memory for the gathered result", [&] { return rows_for(job, {0, job.runs}); });
-  const std::vector<ArrayBytes> mine = arrays_of(solved.own, job);
-  const std::vector<ArrayBytes> into = root ? arrays_of(all_runs, job) : std::vector<ArrayBytes>{};
+  // Between collective calls, on this process alone: a failure (an array the result lacks) ends the job.
+  const std::vector<ArrayBytes> mine =
+      or_abort(job.c, "the result's arrays to gather", [&] { return arrays_of(solved.own, job); });
+  const std::vector<ArrayBytes> into =
+      root ? or_abort(job.c, "the gathered result's arrays", [&] { return arrays_of(all_runs, job); })
+           : std::vector<ArrayBytes>{};
   std::size_t bytes_per_run = 0;
   for (std::size_t a = 0; a < mine.size(); ++a) {
     std::vector<std::uint64_t> counts;

@@ -274,7 +274,7 @@ std::vector<double> read_doubles(const std::string& path, const std::string& nam
 void expect_same_files(const std::string& one, const std::string& rows, const std::vector<std::string>& datasets) {
   for (const std::string& name : datasets) {
     const std::vector<double> expected = read_doubles(one, name), got = read_doubles(rows, name);
-    EXPECT_FALSE(expected.empty()) << name;
+    ASSERT_FALSE(expected.empty()) << name;
     ASSERT_EQ(got.size(), expected.size()) << name;
     EXPECT_EQ(0, std::memcmp(got.data(), expected.data(), got.size() * sizeof(double))) << name;
   }
@@ -384,6 +384,47 @@ TEST(DistributedOnThreads, PerRunDriversEqualOneSolver) {
   o.drivers = {u, v};
   expect_distributed_equals_one_solver(batchode::testing::ForcedDecay{}, o, b,
                                        {"final_state", "series", "t", "observables", "t_stop"}, "drivers");
+}
+
+// Per-run driver samples for another number of runs than the batch's are refused on every process
+// before any work (the processes slice them by run: one with too few rows would otherwise fail alone).
+TEST(DistributedOnThreads, PerRunDriverRowsForAnotherBatchAreRefusedOnEveryProcess) {
+  const std::size_t runs = 7;
+  Batch<double> b;
+  b.y0.assign(runs, 1.0);
+  for (std::size_t r = 0; r < runs; ++r) b.params.insert(b.params.end(), {0.5 + 0.1 * r, 1.0});
+  SolveOptions o = options();
+  DriverSpec u, v;
+  u.name = "u";
+  v.name = "v";
+  u.dt = v.dt = 1.0;
+  v.values = {0.0, 1.0, 0.5};
+  u.n_samples = 3;
+  for (std::size_t r = 0; r < 5; ++r) u.values.insert(u.values.end(), {double(r), 0.0, -double(r)});
+  o.drivers = {u, v};
+  for (int count : {2, 3}) {
+    SCOPED_TRACE(std::to_string(count) + " processes");
+    const std::vector<std::string> said = on_threads<std::string>(
+        [&](distributed::Collective& c) {
+          try {
+            Solver<batchode::testing::ForcedDecay, double> solver(batchode::testing::ForcedDecay{}, o);
+            distributed::LocalSolver<double> local = distributed::local_solver(solver);
+            distributed::solve_distributed<double>(
+                c, local, {b.y0.data(), b.y0.size(), b.params.data(), b.params.size()}, solver.options(), {});
+            return std::string("solved");
+          } catch (const InvalidInput& e) {
+            return std::string(e.what());
+          }
+        },
+        count);
+    ASSERT_EQ(said.size(), static_cast<std::size_t>(count));
+    for (const std::string& what : said) {
+      EXPECT_NE(what.find("drivers['u'] has 15 values, samples for 5 runs of 3 (one set per run), but the batch "
+                          "has 7 runs"),
+                std::string::npos)
+          << what;
+    }
+  }
 }
 
 // Event records are gathered with the rest, a failed share's taken over, run by run as one Solver's;

@@ -326,6 +326,15 @@ void check_options_for_batch(const SolveOptions& o, std::size_t n_runs) {
                                    "the batch has {} runs: give one row of times per run",
                                    per_run.n_runs(), per_run.n_runs(), per_run.n_saves(), n_runs));
   }
+  // Per-run driver samples (the Solver checks them again, fitted: check_driver_sets; a distributed
+  // solve's processes slice them before any fit).
+  for (const DriverSpec& d : o.drivers) {
+    if (d.n_samples != 0 && d.values.size() > d.n_samples && d.values.size() != n_runs * d.n_samples) {
+      throw InvalidInput(fmt::format("drivers['{}'] has {} values, samples for {} runs of {} (one set per run), "
+                                     "but the batch has {} runs",
+                                     d.name, d.values.size(), d.values.size() / d.n_samples, d.n_samples, n_runs));
+    }
+  }
 }
 
 std::size_t count_saves(const SolveOptions& o) {
