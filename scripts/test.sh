@@ -28,7 +28,7 @@ while (($# > 0)); do
     --quick) variants=main ;;
     --variants) variants=${2//,/ }; shift ;;
     --variants=*) variants=${1#--variants=}; variants=${variants//,/ } ;;
-    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -42,6 +42,11 @@ done
 
 tests_passed=0 tests_failed=0 tests_skipped=0
 failed_variants=()
+
+# The models the tests compile at run time (runtime model, command-line and Python tests) are built at
+# -O0, after batchode's own -O3 (solver/systems' BATCHODE_MODEL_CXXFLAGS): the same bits (no -march, so
+# no contraction into FMAs), a fraction of the host compiler's time.
+export BATCHODE_MODEL_CXXFLAGS=${BATCHODE_MODEL_CXXFLAGS--O0}
 
 # run_ctest <build-dir> [ctest args...]: runs CTest with its log in <build-dir>/ctest.log, adds its
 # counts to the totals, and fails when it fails or when it ran no test at all.
@@ -81,9 +86,11 @@ variant_main() {
   gpu_compile_only=${BATCHODE_GPU_COMPILE_ONLY:-$gpu_compile_only}
   # One AMD target and each consumer route once: nothing runs on an AMD GPU here, so compiling the
   # device code twice, or batchode four more times for the consumers, would check little more and
-  # cost CI a quarter of its hour. The CPU tests' own sources at -O0 (tests/CMakeLists.txt: the same
-  # bits, 60 % less compile time than -O3; BATCHODE_CPU_TESTS_OPTIMIZATION= gives the build type's),
-  # from one precompiled header (tests/CMakeLists.txt: GoogleTest and batchode.hpp parsed once).
+  # cost CI a quarter of its hour; and those copies, as pip install's, at -O0
+  # (tests/CMakeLists.txt's BATCHODE_PACKAGE_TESTS_OPTIMIZATION). The CPU tests' own sources at -O0
+  # (tests/CMakeLists.txt: the same bits, 60 % less compile time than -O3;
+  # BATCHODE_CPU_TESTS_OPTIMIZATION= gives the build type's), from one precompiled header
+  # (tests/CMakeLists.txt: GoogleTest and batchode.hpp parsed once).
   # The GPU benchmarks are nvidia_build.sh's (they run on NVIDIA machines only); the CPU benchmarks
   # are built here.
   batchode_phase main:configure batchode_configure build -DCMAKE_BUILD_TYPE=Release \
@@ -92,6 +99,7 @@ variant_main() {
     -DBATCHODE_BUILD_GPU_BENCHMARKS=OFF \
     -DBATCHODE_HIP_ARCHITECTURES="${BATCHODE_HIP_ARCHITECTURES:-gfx90a}" \
     -DBATCHODE_CONSUMER_TESTS="${BATCHODE_CONSUMER_TESTS:-routes}" \
+    -DBATCHODE_PACKAGE_TESTS_OPTIMIZATION="${BATCHODE_PACKAGE_TESTS_OPTIMIZATION--O0}" \
     -DBATCHODE_GPU_COMPILE_ONLY="$gpu_compile_only" \
     -DBATCHODE_CPU_TESTS_OPTIMIZATION="${BATCHODE_CPU_TESTS_OPTIMIZATION--O0}" \
     -DBATCHODE_TESTS_PRECOMPILED_HEADER="${BATCHODE_TESTS_PRECOMPILED_HEADER:-ON}" &&

@@ -64,6 +64,14 @@ set(_config_args)
 if(BATCHODE_CONFIG)
   list(APPEND _common_args "-DCMAKE_BUILD_TYPE=${BATCHODE_CONFIG}")
   set(_config_args --config "${BATCHODE_CONFIG}")
+  # BATCHODE_OPTIMIZATION (tests/CMakeLists.txt's BATCHODE_PACKAGE_TESTS_OPTIMIZATION): that build type's
+  # flags for every language, instead of its own.
+  if(BATCHODE_OPTIMIZATION)
+    string(TOUPPER "${BATCHODE_CONFIG}" _config_upper)
+    foreach(_language IN ITEMS CXX HIP CUDA)
+      list(APPEND _common_args "-DCMAKE_${_language}_FLAGS_${_config_upper}=${BATCHODE_OPTIMIZATION} -DNDEBUG")
+    endforeach()
+  endif()
 endif()
 # A library-only batchode: nothing of its own but the targets the consumer links.
 set(_library_only_args -DBATCHODE_GPU=${BATCHODE_BACKEND} -DBATCHODE_BUILD_TESTS=OFF

@@ -55,6 +55,13 @@ constexpr const char* kPrelude =
     "#include \"batchode/backends/cpu/run_range.hpp\"\n"
     "#include \"batchode/backends/cpu/runtime_abi.hpp\"\n";
 
+/// The model flags as one line, for cache keys.
+std::string joined(const std::vector<std::string>& flags) {
+  std::string line;
+  for (const std::string& f : flags) line += f + ' ';
+  return line;
+}
+
 /// A private folder holding the prelude and, beside it, a link to its verified precompiled form: the
 /// `-include` of a model's compile. Removed with everything in it.
 class PreludeFolder {
@@ -75,19 +82,21 @@ class PreludeFolder {
 /// the build (jit::CompileInterrupted).
 std::optional<std::filesystem::path> precompiled_prelude(const jit::ArtifactCache& cache,
                                                          const jit::HostCompiler& compiler,
-                                                         const Headers& tools, TimeLogger& logger,
-                                                         const std::atomic<bool>* stop) {
+                                                         const Headers& tools, const std::vector<std::string>& flags,
+                                                         TimeLogger& logger, const std::atomic<bool>* stop) {
   static std::mutex mutex;
-  static std::map<std::string, bool> refused;  // compiler path -> could not build one
+  static std::map<std::string, bool> refused;  // compiler path and flags -> could not build one
   std::lock_guard<std::mutex> lock(mutex);
-  if (refused.count(compiler.path) != 0) return std::nullopt;
-  const std::string key = jit::sha256_hex("batchode runtime prelude\n" + compiler.path + "\n" +
-                                          compiler.version + "\n" + tools.digest + "\n" + kPrelude);
+  const std::string which = compiler.path + '\n' + joined(flags);
+  if (refused.count(which) != 0) return std::nullopt;
+  const std::string key = jit::sha256_hex("batchode runtime prelude\n" + compiler.path + "\n" + compiler.version +
+                                          "\n" + tools.digest + "\n" + joined(flags) + "\n" + kPrelude);
   if (const jit::Lookup found = find_entry(cache, key); found.path) return found.path;
   jit::CompileRequest request;
   request.source = kPrelude;
   request.include_dirs = tools.includes;
   request.flags = {"-x", "c++-header"};  // GCC: write the precompiled header as the "object"
+  request.flags.insert(request.flags.end(), flags.begin(), flags.end());  // as every model's: GCC checks
   request.label = "the precompiled prelude of CPU models";
   request.stop = stop;
   std::vector<char> bytes;
@@ -96,12 +105,12 @@ std::optional<std::filesystem::path> precompiled_prelude(const jit::ArtifactCach
     timer.add_metadata("compiler", compiler.path);
     bytes = jit::compile_shared_object(compiler, request);
   } catch (const jit::CompileError&) {
-    refused[compiler.path] = true;  // not GCC, say: each model is compiled whole
+    refused[which] = true;  // not GCC, say: each model is compiled whole
     return std::nullopt;
   }
   std::optional<std::filesystem::path> stored =
       store_entry(cache, key, bytes, "compiling models without the precompiled prelude");
-  if (!stored) refused[compiler.path] = true;
+  if (!stored) refused[which] = true;
   return stored;
 }
 
@@ -112,14 +121,16 @@ std::shared_ptr<const jit::SharedObject> compile_and_load(const RuntimeModelStat
                                                           const std::atomic<bool>* stop) {
   const jit::HostCompiler& compiler = host_compiler();
   const Headers& tools = headers();
+  const std::vector<std::string> flags = model_compile_flags();
   jit::CompileRequest request;
   request.source = tu;
   request.include_dirs = tools.includes;
+  request.flags = flags;
   request.label = "model '" + state.model.name() + "' (" + state.model.description().source + ")";
   request.stop = stop;
   const std::string key =
       jit::sha256_hex("batchode runtime model, cpu abi " + std::to_string(cpu::runtime_abi_version) + "\n" +
-                      compiler.path + "\n" + compiler.version + "\n" + tools.digest + "\n" + tu);
+                      compiler.path + "\n" + compiler.version + "\n" + tools.digest + "\n" + joined(flags) + "\n" + tu);
 
   std::optional<jit::ArtifactCache> cache = open_cache(state, "cpu");
   auto compile = [&] {
@@ -128,7 +139,7 @@ std::shared_ptr<const jit::SharedObject> compile_and_load(const RuntimeModelStat
     std::optional<std::filesystem::path> prelude;
     if (cache) {
       std::optional<jit::ArtifactCache> pch = open_cache(state, "pch");
-      if (pch) prelude = precompiled_prelude(*pch, compiler, tools, logger, stop);
+      if (pch) prelude = precompiled_prelude(*pch, compiler, tools, flags, logger, stop);
     }
     ScopedTimer timer(logger, events::model_compile);
     timer.add_metadata("compiler", compiler.path);
@@ -136,6 +147,7 @@ std::shared_ptr<const jit::SharedObject> compile_and_load(const RuntimeModelStat
       const PreludeFolder folder(*prelude);
       jit::CompileRequest with = request;
       with.flags = {"-include", folder.header().string()};
+      with.flags.insert(with.flags.end(), flags.begin(), flags.end());
       try {
         std::vector<char> bytes = jit::compile_shared_object(compiler, with);
         timer.add_metadata("precompiled_prelude", "yes");

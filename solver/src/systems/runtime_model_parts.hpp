@@ -58,6 +58,11 @@ struct Headers {
 
 const Headers& headers();
 
+/// $BATCHODE_MODEL_CXXFLAGS split at whitespace (no quoting): flags for the host compiler of CPU
+/// models, after batchode's own (jit/'s -O3 ...), so -O1 or -march=native override or add to them.
+/// They go into every cache key of CPU code (the precompiled prelude's too).
+std::vector<std::string> model_compile_flags();
+
 /// The host compiler: looked up once per process and setting of the variables that choose it (its
 /// --version is a process spawn).
 const jit::HostCompiler& host_compiler();

@@ -100,6 +100,13 @@ std::string environment_value(const char* name) {
 
 }  // namespace
 
+std::vector<std::string> model_compile_flags() {
+  std::istringstream words(environment_value("BATCHODE_MODEL_CXXFLAGS"));
+  std::vector<std::string> flags;
+  for (std::string word; words >> word;) flags.push_back(word);
+  return flags;
+}
+
 const Headers& headers() {
   static std::mutex mutex;
   static std::map<std::string, Headers> found;
