@@ -30,6 +30,7 @@
 #include "batchode/models/evaluate.hpp"
 #include "batchode/models/model.hpp"
 #include "bruss_model.hpp"
+#include "pollu_model.hpp"
 #include "compile_support.hpp"
 
 namespace {
@@ -104,6 +105,7 @@ struct Generated {
   std::string type;  // the struct's name
   Model model;
   bool jacobian;
+  LinearSolver linear_solver = LinearSolver::automatic;
 };
 
 std::vector<Generated> models_for_compilation() {
@@ -114,17 +116,25 @@ std::vector<Generated> models_for_compilation() {
           {"Constant", parse(kConstant), true},
           {"Precedence", parse(kPrecedence), true},
           {"Lorenz96", parse(lorenz96(20)), true},
-          {"Bruss", parse(batchode::testing::bruss_toml(8)), true}};
+          {"Bruss", parse(batchode::testing::bruss_toml(8)), true, LinearSolver::band},
+          {"BrussSparse", parse(batchode::testing::bruss_toml(8)), true},
+          {"Pollu", load_model(batchode::testing::pollu_model_path()), true}};
 }
 
 /// True for the models whose generated code declares a Jacobian band (kernels/linalg/band.hpp).
 bool banded(const Generated& g) { return g.jacobian && g.type == "Bruss"; }
+/// True for the types whose generated code (with the Jacobian, layout automatic) has a sparse LU
+/// (kernels/linalg/sparse_lu.hpp): it costs fewer operations than the band (BRUSS), or than the dense LU
+/// where there is no band (Lorenz-96 wraps around, POLLU's chemistry). Small systems keep the dense LU
+/// (Lorenz: 17 operations either way; a tie goes to partial pivoting).
+bool sparse_type(const std::string& type) { return type == "BrussSparse" || type == "Pollu" || type == "Lorenz96"; }
+bool sparse(const Generated& g) { return g.jacobian && sparse_type(g.type); }
 
 /// Writes each model's source to `dir`/<type>.hpp; returns the lines that include them.
 std::string write_sources(const support::TempDir& dir, const std::vector<Generated>& models) {
   std::string includes;
   for (const Generated& g : models) {
-    support::write_file(dir.file(g.type + ".hpp"), generate_system(g.model, {g.type, g.jacobian}));
+    support::write_file(dir.file(g.type + ".hpp"), generate_system(g.model, {g.type, g.jacobian, g.linear_solver}));
     includes += "#include \"" + dir.file(g.type + ".hpp") + "\"\n";
   }
   return includes;
@@ -152,6 +162,18 @@ std::string checks_of(const std::vector<Generated>& models) {
     s += "static_assert(" + band + "batchode::kernels::RosenbrockShape<" + M + ", float>::banded);\n";
     if (banded(g)) {
       s += "static_assert(" + M + "::jacobian_lower_bandwidth == 2 && " + M + "::jacobian_upper_bandwidth == 2);\n";
+    }
+    // The sparse LU where automatic found it cheapest: given, and what a Rosenbrock step uses.
+    const std::string sparse_lu = sparse(g) ? "" : "!";
+    s += "static_assert(" + sparse_lu + "batchode::has_sparse_lu_v<" + M + ", double>);\n";
+    s += "static_assert(" + sparse_lu + "batchode::kernels::RosenbrockShape<" + M + ", float>::sparse);\n";
+    if (sparse(g)) {
+      for (const std::string T : {"double", "float"}) {
+        s += "template void " + M + "::sparse_jacobian<" + T + ">(" + T + ", const " + T + "*, const " + T +
+             "*, " + T + "*) const;\n";
+        s += "template bool " + M + "::sparse_lu_factor<" + T + ">(" + T + ", const " + T + "*, " + T + "*) const;\n";
+        s += "template void " + M + "::sparse_lu_solve<" + T + ">(const " + T + "*, " + T + "*) const;\n";
+      }
     }
     for (const std::string T : {"double", "float", "Dual<double, 4>", "Dual<float, 2>"}) {
       s += "template void " + M + "::operator()<" + T + ">(" + T + ", const " + T + "*, const " + T + "*, " +
@@ -249,7 +271,8 @@ TEST(Codegen, LorenzSourceFollowsTheContract) {
 // written over it, row by row (Jb[i * 5 + (j - i + 2)]); a wider one (Lorenz-96 wraps around: x0 reads
 // x18 and x19) and a small one (Lorenz, 3 states: a band no narrower than dense) declare none.
 TEST(Codegen, DeclaresTheBandOfASymbolicJacobian) {
-  const std::string src = generate_system(parse(batchode::testing::bruss_toml(8)), {"Bruss", true});
+  const std::string src =
+      generate_system(parse(batchode::testing::bruss_toml(8)), {"Bruss", true, LinearSolver::band});
   for (const char* line : {"  static constexpr batchode::port::size_t jacobian_lower_bandwidth = 2;\n",
                            "  static constexpr batchode::port::size_t jacobian_upper_bandwidth = 2;\n",
                            "  BATCHODE_HOST_DEVICE void band_jacobian(T t, const T* y, const T* p, T* Jb) const {\n",
@@ -264,10 +287,42 @@ TEST(Codegen, DeclaresTheBandOfASymbolicJacobian) {
   }
   for (const std::string& other : {generate_system(parse(lorenz96(20)), {"L96", true}),
                                    generate_system(load("lorenz.toml"), {"Lorenz", true}),
-                                   generate_system(parse(batchode::testing::bruss_toml(8)), {"Bruss", false})}) {
+                                   generate_system(parse(batchode::testing::bruss_toml(8)), {"Bruss", false}),
+                                   generate_system(parse(batchode::testing::bruss_toml(8)), {"Bruss", true})}) {
     EXPECT_EQ(other.find("bandwidth"), std::string::npos) << other;
     EXPECT_EQ(other.find("band_jacobian"), std::string::npos) << other;
   }
+}
+
+// Where the sparse LU costs the fewest operations (POLLU's chemistry: no band, 20 states), the struct
+// declares its sizes and writes J's nonzeros, the factorisation in the planned order with its pivot
+// checks, and the solve (kernels/linalg/sparse_lu.hpp, included for the checks). A layout asked for is
+// written, or refused by name where it cannot be.
+TEST(Codegen, WritesTheSparseLuWhereItIsCheapest) {
+  const Model pollu = load_model(batchode::testing::pollu_model_path());
+  const std::string src = generate_system(pollu, {"Pollu", true});
+  const std::string nonzeros = std::to_string(pollu.jacobian_nonzeros().size());
+  for (const std::string& line :
+       {std::string("#include \"batchode/kernels/linalg/sparse_lu.hpp\"\n"),
+        "  static constexpr batchode::port::size_t jacobian_nonzeros = " + nonzeros + ";\n",
+        std::string("  BATCHODE_HOST_DEVICE void sparse_jacobian(T t, const T* y, const T* p, T* Js) const {\n"),
+        std::string("  BATCHODE_HOST_DEVICE bool sparse_lu_factor(T diag, const T* Js, T* W) const {\n"),
+        std::string("  BATCHODE_HOST_DEVICE void sparse_lu_solve(const T* W, T* b) const {\n"),
+        std::string("    Js[0] = "), "    Js[" + std::to_string(pollu.jacobian_nonzeros().size() - 1) + "] = ",
+        std::string("if (!kl::usable_pivot(W["), std::string("  // pivots in the order ")}) {
+    EXPECT_NE(src.find(line), std::string::npos) << "missing: " << line << "in:\n" << src;
+  }
+  EXPECT_EQ(src.find("bandwidth"), std::string::npos);
+  EXPECT_EQ(generate_system(pollu, {"Pollu", true, LinearSolver::dense}).find("sparse_lu"), std::string::npos);
+  EXPECT_EQ(generate_system(pollu, {"Pollu", false}).find("sparse"), std::string::npos);
+  try {
+    generate_system(pollu, {"Pollu", true, LinearSolver::band});
+    ADD_FAILURE() << "a band was written for POLLU";
+  } catch (const batchode::InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("linear_solver band: the Jacobian of model 'pollu'"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(generate_system(parse(kConstant), {"Constant", true, LinearSolver::sparse}), batchode::InvalidInput);
 }
 
 TEST(Codegen, TextKeepsGroupingAndUsesTheHelpers) {
@@ -338,6 +393,7 @@ TEST(Codegen, GeneratedProgramComputesWhatTheInterpreterComputes) {
     std::string type;
     Model model;
     std::vector<Sample> samples;
+    LinearSolver linear_solver = LinearSolver::automatic;
   };
   std::vector<Case> cases = {
       {"EveryFunction",
@@ -349,17 +405,22 @@ TEST(Codegen, GeneratedProgramComputesWhatTheInterpreterComputes) {
        {{0, {1.25, 1.5, 0.75}, {}}, {0, {0.5, 2.5, -1}, {}}, {0, {2, 2, 0.5}, {}}}},
       {"Lorenz", load("lorenz.toml"), {{0, {1, 2, 3}, {28}}, {0, {-8, 7, 27}, {14}}}},
       {"Lorenz96", parse(lorenz96(20)), {{0, std::vector<double>(20, 0.5), {8}}}},
-      {"Bruss", parse(batchode::testing::bruss_toml(8)), {{0, std::vector<double>(16, 1.5), {1.1}}}}};
+      {"Bruss", parse(batchode::testing::bruss_toml(8)), {{0, std::vector<double>(16, 1.5), {1.1}}}, LinearSolver::band},
+      {"BrussSparse", parse(batchode::testing::bruss_toml(8)), {{0, std::vector<double>(16, 1.5), {1.1}}}},
+      {"Pollu", load_model(batchode::testing::pollu_model_path()), {{0, std::vector<double>(20, 0.01), {0.35}}}}};
   for (std::size_t i = 0; i < 20; ++i) cases[4].samples[0].y[i] += 0.1 * static_cast<double>(i * i % 7);
   for (std::size_t i = 0; i < 16; ++i) cases[5].samples[0].y[i] += 0.3 * static_cast<double>(i * i % 5);
+  for (std::size_t i = 0; i < 16; ++i) cases[6].samples[0].y[i] += 0.3 * static_cast<double>(i * i % 5);
+  for (std::size_t i = 0; i < 20; ++i) cases[7].samples[0].y[i] *= 1.0 + static_cast<double>(i % 3);
 
   support::TempDir dir;
   std::string program = "#include <cstdio>\n";
   for (const Case& c : cases) {
-    support::write_file(dir.file(c.type + ".hpp"), generate_system(c.model, {c.type, true}));
+    support::write_file(dir.file(c.type + ".hpp"), generate_system(c.model, {c.type, true, c.linear_solver}));
     program += "#include \"" + dir.file(c.type + ".hpp") + "\"\n";
   }
   program += R"(#include "batchode/kernels/linalg/jacobian.hpp"
+#include "batchode/kernels/linalg/lu.hpp"
 // The generated call operator alone: kernels::linearize then differentiates it with dual numbers.
 template <class M>
 struct CallOnly {
@@ -392,6 +453,25 @@ void run(const char* name, int sample, double t, const double* y, const double* 
   for (batchode::port::size_t k = 0; k < N * N; ++k) {
     put("J", k, J[k]);
     put("J_ad", k, J_ad[k]);
+  }
+  if constexpr (batchode::has_sparse_lu_v<M, double>) {
+    // J's nonzeros (printed by their index; the test knows their places), and W x = b solved by the
+    // generated sparse LU and by kernels/linalg/lu.hpp's dense one, W = diag I - J.
+    double Js[M::jacobian_nonzeros], W[M::sparse_lu_size], dense[N * N], x[N], x_dense[N];
+    int piv[N];
+    M{}.sparse_jacobian(t, y, p, Js);
+    for (batchode::port::size_t k = 0; k < M::jacobian_nonzeros; ++k) put("Js", k, Js[k]);
+    const double diag = 1e3;
+    for (batchode::port::size_t k = 0; k < N * N; ++k) dense[k] = (k % (N + 1) == 0 ? diag : 0.0) - J[k];
+    for (batchode::port::size_t i = 0; i < N; ++i) x[i] = x_dense[i] = 1.0 + 0.5 * static_cast<double>(i % 4);
+    put("factored", 0, M{}.sparse_lu_factor(diag, Js, W) ? 1.0 : 0.0);
+    M{}.sparse_lu_solve(W, x);
+    put("factored_dense", 0, batchode::kernels::lu_factor<N>(dense, piv) ? 1.0 : 0.0);
+    batchode::kernels::lu_solve<N>(dense, piv, x_dense);
+    for (batchode::port::size_t i = 0; i < N; ++i) {
+      put("x_sparse", i, x[i]);
+      put("x_dense", i, x_dense[i]);
+    }
   }
   if constexpr (batchode::has_band_jacobian_v<M, double>) {  // printed at the dense index
     using Shape = batchode::kernels::JacobianBand<M>;
@@ -462,6 +542,18 @@ int main() {
               << where << " float f[" << i << "]";
         }
       }
+      if (sparse_type(c.type)) {  // the sparse LU's
+        const auto nonzeros = c.model.jacobian_nonzeros();
+        for (std::size_t z = 0; z < nonzeros.size(); ++z) {
+          EXPECT_EQ(at("Js", z), J[nonzeros[z].first * n + nonzeros[z].second]) << where << " Js[" << z << "]";
+        }
+        EXPECT_EQ(at("factored", 0), 1.0) << where;
+        EXPECT_EQ(at("factored_dense", 0), 1.0) << where;
+        for (std::size_t i = 0; i < n; ++i) {
+          const double dense = at("x_dense", i);
+          EXPECT_NEAR(at("x_sparse", i), dense, 1e-13 * std::fabs(dense)) << where << " x[" << i << "]";
+        }
+      }
       for (std::size_t e = 0; e < n * n; ++e) {
         EXPECT_EQ(at("J", e), J[e]) << where << " J[" << e << "]";
         if (c.type == "Bruss" && J[e] != 0) {  // every nonzero in the band, as the dense one has it
@@ -493,19 +585,23 @@ std::string runtime_program(bool broken) {
   const std::vector<Generated> models = {{"Lorenz", load("lorenz.toml"), true},
                                          {"EveryFunction", load("every_function.toml"), true},
                                          {"Chain", parse(kChain), true},
-                                         {"Bruss", parse(batchode::testing::bruss_toml(8)), true}};
+                                         {"Bruss", parse(batchode::testing::bruss_toml(8)), true},
+                                         {"Pollu", load_model(batchode::testing::pollu_model_path()), true}};
   for (const Generated& g : models) {
     s += generate_system(g.model, {g.type, g.jacobian}) + "\n";
     s += "static_assert(batchode::has_analytic_linearization_v<" + g.type + ", double>);\n";
     s += "static_assert(batchode::kernels::StepperFor<batchode::tableau::Rodas4, " + g.type +
          ", float>::available);\n";
   }
+  // BRUSS and POLLU take the sparse LU (kernels/linalg/sparse_lu.hpp) on the device too.
+  s += "static_assert(batchode::kernels::RosenbrockShape<Bruss, double>::sparse && "
+       "batchode::kernels::RosenbrockShape<Pollu, float>::sparse);\n";
   struct Kernel {
     const char *tableau, *system, *value;
   };
   for (const Kernel& k : {Kernel{"Rodas4", "Lorenz", "double"}, Kernel{"Rodas4", "EveryFunction", "float"},
                           Kernel{"Ros3p", "Chain", "double"}, Kernel{"Dopri5", "EveryFunction", "double"},
-                          Kernel{"Rodas4", "Bruss", "double"}}) {
+                          Kernel{"Rodas4", "Bruss", "double"}, Kernel{"Ros3p", "Pollu", "float"}}) {
     const std::string value = k.value, system = k.system;
     s += "template __global__ void batchode::kernels::integrate_chunk<batchode::tableau::" +
          std::string(k.tableau) + ", false, " + system + ", " + value + ">(" + system +

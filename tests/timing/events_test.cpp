@@ -51,11 +51,12 @@ TEST(SolverEvents, EveryEventIsRegisteredWithItsCategoryAndADescription) {
   EXPECT_EQ(category["codegen"], "codegen");
   EXPECT_EQ(category["model_parse"], "codegen");
   EXPECT_EQ(category["model_codegen"], "codegen");
+  EXPECT_EQ(category["model_linear_solve_plan"], "codegen");
   EXPECT_EQ(category["model_compile"], "compile");
   EXPECT_EQ(category["model_cache_hit"], "compile");
   EXPECT_EQ(category["model_load"], "compile");
   EXPECT_EQ(category["model_prelude_compile"], "compile");
-  EXPECT_EQ(category.size(), 33u);
+  EXPECT_EQ(category.size(), 34u);
   EXPECT_STREQ(batchode::events::kernel_launch, "kernel_launch");
 }
 
@@ -73,7 +74,7 @@ TEST(SolverEvents, ConflictingEarlierRegistrationIsReported) {
     EXPECT_NE(what.find("'codegen'"), std::string::npos) << what;
   }
   // The conflicting labels keep their owner's category; every other one is registered.
-  EXPECT_EQ(log.registered_events().size(), 33u);
+  EXPECT_EQ(log.registered_events().size(), 34u);
   EXPECT_EQ(log.stats("kernel_launch").category, "my_category");
   EXPECT_TRUE(log.is_registered(batchode::events::kernel_compile));  // registered after the conflict
 }

@@ -66,6 +66,9 @@ void register_solver_events(TimeLogger& logger) {
       {events::codegen, event_category::codegen, "code generation (reserved)"},
       {events::model_parse, event_category::codegen, "parsing and checking a model's text"},
       {events::model_codegen, event_category::codegen, "generating a model's C++ source"},
+      {events::model_linear_solve_plan, event_category::codegen,
+       "planning a model's linear solve for the Rosenbrock methods: the sparsity of its Jacobian, the "
+       "operations of each layout, the sparse LU's pivot order and fill (metadata: layout, slots)"},
       {events::model_compile, event_category::compile,
        "compiling a model's generated source (host compiler)"},
       {events::model_cache_hit, event_category::compile, "a compiled model found, verified, in the cache"},

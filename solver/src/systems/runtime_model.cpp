@@ -84,10 +84,19 @@ RuntimeModel<T>::RuntimeModel(models::Model model, RuntimeModelOptions options, 
   check_values_fit<T>(model.description());
   state_->model = std::move(model);
   state_->options = std::move(options);
+  models::LinearSolveChoice linear_solve;
+  {
+    ScopedTimer plan(logger, events::model_linear_solve_plan);
+    linear_solve = models::choose_linear_solve(state_->model.n_states(), state_->model.jacobian_nonzeros(),
+                                               state_->options.linear_solver, state_->model.name());
+    plan.add_metadata("layout", models::to_string(linear_solve.layout));
+    if (linear_solve.plan) plan.add_metadata("slots", static_cast<std::int64_t>(linear_solve.plan->slots.size()));
+  }
   ScopedTimer timer(logger, events::model_codegen);
   models::CodegenOptions codegen;
   codegen.type_name = detail::kTypeName;
   codegen.jacobian = true;
+  codegen.linear_solve = &linear_solve;
   state_->system_source = models::generate_system(state_->model, codegen);
   state_->cost_name =
       "model:" + state_->model.name() + ":" + jit::sha256_hex(state_->system_source).substr(0, 16);

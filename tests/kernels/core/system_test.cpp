@@ -1,7 +1,7 @@
 // tests/kernels/core/: the System concept (kernels/core/system.hpp): each optional member is detected
 // where a system has it, with its documented signature, and not where it is absent or has another
 // one; the traits defined beside a later room's type (can_linearize_v, declares_compiled_methods_v,
-// has_rhs_component_v, summary_kinds_v, JacobianBand) agree.
+// has_rhs_component_v, summary_kinds_v, JacobianBand, RosenbrockShape) agree.
 #include <gtest/gtest.h>
 
 #include <batchode/kernels/core/system.hpp>
@@ -48,6 +48,23 @@ struct Full : Plain {
   void band_jacobian(T, const T*, const T* p, T* Jb) const {
     Jb[0] = T(0), Jb[1] = -p[0], Jb[2] = p[0], Jb[3] = T(0);
   }
+  // J's nonzeros (0, 0), (1, 0); W's slots (0, 0), (1, 0), (1, 1) in the pivot order 0, 1.
+  static constexpr std::size_t jacobian_nonzeros = 2, sparse_lu_size = 3;
+  template <class T>
+  void sparse_jacobian(T, const T*, const T* p, T* Js) const {
+    Js[0] = -p[0], Js[1] = p[0];
+  }
+  template <class T>
+  bool sparse_lu_factor(T diag, const T* Js, T* W) const {
+    W[0] = T(1) / (diag - Js[0]), W[1] = -Js[1] * W[0], W[2] = T(1) / diag;
+    return true;
+  }
+  template <class T>
+  void sparse_lu_solve(const T* W, T* b) const {
+    b[1] -= W[1] * b[0];
+    b[1] *= W[2];
+    b[0] *= W[0];
+  }
   template <class T>
   void observables(T, const T* y, const T*, T* out) const {
     out[0] = y[0] + y[1];
@@ -74,6 +91,12 @@ struct WrongSignatures : Plain {
     J[0] = T(0);
   }
   void time_derivative() const {}
+  static constexpr std::size_t jacobian_nonzeros = 2, sparse_lu_size = 3;
+  template <class T>
+  void sparse_jacobian(T, const T*, const T* p, T* Js) const {
+    Js[0] = p[0];
+  }
+  void sparse_lu_factor() const {}  // no arguments
   int next_break() const { return 0; }
   template <class T>
   T rhs_component(std::size_t, T) const {
@@ -112,6 +135,14 @@ static_assert(jacobian_lower_bandwidth_v<Full> == 1 && jacobian_upper_bandwidth_
 static_assert(jacobian_lower_bandwidth_v<Plain> == 1 && jacobian_upper_bandwidth_v<Plain> == 1,
               "dense: N - 1");
 static_assert(kernels::JacobianBand<Full>::lower == 1 && kernels::JacobianBand<Full>::upper == 0);
+static_assert(has_sparse_lu_v<Full, double> && !has_sparse_lu_v<Plain, double> &&
+              !has_sparse_lu_v<WrongSignatures, double>);
+static_assert(jacobian_nonzeros_v<Full> == 2 && sparse_lu_size_v<Full> == 3 && jacobian_nonzeros_v<Plain> == 0 &&
+              sparse_lu_size_v<Plain> == 0);
+static_assert(kernels::RosenbrockShape<Full, double>::sparse && kernels::RosenbrockShape<Full, double>::lu_size == 3 &&
+                  kernels::RosenbrockShape<Full, double>::jacobian_size == 2,
+              "a system's own sparse LU goes before its band");
+static_assert(!kernels::RosenbrockShape<Plain, double>::sparse);
 static_assert(can_linearize_v<Plain, double> && can_linearize_v<Full, double>);
 static_assert(!can_linearize_v<DoubleOnly, double>);
 
@@ -149,6 +180,15 @@ TEST(SystemConcept, DetectedMembersAreTheOnesCalled) {
   EXPECT_DOUBLE_EQ(dydt[1], J[2] * y[0] + J[3] * y[1]);
   EXPECT_DOUBLE_EQ(out[0], 4.0);
   EXPECT_DOUBLE_EQ(g[0], 2.0);
+  // W = 2 I - J by the sparse members: W x = b for b = W (1, 1).
+  double Js[2], W[3], b[2];
+  sys.sparse_jacobian(0.0, y, p, Js);
+  ASSERT_TRUE(sys.sparse_lu_factor(2.0, Js, W));
+  b[0] = (2.0 - J[0]) * 1.0 - J[1] * 1.0;
+  b[1] = -J[2] * 1.0 + (2.0 - J[3]) * 1.0;
+  sys.sparse_lu_solve(W, b);
+  EXPECT_DOUBLE_EQ(b[0], 1.0);
+  EXPECT_DOUBLE_EQ(b[1], 1.0);
 }
 
 }  // namespace

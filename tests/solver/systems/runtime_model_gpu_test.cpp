@@ -19,6 +19,7 @@
 #include "batchode/batchode.hpp"
 #include "batchode/models/model.hpp"
 #include "bruss_model.hpp"
+#include "pollu_model.hpp"
 #include "forced_decay_reference.hpp"
 #include "gpu_compare.hpp"
 #include "require_gpu.hpp"
@@ -436,12 +437,11 @@ TEST_F(RuntimeModelGpuTest, Lorenz96With64StatesAgreesWithTheCpu) {
   batchode::testing::expect_runs_agree(gpu, cpu, 200.0 * o.rtol, "lorenz96 GPU vs CPU");
 }
 
-// A large stiff model (BRUSS, 64 states: the generated code declares its Jacobian's band, so rodas4
-// keeps J and its LU in band storage) compiles for the GPU in seconds and solves as the CPU path does.
-TEST_F(RuntimeModelGpuTest, StiffBrussWith64StatesInBandStorageAgreesWithTheCpu) {
+// A large stiff model (BRUSS, 64 states) compiles for the GPU in seconds and solves as the CPU path
+// does, with each of its linear solves: the sparse LU (automatic: the fewest operations) and the band.
+TEST_F(RuntimeModelGpuTest, StiffBrussWith64StatesAgreesWithTheCpuInSparseAndBandStorage) {
   BATCHODE_REQUIRE_GPU();
   constexpr std::size_t m = 32;
-  RuntimeModel<double> runtime(parse(batchode::testing::bruss_toml(m)), options());
   const std::size_t runs = 512;
   const std::vector<double> start = batchode::testing::bruss_initial_state(m);
   std::vector<double> y0, a;
@@ -449,18 +449,68 @@ TEST_F(RuntimeModelGpuTest, StiffBrussWith64StatesInBandStorageAgreesWithTheCpu)
     y0.insert(y0.end(), start.begin(), start.end());
     a.push_back(0.9 + 0.2 * double(r) / double(runs));
   }
-  SolveOptions o;
-  o.method = Method::rodas4;
-  o.t_end = 1;
-  o.rtol = o.atol = 1e-6;
-  o.verbosity = batchode::Verbosity::none;
-  o.backend = Backend::gpu;
-  const SolveResult<double> gpu = batchode::solve_ivp(runtime, y0, a, o);
-  ASSERT_TRUE(gpu.execution().at(0).backend.is_gpu());
-  o.backend = Backend::cpu;
-  const SolveResult<double> cpu = batchode::solve_ivp(runtime, y0, a, o);
-  ASSERT_TRUE(cpu.all_succeeded());
-  batchode::testing::expect_runs_agree(gpu, cpu, 200.0 * o.rtol, "bruss GPU vs CPU");
+  for (const batchode::models::LinearSolver layout :
+       {batchode::models::LinearSolver::automatic, batchode::models::LinearSolver::band}) {
+    SCOPED_TRACE(batchode::models::to_string(layout));
+    RuntimeModelOptions with = options();
+    with.linear_solver = layout;
+    RuntimeModel<double> runtime(parse(batchode::testing::bruss_toml(m)), with);
+    SolveOptions o;
+    o.method = Method::rodas4;
+    o.t_end = 1;
+    o.rtol = o.atol = 1e-6;
+    o.verbosity = batchode::Verbosity::none;
+    o.backend = Backend::gpu;
+    const SolveResult<double> gpu = batchode::solve_ivp(runtime, y0, a, o);
+    ASSERT_TRUE(gpu.execution().at(0).backend.is_gpu());
+    o.backend = Backend::cpu;
+    const SolveResult<double> cpu = batchode::solve_ivp(runtime, y0, a, o);
+    ASSERT_TRUE(cpu.all_succeeded());
+    batchode::testing::expect_runs_agree(gpu, cpu, 200.0 * o.rtol, "bruss GPU vs CPU");
+  }
+}
+
+// POLLU (examples/models/pollu.toml, the IVP test set's chemistry; the sparse LU): on the GPU as on the
+// CPU run by run, in both precisions, and run 0 (k1 = 0.35) at the test set's reference (float64).
+TEST_F(RuntimeModelGpuTest, PolluWithTheSparseLuAgreesWithTheCpuAndTheReference) {
+  BATCHODE_REQUIRE_GPU();
+  const batchode::models::Model model = batchode::models::load_model(batchode::testing::pollu_model_path());
+  const std::size_t runs = 3000;
+  auto check = [&](auto zero, double rtol, double atol) {
+    using T = decltype(zero);
+    RuntimeModel<T> runtime(model, options());
+    const std::vector<T> start = runtime.default_y0();
+    std::vector<T> y0, k1;
+    for (std::size_t r = 0; r < runs; ++r) {
+      y0.insert(y0.end(), start.begin(), start.end());
+      k1.push_back(T(0.35 * (1.0 + double(r) / double(runs))));
+    }
+    for (Method m : {Method::rodas4, Method::ros3p}) {
+      SCOPED_TRACE(batchode::to_string(m) + (sizeof(T) == 4 ? " float" : " double"));
+      SolveOptions o;
+      o.method = m;
+      o.t_end = 60;
+      o.rtol = rtol;
+      o.atol = atol;
+      o.verbosity = batchode::Verbosity::none;
+      o.backend = Backend::gpu;
+      const SolveResult<T> gpu = batchode::solve_ivp(runtime, y0, k1, o);
+      ASSERT_TRUE(gpu.execution().at(0).backend.is_gpu());
+      ASSERT_TRUE(gpu.all_succeeded());
+      o.backend = Backend::cpu;
+      const SolveResult<T> cpu = batchode::solve_ivp(runtime, y0, k1, o);
+      ASSERT_TRUE(cpu.all_succeeded());
+      batchode::testing::expect_runs_agree(gpu, cpu, 200.0 * rtol, "pollu GPU vs CPU");
+      if (sizeof(T) == 8) {
+        for (std::size_t i = 0; i < 20; ++i) {
+          const double want = batchode::testing::kPolluAt60[i];
+          EXPECT_NEAR(double(gpu.final_state(0, i)), want, 50 * (atol + rtol * std::fabs(want))) << "y" << i + 1;
+        }
+      }
+    }
+  };
+  check(0.0, 1e-8, 1e-12);
+  check(0.0f, 1e-4, 1e-8);
 }
 
 }  // namespace

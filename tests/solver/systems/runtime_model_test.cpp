@@ -28,6 +28,7 @@
 #include "bruss_model.hpp"
 #include "forced_decay_reference.hpp"
 #include "large_linear_systems.hpp"
+#include "pollu_model.hpp"
 #include "runtime_model_systems.hpp"
 #include "test_systems.hpp"
 
@@ -574,6 +575,20 @@ TEST_F(RuntimeModelTest, NoCompilerIsAClearError) {
   }
 }
 
+// $BATCHODE_MODEL_CXXFLAGS reaches the host compiler, after batchode's own flags (scripts/test.sh sets
+// -O0 for the suite: the same bits, a fraction of the compile time): a flag it refuses fails the
+// compile, whose error shows it.
+TEST_F(RuntimeModelTest, ModelCompilerFlagsReachTheCompiler) {
+  const batchode::jit::testing::ScopedEnv flags("BATCHODE_MODEL_CXXFLAGS", std::string("-O0 -fbatchode-no-such-flag"));
+  RuntimeModel<double> runtime(parse(decay_toml()), options());
+  try {
+    runtime.prepare(Method::euler);
+    ADD_FAILURE() << "a compile with a flag the compiler refuses succeeded";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("-fbatchode-no-such-flag"), std::string::npos) << e.what();
+  }
+}
+
 // The precompiled prelude is built once per cache folder (and compiler and headers), used by every
 // later model, and changes no number: the same model compiled whole (no cache, so no prelude) gives
 // the same bits.
@@ -650,12 +665,15 @@ TEST_F(RuntimeModelTest, Lorenz96With32And64StatesEqualsTheCompiledInSystem) {
 }
 
 // A large stiff model: BRUSS with 32 states, whose generated code declares its Jacobian's band and
-// writes it symbolically (rodas4 then keeps J and its LU in band storage), against the same system
-// compiled in, whose band comes from AD by column groups. The two Jacobians differ in rounding only
-// (symbolic against forward AD), so the runs agree to far below the tolerance, not to the bit.
+// writes it symbolically (asked for: rodas4 then keeps J and its LU in band storage; automatic would
+// take the sparse LU, which costs BRUSS fewer operations), against the same system compiled in, whose
+// band comes from AD by column groups. The two Jacobians differ in rounding only (symbolic against
+// forward AD), so the runs agree to far below the tolerance, not to the bit.
 TEST_F(RuntimeModelTest, StiffBrussInBandStorageAgreesWithTheCompiledInSystem) {
   constexpr std::size_t m = 16;
-  RuntimeModel<double> runtime(parse(batchode::testing::bruss_toml(m)), options());
+  RuntimeModelOptions band = options();
+  band.linear_solver = batchode::models::LinearSolver::band;
+  RuntimeModel<double> runtime(parse(batchode::testing::bruss_toml(m)), band);
   const std::vector<double> start = batchode::testing::bruss_initial_state(m);
   std::vector<double> y0, a;
   for (std::size_t r = 0; r < 8; ++r) {
@@ -675,15 +693,18 @@ TEST_F(RuntimeModelTest, StiffBrussInBandStorageAgreesWithTheCompiledInSystem) {
   EXPECT_GT(from_text.counters(0).accepted_steps, 10u);
 }
 
-// A 1000-state model with no band (each state coupled to its mirror): rodas4 keeps J and its LU dense,
-// 8 MB each in double, together twice a worker's 8 MiB stack, so the object makes a worker's stepper on
-// the heap (batchode_new_stepper). Solved on a thread with a worker's stack, against the closed form.
+// A 1000-state model with no band (each state coupled to its mirror), its LU asked dense (automatic
+// would take the sparse LU: no fill): rodas4 keeps J and its LU dense, 8 MB each in double, together
+// twice a worker's 8 MiB stack, so the object makes a worker's stepper on the heap
+// (batchode_new_stepper). Solved on a thread with a worker's stack, against the closed form.
 TEST_F(RuntimeModelTest, ADenseThousandStateModelSolvesOnAWorkerSizedStack) {
   constexpr std::size_t n = 1000;
   constexpr double a = 1.0, b = 0.5;
   std::vector<double> y0(n);
   for (std::size_t i = 0; i < n; ++i) y0[i] = 1.0 + double(i % 7) / 7.0;
-  RuntimeModel<double> runtime(parse(batchode::testing::mirrored_decay_toml(y0, a, b)), options());
+  RuntimeModelOptions dense = options();
+  dense.linear_solver = batchode::models::LinearSolver::dense;
+  RuntimeModel<double> runtime(parse(batchode::testing::mirrored_decay_toml(y0, a, b)), dense);
   batchode::SolveOptions o = cpu_options<double>(Method::rodas4);
   o.t_end = 1;
   o.rtol = 1e-6;
@@ -695,6 +716,35 @@ TEST_F(RuntimeModelTest, ADenseThousandStateModelSolvesOnAWorkerSizedStack) {
   for (std::size_t i = 0; i < n; ++i) {
     // Global error: within 50 local tolerances (stiff/reference_test.cpp's factor).
     EXPECT_NEAR(r.final_state(0, i), exact[i], 50 * (o.atol + o.rtol * std::fabs(exact[i]))) << "state " << i;
+  }
+}
+
+// A real chemistry mechanism: POLLU (examples/models/pollu.toml, the IVP test set's 20 species), whose
+// generated code factorises W with the sparse LU (no band; about a tenth of the dense LU's operations),
+// solved by rodas4 and ros3p to t = 60 against the test set's published reference, and for other
+// photolysis rates k1 beside it.
+TEST_F(RuntimeModelTest, PolluWithTheSparseLuReachesThePublishedReference) {
+  RuntimeModel<double> runtime(batchode::models::load_model(batchode::testing::pollu_model_path()), options());
+  const std::vector<double> start = runtime.default_y0();
+  std::vector<double> y0, k1;
+  for (std::size_t r = 0; r < 4; ++r) {
+    y0.insert(y0.end(), start.begin(), start.end());
+    k1.push_back(0.35 * (1.0 + 0.5 * double(r)));  // run 0: the reference's
+  }
+  for (const Method method : {Method::rodas4, Method::ros3p}) {
+    batchode::SolveOptions o = cpu_options<double>(method);
+    o.t_end = 60;
+    o.rtol = 1e-8;
+    o.atol = 1e-12;
+    const auto r = batchode::solve_ivp(runtime, y0, k1, o);
+    ASSERT_TRUE(r.all_succeeded()) << to_string(method);
+    for (std::size_t i = 0; i < 20; ++i) {
+      const double want = batchode::testing::kPolluAt60[i];
+      // Global error: within 50 local tolerances (stiff/reference_test.cpp's factor).
+      EXPECT_NEAR(r.final_state(0, i), want, 50 * (o.atol + o.rtol * std::fabs(want)))
+          << to_string(method) << " y" << i + 1;
+    }
+    EXPECT_NE(r.final_state(3, 0), r.final_state(0, 0)) << "k1 reaches each run";
   }
 }
 

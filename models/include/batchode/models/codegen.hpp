@@ -39,18 +39,30 @@
 // f_t[i]. Where the structural nonzeros lie in a narrow band (j - i in [-L, U] with 2 L + U + 1 < N,
 // kernels/linalg/band.hpp), the struct also declares jacobian_lower_bandwidth = L, jacobian_upper_bandwidth =
 // U and writes band_jacobian(t, y, p, Jb) over the band: the Rosenbrock methods then keep J and its LU in
-// band storage (kernels/linalg/band_lu.hpp).
+// band storage (kernels/linalg/band_lu.hpp). That is where the band costs the fewest operations of the three
+// layouts (CodegenOptions::linear_solver); where a sparse LU does (sparse_lu.hpp: POLLU's chemistry, a
+// mirror-coupled system), the struct instead declares jacobian_nonzeros and sparse_lu_size and writes
+// sparse_jacobian(t, y, p, Js) over J's structural nonzeros, sparse_lu_factor(diag, Js, W) and
+// sparse_lu_solve(W, b) as straight-line code in the planned pivot order (kernels/linalg/sparse_lu.hpp).
 #pragma once
 
 #include <string>
 
 #include "batchode/models/model.hpp"
+#include "batchode/models/sparse_lu.hpp"
 
 namespace batchode::models {
 
 struct CodegenOptions {
   std::string type_name = "BatchodeModel";  ///< the struct's name: a C++ identifier, not a keyword
   bool jacobian = false;                    ///< also write jacobian() and time_derivative()
+  /// With jacobian: the layout a Rosenbrock step factorises W in (sparse_lu.hpp): automatic (the fewest
+  /// operations), or dense, band (InvalidInput where the band is too wide to pay) or sparse (InvalidInput
+  /// for a Jacobian with no nonzero).
+  LinearSolver linear_solver = LinearSolver::automatic;
+  /// With jacobian: the layout chosen already (choose_linear_solve on the model's nonzeros, timed by the
+  /// caller); null: chosen here from linear_solver.
+  const LinearSolveChoice* linear_solve = nullptr;
 };
 
 /// The model as C++ source (see above). Throws InvalidInput when type_name is not a usable identifier.

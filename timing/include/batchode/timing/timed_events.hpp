@@ -48,6 +48,8 @@ inline constexpr const char* kernel_compile = "kernel_compile";
 inline constexpr const char* codegen = "codegen";
 inline constexpr const char* model_parse = "model_parse";      ///< model text to checked expression trees
 inline constexpr const char* model_codegen = "model_codegen";  ///< expression trees to C++ source
+/// the Rosenbrock methods' linear solve planned: layouts' costs, sparse LU's pivot order and fill
+inline constexpr const char* model_linear_solve_plan = "model_linear_solve_plan";
 // category compile (models defined at run time)
 inline constexpr const char* model_compile = "model_compile";        ///< host compiler: source to shared object
 inline constexpr const char* model_cache_hit = "model_cache_hit";    ///< a compiled model found in the cache

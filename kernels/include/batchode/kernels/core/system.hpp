@@ -32,6 +32,17 @@
 //   band_jacobian        void band_jacobian(T t, const T* y, const T* p, T* Jb) const: the band in
 //                        BandShape's storage (kernels/linalg/band.hpp), instead of AD over L + U + 1
 //                        column groups. [has_band_jacobian_v]
+//   jacobian_nonzeros, sparse_lu_size, sparse_jacobian, sparse_lu_factor, sparse_lu_solve
+//                        static constexpr size_t NZ and S, and
+//                        void sparse_jacobian(T t, const T* y, const T* p, T* Js) const: J's NZ structural
+//                          nonzeros, in an order of the system's own;
+//                        bool sparse_lu_factor(T diag, const T* Js, T* W) const: W = diag I - J factorised
+//                          into S slots in a pivot order of the system's own; false for a pivot lost in
+//                          rounding (kernels/linalg/sparse_lu.hpp's usable_pivot);
+//                        void sparse_lu_solve(const T* W, T* b) const: b := W^-1 b.
+//                        The Rosenbrock methods then keep J and W so (kernels/linalg/sparse_lu.hpp).
+//                        Generated model code has them where they cost the fewest operations
+//                        (models/sparse_lu.hpp). [has_sparse_lu_v, jacobian_nonzeros_v, sparse_lu_size_v]
 //   n_observables, observables
 //                        static constexpr size_t O and void observables(T t, const T* y, const T* p,
 //                        T* out) const writing out[0 .. O): saved beside the state at every saved point
@@ -122,6 +133,8 @@ BATCHODE_SYSTEM_COUNT(driver_count, n_drivers, 0)
 BATCHODE_SYSTEM_COUNT(observable_count, n_observables, 0)
 BATCHODE_SYSTEM_COUNT(event_count, n_events, 0)
 BATCHODE_SYSTEM_COUNT(declared_lanes, lanes_per_run, 0)
+BATCHODE_SYSTEM_COUNT(sparse_jacobian_nonzeros, jacobian_nonzeros, 0)
+BATCHODE_SYSTEM_COUNT(sparse_lu_slots, sparse_lu_size, 0)
 #undef BATCHODE_SYSTEM_COUNT
 
 // A const member `member(T t, const T* y, const T* p, T* out)` in precision T (a driven system's take
@@ -138,7 +151,20 @@ BATCHODE_SYSTEM_COUNT(declared_lanes, lanes_per_run, 0)
 BATCHODE_SYSTEM_MEMBER(has_jacobian, jacobian)
 BATCHODE_SYSTEM_MEMBER(has_time_derivative, time_derivative)
 BATCHODE_SYSTEM_MEMBER(has_band_jacobian, band_jacobian)
+BATCHODE_SYSTEM_MEMBER(has_sparse_jacobian, sparse_jacobian)
 #undef BATCHODE_SYSTEM_MEMBER
+
+// sparse_lu_factor(T diag, const T* Js, T* W) -> bool and sparse_lu_solve(const T* W, T* b) in precision T.
+template <class S, class T, class = void>
+struct has_sparse_lu_members : port::false_type {};
+template <class S, class T>
+struct has_sparse_lu_members<
+    S, T,
+    port::void_t<decltype(bool{port::declval<const S&>().sparse_lu_factor(
+                     port::declval<T>(), port::declval<const T*>(), port::declval<T*>())}),
+                 decltype(port::declval<const S&>().sparse_lu_solve(port::declval<const T*>(),
+                                                                    port::declval<T*>()))>>
+    : port::true_type {};
 
 // The call operator in number type T (float, double, or a dual number: kernels/linalg/jacobian.hpp's
 // can_linearize asks with the one it would call).
@@ -219,6 +245,19 @@ inline constexpr port::size_t jacobian_upper_bandwidth_v = detail::declared_band
 /// True when System gives its banded Jacobian itself: band_jacobian(t, y, p, Jb) in precision T.
 template <class System, class T>
 inline constexpr bool has_band_jacobian_v = detail::has_band_jacobian<System, T>::value;
+
+/// System's jacobian_nonzeros and sparse_lu_size, or 0 when it declares none.
+template <class System>
+inline constexpr port::size_t jacobian_nonzeros_v = detail::sparse_jacobian_nonzeros<System>::value;
+template <class System>
+inline constexpr port::size_t sparse_lu_size_v = detail::sparse_lu_slots<System>::value;
+
+/// True when System gives its own sparse LU in precision T: both counts, sparse_jacobian,
+/// sparse_lu_factor and sparse_lu_solve (kernels/linalg/sparse_lu.hpp).
+template <class System, class T>
+inline constexpr bool has_sparse_lu_v = jacobian_nonzeros_v<System> > 0 && sparse_lu_size_v<System> > 0 &&
+                                        detail::has_sparse_jacobian<System, T>::value &&
+                                        detail::has_sparse_lu_members<System, T>::value;
 
 /// The number of observables of system S: S::n_observables, or 0 when it has none.
 template <class S>

@@ -30,6 +30,7 @@ struct BandShape {
   static constexpr port::size_t jacobian_width = lower + upper + 1;
   static constexpr port::size_t lu_width = 2 * lower + upper + 1;
   static constexpr bool banded = lu_width < N;
+  static constexpr bool sparse = false;  // (kernels/linalg/sparse_lu.hpp's SparseShape: true)
   /// Values a Jacobian and an LU factorisation take in this layout.
   static constexpr port::size_t jacobian_size = banded ? N * jacobian_width : N * N;
   static constexpr port::size_t lu_size = banded ? N * lu_width : N * N;

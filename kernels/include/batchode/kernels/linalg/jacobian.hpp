@@ -5,8 +5,10 @@
 // model code has them: models/) linearize makes no dual-number call at all, so the call operator need
 // not accept dual numbers. The members and their traits (has_jacobian_v, has_time_derivative_v,
 // has_analytic_linearization_v): kernels/core/system.hpp; whether the call operator takes the dual
-// number a step would use (can_linearize_v) is asked here, where that number's type is chosen. Host
-// and device.
+// number a step would use (can_linearize_v) is asked here, where that number's type is chosen. A
+// system with its own sparse LU (kernels/linalg/sparse_lu.hpp) gives J as its structural nonzeros
+// (linearize_sparse), and the layout a Rosenbrock step keeps J and W in is chosen here
+// (RosenbrockShape: sparse, band or dense). Host and device.
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
@@ -14,6 +16,7 @@
 #include "batchode/kernels/core/dual.hpp"
 #include "batchode/kernels/core/portable.hpp"
 #include "batchode/kernels/core/system.hpp"
+#include "batchode/kernels/linalg/sparse_lu.hpp"
 
 namespace batchode::kernels {
 
@@ -38,13 +41,17 @@ template <class System, class T>
 using LinearizeDual =
     Dual<T, has_jacobian_v<System, T> ? 1 : static_cast<int>(dense_ad_group<System::n_states>) + 1>;
 
-/// The Jacobian layout a Rosenbrock method uses for System in precision T: its declared band where
-/// that is narrow enough to pay (BandShape::banded) and the band can be had (band_jacobian, or AD: a
-/// system that gives only a dense analytic J keeps the dense path), else dense.
+/// The Jacobian layout a Rosenbrock method uses for System in precision T: the system's own sparse LU
+/// where it gives one (kernels/linalg/sparse_lu.hpp); else its declared band where that is narrow
+/// enough to pay (BandShape::banded) and the band can be had (band_jacobian, or AD: a system that gives
+/// only a dense analytic J keeps the dense path); else dense.
 template <class System, class T>
-using RosenbrockShape =
-    port::conditional_t<JacobianBand<System>::banded && (has_band_jacobian_v<System, T> || !has_jacobian_v<System, T>),
-                        JacobianBand<System>, BandShape<System::n_states>>;
+using RosenbrockShape = port::conditional_t<
+    has_sparse_lu_v<System, T>,
+    SparseShape<System::n_states, jacobian_nonzeros_v<System>, sparse_lu_size_v<System>>,
+    port::conditional_t<JacobianBand<System>::banded &&
+                            (has_band_jacobian_v<System, T> || !has_jacobian_v<System, T>),
+                        JacobianBand<System>, BandShape<System::n_states>>>;
 
 /// The dual number linearize_band() calls the system with: the band's L + U + 1 column groups and t
 /// under AD, one (t) with band_jacobian given.
@@ -54,15 +61,22 @@ using LinearizeBandDual =
 
 namespace detail {
 // The dual number a Rosenbrock step calls System with (its layout's), and whether it calls with none.
-template <class System, class T, bool Banded = RosenbrockShape<System, T>::banded>
+template <class System, class T, class Shape = RosenbrockShape<System, T>, bool Banded = Shape::banded,
+          bool Sparse = Shape::sparse>
 struct used_linearization {
   using dual = LinearizeDual<System, T>;
   static constexpr bool analytic = has_analytic_linearization_v<System, T>;
 };
-template <class System, class T>
-struct used_linearization<System, T, true> {
+template <class System, class T, class Shape>
+struct used_linearization<System, T, Shape, true, false> {
   using dual = LinearizeBandDual<System, T>;
   static constexpr bool analytic = has_band_jacobian_v<System, T> && has_time_derivative_v<System, T>;
+};
+// The sparse J is the system's own: only f_t may need AD (one direction, t).
+template <class System, class T, class Shape>
+struct used_linearization<System, T, Shape, false, true> {
+  using dual = Dual<T, 1>;
+  static constexpr bool analytic = has_time_derivative_v<System, T>;
 };
 
 // With J and f_t analytic the call operator is never asked about dual numbers (not even in a trait: nvcc
@@ -209,6 +223,21 @@ BATCHODE_HOST_DEVICE void linearize_band(const System& sys, T t, const T* y, con
   } else {
     detail::linearize_by_ad<N, P, detail::BandColumns<Shape>, LinearizeBandDual<System, T>>(sys, t, y, p, f,
                                                                                             Jb, f_t);
+  }
+}
+
+/// linearize() for a system with its own sparse LU (kernels/linalg/sparse_lu.hpp): J as its
+/// jacobian_nonzeros values, by sparse_jacobian; f by a plain call; f_t by time_derivative, or by a
+/// call with one dual direction (a driven model's: its drivers' slopes).
+BATCHODE_HD_TEMPLATE
+template <port::size_t N, port::size_t P, class System, class T>
+BATCHODE_HOST_DEVICE void linearize_sparse(const System& sys, T t, const T* y, const T* p, T* f, T* Js, T* f_t) {
+  sys(t, y, p, f);
+  sys.sparse_jacobian(t, y, p, Js);
+  if constexpr (has_time_derivative_v<System, T>) {
+    sys.time_derivative(t, y, p, f_t);
+  } else {
+    detail::time_derivative_by_ad<N, P>(sys, t, y, p, f_t);
   }
 }
 

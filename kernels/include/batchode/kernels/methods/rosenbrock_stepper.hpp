@@ -3,7 +3,9 @@
 // (analytic or AD), W = I / (gamma h) - J factorised by kernels/linalg/lu.hpp, one LU solve per stage. The
 // CPU path runs this same class. A system with a narrow declared band (kernels/linalg/band.hpp) keeps J and W
 // in band storage and factorises them with kernels/linalg/band_lu.hpp: the same numbers, in N (L + U) storage
-// and work instead of N^2 and N^3.
+// and work instead of N^2 and N^3. A system with its own sparse LU (generated model code where it is the
+// cheapest: kernels/linalg/sparse_lu.hpp) keeps J as its nonzeros and W as its slots, and a pivot that
+// order loses in rounding rejects the step instead of ending the run.
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
@@ -33,7 +35,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void static_for(F&& f) {
 /// T. J and f_t are computed once per accepted point (a rejected attempt reuses them); f(t, y) comes
 /// with them for free under AD. An exactly singular W ends the run: failure() turns to
 /// Status::singular_matrix and integrate_run returns it. Shape: the Jacobian's layout
-/// (kernels::RosenbrockShape of the system: dense, or its band).
+/// (kernels::RosenbrockShape of the system: dense, its band, or its own sparse LU).
 template <class Tab, class T, port::size_t N, class Shape = kernels::BandShape<N>>
 class RosenbrockStepper {
   static_assert(Shape::n == N, "RosenbrockStepper: the Jacobian's shape is for another state count");
@@ -79,9 +81,9 @@ class RosenbrockStepper {
       // close to the whole step's error, as an embedded pair estimates its less accurate member
       // while the more accurate one is kept. The second half linearises at the midpoint.
       state_type y_whole, y_half, unused;
-      if (!solve_step<false>(sys, t, y, p, h, f0_, J_, ft_, y_whole, unused)) return singular(y, y_new, err);
+      if (!solve_step<false>(sys, t, y, p, h, f0_, J_, ft_, y_whole, unused)) return unfactorised(y, y_new, err);
       if (!solve_step<false>(sys, t, y, p, h / T(2), f0_, J_, ft_, y_half, unused)) {
-        return singular(y, y_new, err);
+        return unfactorised(y, y_new, err);
       }
       state_type f_mid;
       T ft_mid[N];
@@ -89,12 +91,12 @@ class RosenbrockStepper {
       linearize(sys, t_mid, &y_half[0], p, f_mid.v, J_mid_, ft_mid);
       ++evaluations_;
       if (!solve_step<false>(sys, t_mid, y_half, p, h / T(2), f_mid, J_mid_, ft_mid, y_new, unused)) {
-        return singular(y, y_new, err);
+        return unfactorised(y, y_new, err);
       }
       BATCHODE_UNROLL_STATES
       for (port::size_t i = 0; i < N; ++i) err[i] = y_new[i] - y_whole[i];
     } else {
-      if (!solve_step<true>(sys, t, y, p, h, f0_, J_, ft_, y_new, err)) singular(y, y_new, err);
+      if (!solve_step<true>(sys, t, y, p, h, f0_, J_, ft_, y_new, err)) unfactorised(y, y_new, err);
     }
   }
 
@@ -130,7 +132,9 @@ class RosenbrockStepper {
   /// f, J (in Shape's layout) and f_t at (t, y).
   template <class System>
   BATCHODE_HOST_DEVICE static void linearize(const System& sys, T t, const T* y, const T* p, T* f, T* J, T* f_t) {
-    if constexpr (Shape::banded) {
+    if constexpr (Shape::sparse) {
+      kernels::linearize_sparse<N, System::n_params>(sys, t, y, p, f, J, f_t);
+    } else if constexpr (Shape::banded) {
       static_assert(Shape::lower == kernels::JacobianBand<System>::lower &&
                         Shape::upper == kernels::JacobianBand<System>::upper,
                     "RosenbrockStepper: a band the system does not declare");
@@ -140,9 +144,15 @@ class RosenbrockStepper {
     }
   }
 
-  /// W = I / (gamma h) - J factorised in place (Shape's layout); false when singular.
-  BATCHODE_HOST_DEVICE static bool factor(T diag, const T* J, T* W, int* piv) {
-    if constexpr (Shape::banded) {
+  /// W = I / (gamma h) - J factorised in place (Shape's layout); false when singular (sparse: when a
+  /// pivot is lost in rounding).
+  template <class System>
+  BATCHODE_HOST_DEVICE static bool factor(const System& sys, T diag, const T* J, T* W, int* piv) {
+    if constexpr (Shape::sparse) {
+      (void)piv;
+      return sys.sparse_lu_factor(diag, J, W);
+    } else if constexpr (Shape::banded) {
+      (void)sys;
       constexpr port::size_t L = Shape::lower, U = Shape::upper;
       BATCHODE_UNROLL_STATES
       for (port::size_t i = 0; i < N; ++i) {
@@ -157,6 +167,7 @@ class RosenbrockStepper {
       }
       return kernels::band_lu_factor<Shape>(W, piv);
     } else {
+      (void)sys;
       BATCHODE_UNROLL_STATES
       for (port::size_t i = 0; i < N; ++i) {
         BATCHODE_UNROLL_STATES
@@ -166,11 +177,32 @@ class RosenbrockStepper {
     }
   }
 
-  BATCHODE_HOST_DEVICE static void solve(const T* W, const int* piv, T* b) {
-    if constexpr (Shape::banded) {
+  template <class System>
+  BATCHODE_HOST_DEVICE static void solve(const System& sys, const T* W, const int* piv, T* b) {
+    if constexpr (Shape::sparse) {
+      (void)piv;
+      sys.sparse_lu_solve(W, b);
+    } else if constexpr (Shape::banded) {
+      (void)sys;
       kernels::band_lu_solve<Shape>(W, piv, b);
     } else {
+      (void)sys;
       kernels::lu_solve<N>(W, piv, b);
+    }
+  }
+
+  /// W could not be factorised. Dense and band: it is singular, and the run ends (singular). Sparse:
+  /// a pivot of the fixed order was lost in rounding, which a smaller step cures (W tends to
+  /// I / (gamma h)): the attempt is rejected by an infinite error estimate, with y unchanged.
+  BATCHODE_HOST_DEVICE void unfactorised(const state_type& y, state_type& y_new, state_type& err) {
+    if constexpr (Shape::sparse) {
+      BATCHODE_UNROLL_STATES
+      for (port::size_t i = 0; i < N; ++i) {
+        y_new[i] = y[i];
+        err[i] = port::numeric_limits<T>::infinity();
+      }
+    } else {
+      singular(y, y_new, err);
     }
   }
 
@@ -185,13 +217,13 @@ class RosenbrockStepper {
   }
 
   /// One step of size h from (t, y) with f = f(t, y), Jacobian J and f_t = df/dt there: y_new, and
-  /// (Embedded) the table's embedded estimate in err. False when W is singular.
+  /// (Embedded) the table's embedded estimate in err. False when W cannot be factorised.
   template <bool Embedded, class System>
   BATCHODE_HOST_DEVICE bool solve_step(const System& sys, T t, const state_type& y, const T* p, T h,
                                        const state_type& f, const T* J, const T* ft, state_type& y_new,
                                        state_type& err) {
     const T diag = T(1) / (T(Tab::gamma()) * h);
-    if (!factor(diag, J, W_, piv_)) return false;
+    if (!factor(sys, diag, J, W_, piv_)) return false;
     const T inv_h = T(1) / h;
     // Stage and coefficient indices are compile-time constants through static_for (not only through
     // unroll pragmas, which the host pass of nvcc does not honour): the table lookups fold into
@@ -225,7 +257,7 @@ class RosenbrockStepper {
         });
         k_[s][i] = sum;
       }
-      solve(W_, piv_, k_[s]);
+      solve(sys, W_, piv_, k_[s]);
     });
     evaluations_ += stages - 1;
     BATCHODE_UNROLL_STATES
@@ -257,7 +289,7 @@ class RosenbrockStepper {
   // whole stepper on the heap (cpu_backend.hpp). W = I / (gamma h) - J and its pivots are rewritten by
   // every attempt; J_mid_ is the midpoint's Jacobian of a doubled step (one unused value otherwise).
   T W_[Shape::lu_size];
-  int piv_[N];
+  int piv_[Shape::sparse ? 1 : N];  // the sparse LU has no pivoting
   T J_mid_[tableau::estimates_by_doubling_v<Tab> ? Shape::jacobian_size : 1];
   port::uint32_t evaluations_ = 0;
   Status failure_ = Status::success;

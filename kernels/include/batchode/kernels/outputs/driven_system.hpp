@@ -14,7 +14,8 @@
 // their t and pass them on. So steppers, events, observables, summaries and the Rosenbrock Jacobian
 // (forward AD in y and t: df/dt includes the drivers' slopes) work unchanged, and systems without
 // drivers compile none of it. A driven system may give J = df/dy itself, jacobian(t, y, p, u, J) (generated
-// model code does); df/dt then still comes from AD in t, through the drivers' pieces.
+// model code does; and band_jacobian or sparse_jacobian likewise, with u); df/dt then still comes from AD
+// in t, through the drivers' pieces.
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
@@ -41,6 +42,9 @@ struct Driven {
   /// System's Jacobian band (kernels/linalg/band.hpp), or dense.
   static constexpr port::size_t jacobian_lower_bandwidth = kernels::JacobianBand<System>::lower;
   static constexpr port::size_t jacobian_upper_bandwidth = kernels::JacobianBand<System>::upper;
+  /// System's sparse LU's sizes (kernels/linalg/sparse_lu.hpp), or 0.
+  static constexpr port::size_t jacobian_nonzeros = jacobian_nonzeros_v<System>;
+  static constexpr port::size_t sparse_lu_size = sparse_lu_size_v<System>;
 
   System driven;
   const DriverPieces<T>* pieces;  ///< D drivers (RunSettings::drivers)
@@ -86,6 +90,25 @@ struct Driven {
     X u[D];
     inputs(t, u);
     driven.band_jacobian(t, y, p, u, Jb);
+  }
+  /// J's nonzeros, where System has a sparse LU (with u): has_sparse_lu_v (kernels/core/system.hpp).
+  template <class X, class S = System>
+  BATCHODE_HOST_DEVICE auto sparse_jacobian(X t, const X* y, const X* p, X* Js) const
+      -> decltype(port::declval<const S&>().sparse_jacobian(t, y, p, static_cast<const X*>(nullptr), Js), void()) {
+    X u[D];
+    inputs(t, u);
+    driven.sparse_jacobian(t, y, p, u, Js);
+  }
+  /// The sparse LU's factorisation and solve read no driver: System's own.
+  template <class X, class S = System>
+  BATCHODE_HOST_DEVICE auto sparse_lu_factor(X diag, const X* Js, X* W) const
+      -> decltype(port::declval<const S&>().sparse_lu_factor(diag, Js, W)) {
+    return driven.sparse_lu_factor(diag, Js, W);
+  }
+  template <class X, class S = System>
+  BATCHODE_HOST_DEVICE auto sparse_lu_solve(const X* W, X* b) const
+      -> decltype(port::declval<const S&>().sparse_lu_solve(W, b), void()) {
+    driven.sparse_lu_solve(W, b);
   }
   template <class X>
   BATCHODE_HOST_DEVICE void observables(X t, const X* y, const X* p, X* out) const {

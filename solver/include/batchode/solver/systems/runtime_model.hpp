@@ -27,6 +27,7 @@
 #include "batchode/backends/gpu/runtime_kernels.hpp"
 #include "batchode/kernels/methods/method.hpp"
 #include "batchode/models/model.hpp"
+#include "batchode/models/sparse_lu.hpp"
 #include "batchode/solver/setup/options.hpp"
 #include "batchode/timing/time_logger.hpp"
 
@@ -36,6 +37,9 @@ namespace batchode {
 struct RuntimeModelOptions {
   std::string cache_directory;  ///< "" : jit::cache_directory() (the cost model's folder)
   bool use_cache = true;        ///< false: compile every time into a private temporary folder
+  /// How the Rosenbrock methods factorise W (models/sparse_lu.hpp): automatic picks the layout with the
+  /// fewest operations (dense, the Jacobian's band, or a sparse LU in a pivot order fixed per model).
+  models::LinearSolver linear_solver = models::LinearSolver::automatic;
 };
 
 namespace detail {

@@ -1,0 +1,48 @@
+// kernels/linalg/: the sparse LU of a Rosenbrock method's W = I / (gamma h) - J for a system that gives
+// its own (the members jacobian_nonzeros, sparse_lu_size, sparse_jacobian, sparse_lu_factor and
+// sparse_lu_solve: kernels/core/system.hpp). Generated model code does, where it costs fewer operations
+// than the band or the dense LU (models/sparse_lu.hpp plans it, models/'s codegen writes it): J holds its
+// structural nonzeros only, and W their slots and the fill of a pivot order fixed when the code was
+// generated, factorised by straight-line code with no pivot search. POLLU's 20 x 20 W (the IVP test
+// set's air-pollution chemistry, examples/models/pollu.toml) takes 94 slots instead of 400 values, and
+// 126 multiply-adds a factorisation and 94 a solve instead of 2660 and 400.
+//
+// The order is fixed, so a pivot may vanish where partial pivoting would have swapped rows: at a large
+// step, W(k, k) = 1 / (gamma h) - J(k, k) can cancel. The generated factorisation checks each pivot
+// against the rounding of the terms it was computed from (usable_pivot) and returns false for one lost
+// in it; the stepper then rejects the step (an infinite error estimate: the controller's smallest factor)
+// and the retry at a smaller h has a larger 1 / (gamma h) on the diagonal. Never a factorisation of noise.
+#pragma once
+
+#include "batchode/kernels/core/annotations.hpp"
+#include "batchode/kernels/core/portable.hpp"
+
+namespace batchode::kernels {
+
+/// |x|, for the generated factorisation's pivot checks.
+template <class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T magnitude(T x) {
+  return x < T(0) ? -x : x;
+}
+
+/// Whether a pivot computed as a sum of terms whose magnitudes add up to `terms` is more than their
+/// rounding: |pivot| > 64 eps terms (n terms round to at most about n eps terms; 64 covers a row of 64
+/// updates), and finite. False for NaN.
+template <class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool usable_pivot(T pivot, T terms) {
+  const T a = magnitude(pivot);
+  return a > T(64) * port::numeric_limits<T>::epsilon() * terms && a <= port::numeric_limits<T>::max();
+}
+
+/// The Jacobian layout of a system with a sparse LU (kernels/core/system.hpp's has_sparse_lu_v): J as
+/// its jacobian_nonzeros values, W as its sparse_lu_size slots. The same members as BandShape's.
+template <port::size_t N, port::size_t Nonzeros, port::size_t Slots>
+struct SparseShape {
+  static constexpr port::size_t n = N;
+  static constexpr bool banded = false;
+  static constexpr bool sparse = true;
+  static constexpr port::size_t jacobian_size = Nonzeros;
+  static constexpr port::size_t lu_size = Slots;
+};
+
+}  // namespace batchode::kernels
