@@ -18,7 +18,6 @@ runs-1 against scipy's Radau at rtol 1e-12 (where scipy is installed): err_tol i
 """
 
 import argparse
-import math
 import os
 import statistics
 import sys
@@ -29,23 +28,15 @@ import tomllib
 import numpy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PI_AWK = 3.14159265358979  # benchmarks/large_systems.sh's pi (the initial u_i)
 
 
 def bruss(n):
-    """BRUSS as batchode.Model keywords and its initial state (ordered u1, v1, u2, ...)."""
-    m = n // 2
-    c = (m + 1) * (m + 1) / 50.0
-    lines, states = [], {}
-    for i in range(1, m + 1):
-        ul, vl = ("1.0", "3.0") if i == 1 else (f"u{i - 1}", f"v{i - 1}")
-        ur, vr = ("1.0", "3.0") if i == m else (f"u{i + 1}", f"v{i + 1}")
-        lines.append(f"du{i} = A + u{i} * u{i} * v{i} - 4.0 * u{i} + cdiff * ({ul} - 2.0 * u{i} + {ur})")
-        lines.append(f"dv{i} = 3.0 * u{i} - u{i} * u{i} * v{i} + cdiff * ({vl} - 2.0 * v{i} + {vr})")
-        states[f"u{i}"] = 1.0 + math.sin(2.0 * PI_AWK * i / (m + 1))
-        states[f"v{i}"] = 3.0
-    return dict(equations="\n".join(lines), states=states, parameters={"A": 1.0}, constants={"cdiff": c},
-                name=f"bruss{n}")
+    """BRUSS as batchode.Model keywords (cubie_bruss.py's equations, initial state and c: one BRUSS for both)."""
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks", "peers"))
+    from cubie_bruss import bruss_model
+
+    equations, states, c = bruss_model(n)
+    return dict(equations=equations, states=states, parameters={"A": 1.0}, constants={"cdiff": c}, name=f"bruss{n}")
 
 
 def bruss_rhs(n):

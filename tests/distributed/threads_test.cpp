@@ -366,29 +366,9 @@ TEST(DistributedOnThreads, SaveVariablesEqualOneSolver) {
 }
 
 // Per-run drivers: each share fits its own runs' samples; shared ones are every process's own copy.
-TEST(DistributedOnThreads, PerRunDriversEqualOneSolver) {
-  const std::size_t runs = 7;  // 7 runs: shares of 4 + 3 and 3 + 2 + 2
-  Batch<double> b;
-  b.y0.assign(runs, 1.0);
-  for (std::size_t r = 0; r < runs; ++r) b.params.insert(b.params.end(), {0.5 + 0.1 * r, 1.0});
-  SolveOptions o = options();
-  o.t_end = 2;
-  o.outputs.status = true;
-  DriverSpec u, v;
-  u.name = "u";
-  v.name = "v";
-  u.dt = v.dt = 1.0;
-  v.values = {0.0, 1.0, 0.5};
-  u.n_samples = 3;
-  for (std::size_t r = 0; r < runs; ++r) u.values.insert(u.values.end(), {double(r), 0.0, -double(r)});
-  o.drivers = {u, v};
-  expect_distributed_equals_one_solver(batchode::testing::ForcedDecay{}, o, b,
-                                       {"final_state", "series", "t", "observables", "t_stop"}, "drivers");
-}
-
-// Per-run driver samples for another number of runs than the batch's are refused on every process
-// before any work (the processes slice them by run: one with too few rows would otherwise fail alone).
-TEST(DistributedOnThreads, PerRunDriverRowsForAnotherBatchAreRefusedOnEveryProcess) {
+/// 7 runs of ForcedDecay (shares of 4 + 3 and 3 + 2 + 2) and options with a shared driver v and a
+/// per-run driver u of `u_rows` rows of 3 samples.
+std::pair<Batch<double>, SolveOptions> forced_batch(std::size_t u_rows) {
   const std::size_t runs = 7;
   Batch<double> b;
   b.y0.assign(runs, 1.0);
@@ -400,8 +380,25 @@ TEST(DistributedOnThreads, PerRunDriverRowsForAnotherBatchAreRefusedOnEveryProce
   u.dt = v.dt = 1.0;
   v.values = {0.0, 1.0, 0.5};
   u.n_samples = 3;
-  for (std::size_t r = 0; r < 5; ++r) u.values.insert(u.values.end(), {double(r), 0.0, -double(r)});
+  for (std::size_t r = 0; r < u_rows; ++r) u.values.insert(u.values.end(), {double(r), 0.0, -double(r)});
   o.drivers = {u, v};
+  return {b, o};
+}
+
+TEST(DistributedOnThreads, PerRunDriversEqualOneSolver) {
+  auto [b, o] = forced_batch(7);
+  o.t_end = 2;
+  o.outputs.status = true;
+  expect_distributed_equals_one_solver(batchode::testing::ForcedDecay{}, o, b,
+                                       {"final_state", "series", "t", "observables", "t_stop"}, "drivers");
+}
+
+// Per-run driver samples for another number of runs than the batch's are refused on every process
+// before any work (the processes slice them by run: one with too few rows would otherwise fail alone).
+TEST(DistributedOnThreads, PerRunDriverRowsForAnotherBatchAreRefusedOnEveryProcess) {
+  const std::pair<Batch<double>, SolveOptions> job = forced_batch(5);  // (no structured binding: a lambda uses it)
+  const Batch<double>& b = job.first;
+  const SolveOptions& o = job.second;
   for (int count : {2, 3}) {
     SCOPED_TRACE(std::to_string(count) + " processes");
     const std::vector<std::string> said = on_threads<std::string>(
