@@ -127,7 +127,8 @@ def main():
             kw = bruss(n)
             y_start = numpy.array(list(kw["states"].values()))
             sweep = numpy.linspace(0.9, 1.1, runs)
-            refs = [reference(bruss_rhs(n), y_start, sweep[i], 1.0) for i in picks]
+            # (scipy's Radau takes minutes past 128 states with its finite-difference Jacobian: nan there)
+            refs = [reference(bruss_rhs(n), y_start, sweep[i], 1.0) if n <= 128 else None for i in picks]
             for precision in args.precisions:
                 tol = 1e-6 if precision == "float64" else 1e-4
                 y0 = numpy.tile(y_start, (runs, 1)).astype(precision)
