@@ -8,6 +8,10 @@
 # (2 cores, hipcc 15); driven_gpu_test.cpp 35 s of CPU whole at -O0, 12 s host + 9 s device IR split so.
 option(BATCHODE_GPU_COMPILE_ONLY
        "HIP builds: our GPU tests and examples never run on a GPU here: device code to LLVM IR only" OFF)
+if(DEFINED BATCHODE_GPU_TESTS_COMPILE_ONLY)  # its name before the examples took it too
+  message(WARNING "BATCHODE_GPU_TESTS_COMPILE_ONLY is now BATCHODE_GPU_COMPILE_ONLY (this build's: "
+                  "${BATCHODE_GPU_COMPILE_ONLY}); the old name is ignored")
+endif()
 
 set(_batchode_empty_gpu_binary "${PROJECT_BINARY_DIR}/empty_gpu_binary")
 file(TOUCH "${_batchode_empty_gpu_binary}")
