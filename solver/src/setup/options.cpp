@@ -330,9 +330,10 @@ void check_options_for_batch(const SolveOptions& o, std::size_t n_runs) {
   // solve's processes slice them before any fit).
   for (const DriverSpec& d : o.drivers) {
     if (d.n_samples != 0 && d.values.size() > d.n_samples && d.values.size() != n_runs * d.n_samples) {
-      throw InvalidInput(fmt::format("drivers['{}'] has {} values, samples for {} runs of {} (one set per run), "
-                                     "but the batch has {} runs",
-                                     d.name, d.values.size(), d.values.size() / d.n_samples, d.n_samples, n_runs));
+      // (check_driver_sets' words: one message for one mistake, whichever check finds it)
+      throw InvalidInput(fmt::format("drivers['{}'] has samples for {} runs (one set per run) but the batch has {} "
+                                     "runs",
+                                     d.name, d.values.size() / d.n_samples, n_runs));
     }
   }
 }
