@@ -86,8 +86,8 @@ variant_main() {
   gpu_compile_only=${BATCHODE_GPU_COMPILE_ONLY:-$gpu_compile_only}
   # One AMD target and each consumer route once: nothing runs on an AMD GPU here, so compiling the
   # device code twice, or batchode four more times for the consumers, would check little more and
-  # cost CI a quarter of its hour; and those copies, as pip install's, at -O0
-  # (tests/CMakeLists.txt's BATCHODE_PACKAGE_TESTS_OPTIMIZATION). The CPU tests' own sources at -O0
+  # cost CI a quarter of its hour; and those copies at -O0 (tests/CMakeLists.txt's
+  # BATCHODE_PACKAGE_TESTS_OPTIMIZATION). The CPU tests' own sources at -O0
   # (tests/CMakeLists.txt: the same bits, 60 % less compile time than -O3;
   # BATCHODE_CPU_TESTS_OPTIMIZATION= gives the build type's), from one precompiled header
   # (tests/CMakeLists.txt: GoogleTest and batchode.hpp parsed once).

@@ -1,22 +1,17 @@
 #!/usr/bin/env bash
-# tests/python/pip_install.sh <python3> <repo> <work-dir> [<optimisation flag>]: the README's promise,
+# tests/python/pip_install.sh <python3> <repo> <work-dir>: the README's promise,
 # checked from scratch: in a new `python3 -m venv --system-site-packages` (Debian's numpy and pytest seen
 # through it), `pip install <repo>` builds batchode and its extension with the project's own build backend
 # (nothing from PyPI) and installs it; the installed package, imported from outside the source tree,
 # solves and compiles models through the headers of its wheel (python/tests' test_solve.py and
 # test_models.py: the whole suite runs on the build tree, python_pytest.*). The library is built
 # CPU-only here (--config-settings gpu=off) to keep CI short: the GPU backends are built by the other
-# variants, and `pip install .` with the default backend is measured in benchmarks/RESULTS.md. The
-# optimisation flag, when given, replaces the Release build's (CI: -O0).
+# variants, and `pip install .` with the default backend is measured in benchmarks/RESULTS.md.
 set -euo pipefail
 python=$1
 repo=$2
 work=$3
-optimisation=${4:-}
 settings=(--config-settings "build-dir=$work/build" --config-settings gpu=off)
-if [[ -n $optimisation ]]; then
-  settings+=(--config-settings "cmake-args='-DCMAKE_CXX_FLAGS_RELEASE=$optimisation -DNDEBUG'")
-fi
 rm -rf "$work"
 mkdir -p "$work"
 "$python" -m venv --system-site-packages "$work/venv"
