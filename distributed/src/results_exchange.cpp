@@ -243,7 +243,11 @@ std::vector<std::size_t> write_in_rows(const Job<T>& job, Solved<T>& solved, Dis
   // The file is written beside the destination and replaces it only once every process's rows are in:
   // a failure leaves an old file as it was and nothing partial.
   std::optional<files::AtomicFile> file;
-  const auto [offsets, write_path] = lay_out_file(job, out, file);
+  // (Named, not a structured binding: the lambda below uses the offsets, and C++17 lambdas cannot
+  // capture a binding; clang refuses it.)
+  const std::pair<H5RowOffsets, std::string> layout = lay_out_file(job, out, file);
+  const H5RowOffsets& offsets = layout.first;
+  const std::string& write_path = layout.second;
   std::vector<FilePiece> pieces;
   std::deque<std::vector<char>> kept;
   std::vector<std::size_t> counted;
