@@ -78,17 +78,23 @@ std::vector<double> exact(double a, double b, double d, double t) {
   return {y0 * std::exp(a * t) + b * y1 * (std::exp(d * t) - std::exp(a * t)) / (d - a), y1 * std::exp(d * t)};
 }
 
+/// `method` on the CPU to t_end at rtol 1e-8, atol 1e-10, with counters.
+SolveOptions cpu_options(Method method, double t_end) {
+  SolveOptions o;
+  o.method = method;
+  o.t_end = t_end;
+  o.rtol = 1e-8;
+  o.atol = 1e-10;
+  o.backend = Backend::cpu;
+  o.verbosity = Verbosity::none;
+  o.outputs.counters = true;
+  return o;
+}
+
 TEST(SparseLuSteps, SolveAsTheClosedFormAndTheDensePath) {
   const std::vector<double> y0 = {1.0, 1.0, 1.0, 1.0}, params = {0.5, 3.0, -200.0, 0.25, -1.0, -50.0};
   for (const Method method : {Method::rodas4, Method::ros3p}) {
-    SolveOptions o;
-    o.method = method;
-    o.t_end = 2.0;
-    o.rtol = 1e-8;
-    o.atol = 1e-10;
-    o.backend = Backend::cpu;
-    o.verbosity = Verbosity::none;
-    o.outputs.counters = true;
+    const SolveOptions o = cpu_options(method, 2.0);
     const auto sparse = solve_ivp(TriangularSparse{}, y0, params, o);
     const auto dense = solve_ivp(Triangular{}, y0, params, o);
     ASSERT_TRUE(sparse.all_succeeded() && dense.all_succeeded());
@@ -135,15 +141,8 @@ TEST(SparseLuSteps, AZeroPivotAtALargeStepRejectsTheStepAndASmallerOneSucceeds) 
 
   // The whole solve, started at that step (t_end past it, so that it is not shortened to land):
   // rejected there, then solved to the closed form.
-  SolveOptions o;
-  o.method = Method::rodas4;
-  o.t_end = 4.0;
+  SolveOptions o = cpu_options(Method::rodas4, 4.0);
   o.dt = 2.0;
-  o.rtol = 1e-8;
-  o.atol = 1e-10;
-  o.backend = Backend::cpu;
-  o.verbosity = Verbosity::none;
-  o.outputs.counters = true;
   const auto r = solve_ivp(sys, std::vector<double>{1.0, 1.0}, std::vector<double>(p, p + 3), o);
   ASSERT_EQ(r.status(0), Status::success);
   EXPECT_GE(r.counters(0).rejected_steps, 1u);
