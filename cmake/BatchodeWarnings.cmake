@@ -12,8 +12,9 @@ function(batchode_internal_flags target)
     # GCC 12 at -O3 reports maybe-uninitialized inside std::variant<..., std::string> copies (the
     # TimeLogger's metadata): a known false positive of that release, not a bug of ours.
     $<$<COMPILE_LANG_AND_ID:CXX,GNU>:-Wno-maybe-uninitialized>
-    # GoogleTest's TYPED_TEST_SUITE leaves a variadic macro argument empty, which clang flags.
-    $<$<COMPILE_LANGUAGE:HIP>:-Wno-gnu-zero-variadic-macro-arguments>
+    # GoogleTest's TYPED_TEST_SUITE leaves a variadic macro argument empty, which clang flags (hipcc,
+    # and the sanitized build's clang++).
+    $<$<OR:$<COMPILE_LANGUAGE:HIP>,$<COMPILE_LANG_AND_ID:CXX,Clang>>:-Wno-gnu-zero-variadic-macro-arguments>
     # nvcc hands `#pragma unroll` on to the host compiler, which does not know it; and GCC 12 reports
     # false maybe-uninitialized warnings on std::variant<std::string> in nvcc's host pass.
     $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra,-Wno-unknown-pragmas,-Wno-maybe-uninitialized>

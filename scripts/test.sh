@@ -2,10 +2,14 @@
 # scripts/test.sh: README command 2, and what CI runs (through .ci/run). Installs the dependencies,
 # then builds and tests up to three variants, each in its own folder:
 #   main  build/       default backend (auto: hip on Debian with hipcc, for gfx90a only), Release,
-#                      warnings as errors; the whole CTest suite (GPU tests skip visibly where no GPU
-#                      is usable; consumer tests: each route once, BATCHODE_CONSUMER_TESTS=routes)
-#   asan  build-asan/  CPU only (BATCHODE_GPU=off), AddressSanitizer + UBSan at -O0; ctest -L cpu
-#                      (no header checks: they compile, never run, and main compiles them)
+#                      warnings as errors; the library, command line, Python module, examples,
+#                      benchmarks, header checks and GPU tests (they skip visibly where no GPU is
+#                      usable), and the tests asan cannot run: Python, packages (each consumer route
+#                      once, BATCHODE_CONSUMER_TESTS=routes), MPI, those too slow under the sanitizers,
+#                      and those whose answer depends on the build (EVERY_BUILD). Where asan is not
+#                      among the variants, every CPU test too (BATCHODE_CPU_TESTS).
+#   asan  build-asan/  CPU only (BATCHODE_GPU=off), AddressSanitizer + UBSan at -O0, warnings as
+#                      errors: the CPU tests, ctest -L cpu (no header checks: main compiles them)
 #   cuda  build-cuda-check/  BATCHODE_GPU=cuda with nvcc, compiled and linked only (no GPU here): the
 #                      targets nvcc builds and the libraries (batchode_gpu_compiled; the host tests
 #                      are main's, examples and benchmarks nvidia_build.sh's), device code as PTX only
@@ -93,6 +97,10 @@ variant_main() {
   # (tests/CMakeLists.txt: GoogleTest and batchode.hpp parsed once).
   # The GPU benchmarks are nvidia_build.sh's (they run on NVIDIA machines only); the CPU benchmarks
   # are built here.
+  # The CPU tests where asan does not build and run them (tests/CMakeLists.txt: the same sources
+  # compiled and run twice were a third of CI's hour).
+  local cpu_tests=ON
+  [[ " $variants " == *" asan "* ]] && cpu_tests=OFF
   batchode_phase main:configure batchode_configure build -DCMAKE_BUILD_TYPE=Release \
     -DBATCHODE_GPU="${BATCHODE_GPU:-auto}" -DBATCHODE_WARNINGS_AS_ERRORS=ON -DBATCHODE_SANITIZE=OFF \
     -DBATCHODE_BUILD_TESTS=ON -DBATCHODE_BUILD_EXAMPLES=ON -DBATCHODE_BUILD_BENCHMARKS=ON \
@@ -101,6 +109,7 @@ variant_main() {
     -DBATCHODE_CONSUMER_TESTS="${BATCHODE_CONSUMER_TESTS:-routes}" \
     -DBATCHODE_PACKAGE_TESTS_OPTIMIZATION="${BATCHODE_PACKAGE_TESTS_OPTIMIZATION--O0}" \
     -DBATCHODE_GPU_COMPILE_ONLY="$gpu_compile_only" \
+    -DBATCHODE_CPU_TESTS="${BATCHODE_CPU_TESTS:-$cpu_tests}" \
     -DBATCHODE_CPU_TESTS_OPTIMIZATION="${BATCHODE_CPU_TESTS_OPTIMIZATION--O0}" \
     -DBATCHODE_TESTS_PRECOMPILED_HEADER="${BATCHODE_TESTS_PRECOMPILED_HEADER:-ON}" &&
     batchode_phase main:build batchode_build build &&
@@ -114,27 +123,22 @@ variant_asan() {
   # (stop_request_test). -g1 gives line numbers.
   # clang where there is one (hipcc's, installed with the HIP dependencies): it builds the sanitized
   # tests in 40 % of g++'s time (odeint_reference_test.cpp: 27 s against 65 s, 2 cores); g++ else.
+  # The tests from one precompiled header (a quarter of a source's time), warnings as errors (this
+  # variant is the only one that compiles most tests).
   local cxx
   cxx=$(batchode_sanitizer_cxx)
   batchode_phase asan:configure batchode_configure build-asan -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_CXX_COMPILER="$cxx" \
     -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DBATCHODE_GPU=off -DBATCHODE_SANITIZE=ON \
-    -DBATCHODE_WARNINGS_AS_ERRORS=OFF -DBATCHODE_BUILD_TESTS=ON -DBATCHODE_BUILD_EXAMPLES=OFF \
+    -DBATCHODE_WARNINGS_AS_ERRORS=ON -DBATCHODE_BUILD_TESTS=ON -DBATCHODE_BUILD_EXAMPLES=OFF \
+    -DBATCHODE_TESTS_PRECOMPILED_HEADER="${BATCHODE_TESTS_PRECOMPILED_HEADER:-ON}" \
     -DBATCHODE_BUILD_BENCHMARKS=OFF -DBATCHODE_CHECK_HEADERS=OFF &&
     batchode_phase asan:build batchode_build build-asan &&
     ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1:strict_init_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
       UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \
-      batchode_phase asan:ctest run_ctest build-asan -L cpu -E "$asan_skipped_tests"
+      batchode_phase asan:ctest run_ctest build-asan -L cpu
 }
 
-# Left out of the sanitized run: runtime-model tests that spend most of their 100-145 s (sanitized
-# build, 2 cores) in the host compiler building generated models for several methods; the main
-# variant runs them, and the sanitized run keeps the same load path, events included, in the other
-# RuntimeModelTest cases (LorenzEqualsTheCompiledInSystemBitForBit, ATerminalEventFromTheModel...,
-# the cache tests). And the dense systems of 1000+ states (issue 44): each of their 11 steps factorises
-# a 1000 x 1000 matrix, 6.4 s at -O0 under the sanitizers (g++ 12) against 0.1-0.3 s optimised (2
-# cores); the same code runs sanitized on the small dense systems of stiff_test.
-asan_skipped_tests='^RuntimeModelTest\.(EveryMethodSolvesExponentialDecay|ThePrecompiledPreludeIsBuiltOnceAndChangesNoNumber|EventsFromTheModelEqualTheCompiledInSystemBitForBit|ADenseThousandStateModelSolvesOnAWorkerSizedStack)$|^Methods/LargeDense\.'
 
 variant_cuda() {
   local nvcc

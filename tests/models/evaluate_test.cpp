@@ -370,13 +370,13 @@ struct DoubleOnlyWithDerivatives {
   }
 };
 struct DoubleOnlyWithJacobian {
-  static constexpr std::size_t n_states = 2, n_params = 1;
+  [[maybe_unused]] static constexpr std::size_t n_states = 2, n_params = 1;
   void operator()(double, const double*, const double*, double*) const {}
   template <class T>
   void jacobian(T, const T*, const T*, T*) const {}
 };
 struct TemplatedWithJacobian {
-  static constexpr std::size_t n_states = 1, n_params = 0;
+  [[maybe_unused]] static constexpr std::size_t n_states = 1, n_params = 0;
   template <class T>
   void operator()(T t, const T* y, const T*, T* f) const {
     f[0] = t * y[0];

@@ -10,8 +10,8 @@
 namespace {
 
 struct Lorenz {
-  static constexpr std::size_t n_states = 3;
-  static constexpr std::size_t n_params = 3;
+  [[maybe_unused]] static constexpr std::size_t n_states = 3;
+  [[maybe_unused]] static constexpr std::size_t n_params = 3;
   template <class T>
   void operator()(T, const T* y, const T* p, T* dydt) const {
     dydt[0] = -p[0] * y[0];

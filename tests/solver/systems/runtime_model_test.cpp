@@ -1,13 +1,13 @@
 // Models defined at run time (issue 16) on the CPU: a TOML model compiled by the host compiler gives
 // the same numbers, run by run and bit for bit, as the same system compiled in (both run the CPU
-// path's one per-run loop with the same arithmetic); every method solves a problem with an exact
-// solution; stiff methods use the generated symbolic Jacobian; the on-disk cache is hit on a second
-// model object and verified; a GPU request says why it cannot run; events from the model's [events]
-// equal the compiled-in twin's and stop runs at exact times; and the compile phases are timed
-// by name. Cache problems (an entry the cache cannot store, a tampered precompiled prelude, a folder
-// others can write) are said on stderr whatever the verbosity and never fail the solve; a stop request
-// ends a compile in progress. Each test compiles into its own fresh cache folder, so it measures a
-// cold compile once.
+// path's one per-run loop with the same arithmetic); stiff methods use the generated symbolic
+// Jacobian; the on-disk cache is hit on a second model object and verified; a terminal event from the
+// model's [events] stops runs at exact times; and the compile phases are timed by name. Cache problems
+// (an entry the cache cannot store, a tampered precompiled prelude, a folder others can write) are
+// said on stderr whatever the verbosity and never fail the solve; a stop request ends a compile in
+// progress. Each test compiles into its own fresh cache folder, so it measures a cold compile once.
+// Beside it: runtime_model_methods_test (every method, the prelude, events bit for bit, a 1000-state
+// model: the long compiles) and runtime_model_backend_test (a GPU request, which depends on the build).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -24,100 +24,16 @@
 #include "../../jit/jit_test_support.hpp"  // ScopedEnv
 #include "batchode/batchode.hpp"
 #include "batchode/models/model.hpp"
-#include "bounded_stack.hpp"
 #include "bruss_model.hpp"
 #include "forced_decay_reference.hpp"
-#include "large_linear_systems.hpp"
 #include "pollu_model.hpp"
+#include "runtime_model_fixture.hpp"
 #include "runtime_model_systems.hpp"
 #include "test_systems.hpp"
 
 namespace {
 
-using batchode::Method;
-using batchode::RuntimeModel;
-using batchode::RuntimeModelOptions;
-
-using batchode::testing::kLorenzToml;
-using batchode::testing::lorenz96_toml;
-using LorenzCompiledIn = batchode::testing::LorenzModelCompiledIn;
-
-batchode::models::Model parse(const std::string& toml) { return batchode::testing::parse_model_text(toml); }
-
-/// A fresh cache folder per test, removed afterwards. The precompiled prelude (built once per compiler
-/// and headers: 15 s on the 2-core build machine) is built once in a cache folder of the build tree,
-/// shared by the test processes CTest starts (one per test), and linked into each fresh folder, so
-/// each test still compiles its models cold.
-class RuntimeModelTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    suite_ = BATCHODE_TEST_PRELUDE_CACHE;
-    RuntimeModelOptions o;
-    o.cache_directory = (suite_ / "cache").string();
-    batchode::TimeLogger quiet(nullptr, batchode::Verbosity::none);
-    RuntimeModel<double>(warm_up_model(), o, quiet).prepare(Method::euler, quiet);
-  }
-  /// y' = -y, compiled for euler in double into the suite's cache (the only entry of its cpu/).
-  static batchode::models::Model warm_up_model() {
-    return batchode::models::parse_model(batchode::models::read_model_toml(
-        "name = \"warm_up\"\nequations = \"dy = -y\"\n[states]\ny = 1.0\n", "warm_up.toml"));
-  }
-  void SetUp() override {
-    cache_ = make_folder();
-    const std::filesystem::path from = suite_ / "cache" / "pch", to = cache_ / "cache" / "pch";
-    std::error_code ec;
-    if (!std::filesystem::is_directory(from, ec)) return;
-    std::filesystem::create_directories(to);
-    std::filesystem::permissions(cache_ / "cache", std::filesystem::perms::owner_all);
-    std::filesystem::permissions(to, std::filesystem::perms::owner_all);
-    for (const auto& entry : std::filesystem::directory_iterator(from)) {
-      std::filesystem::create_hard_link(entry.path(), to / entry.path().filename());
-    }
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(cache_, ec);
-  }
-  RuntimeModelOptions options() const {
-    RuntimeModelOptions o;
-    o.cache_directory = (cache_ / "cache").string();
-    return o;
-  }
-  static std::filesystem::path make_folder() {
-    std::string dir = (std::filesystem::temp_directory_path() / "batchode-rtm-XXXXXX").string();
-    if (::mkdtemp(dir.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    return dir;
-  }
-  std::filesystem::path cache_;
-  static inline std::filesystem::path suite_;
-};
-
-template <class T>
-batchode::SolveOptions cpu_options(Method method) {
-  batchode::SolveOptions o;
-  o.method = method;
-  o.t_end = 2.0;
-  o.backend = batchode::Backend::cpu;
-  o.verbosity = batchode::Verbosity::none;
-  o.rtol = o.atol = sizeof(T) == 4 ? 1e-5 : 1e-8;
-  if (method == Method::rk4 || method == Method::euler) o.dt = 1e-3;
-  o.outputs.counters = true;
-  return o;
-}
-
-/// y' = -k y as model text (exact: exp(-k t)); more tables may follow it.
-std::string decay_toml() {
-  return "name = \"decay\"\nequations = \"dy = -k * y\"\n[states]\ny = 1.0\n[parameters]\nk = 1.0\n";
-}
-
-/// A Lorenz batch of `runs` runs: y = 1 + r / 10, rho = r (both kinds of behaviour up to rho = 36).
-template <class T>
-void lorenz_batch(std::size_t runs, std::vector<T>& y0, std::vector<T>& params) {
-  for (std::size_t r = 0; r < runs; ++r) {
-    y0.insert(y0.end(), {T(1), T(1) + T(r) / T(10), T(1)});
-    params.push_back(T(r));
-  }
-}
+using namespace batchode::testing::runtime_model_fixture;
 
 template <class T>
 void expect_same_as_compiled_in(const batchode::models::Model& model, Method method,
@@ -190,54 +106,6 @@ TEST_F(RuntimeModelTest, ADrivenModelEqualsTheCompiledInSystem) {
   }
 }
 
-// Events from the model's [events] table (issue 12): the runtime model's records, counts, statuses
-// and final states equal, bit for bit, those of the compiled-in twin given the same specs; with
-// interpolated saves too. Some runs stop at z = 30 (terminal), the others record x's zeros.
-template <class T>
-void expect_events_as_compiled_in(const RuntimeModel<T>& runtime, Method method, bool save_at) {
-  SCOPED_TRACE(std::string(batchode::to_string(method)) + (sizeof(T) == 4 ? " float" : " double"));
-  const std::size_t runs = 37;
-  std::vector<T> y0, params;
-  lorenz_batch(runs, y0, params);
-  batchode::SolveOptions o = cpu_options<T>(method);
-  if (save_at) o.save_at = {0.1, 0.5, 1.0, 1.5, 1.9};
-  const batchode::SolveResult<T> a = batchode::solve_ivp(runtime, y0, params, o);
-  o.events = batchode::testing::LorenzEventsCompiledIn::specs();
-  const batchode::SolveResult<T> b = batchode::solve_ivp(batchode::testing::LorenzEventsCompiledIn{}, y0, params, o);
-  ASSERT_EQ(a.event_names(), (std::vector<std::string>{"x_zero", "z_high"}));
-  ASSERT_EQ(a.event_slots(), 4u);
-  EXPECT_TRUE(a.event_terminal(1));
-  std::size_t stopped = 0, crossings = 0;
-  for (std::size_t r = 0; r < runs; ++r) {
-    ASSERT_EQ(a.status(r), b.status(r)) << "run " << r;
-    stopped += a.status(r) == batchode::Status::stopped_by_event;
-    EXPECT_EQ(a.stopping_event(r), a.status(r) == batchode::Status::stopped_by_event ? 1u : 2u) << "run " << r;
-    for (std::size_t s = 0; s < 3; ++s) EXPECT_EQ(a.final_state(r, s), b.final_state(r, s)) << "run " << r;
-    for (std::size_t e = 0; e < 2; ++e) {
-      ASSERT_EQ(a.event_count(r, e), b.event_count(r, e)) << "run " << r << " event " << e;
-      crossings += a.event_count(r, e);
-      for (std::size_t k = 0; k < 4; ++k) {
-        const T ta = a.event_time(r, e, k), tb = b.event_time(r, e, k);
-        EXPECT_TRUE(ta == tb || (std::isnan(ta) && std::isnan(tb))) << "run " << r << " event " << e << " " << ta << " vs " << tb;
-      }
-    }
-    for (std::size_t k = 0; k < a.n_saves(); ++k) {
-      const T sa = a.state_at(r, k, 0), sb = b.state_at(r, k, 0);
-      EXPECT_TRUE(sa == sb || (std::isnan(sa) && std::isnan(sb))) << "run " << r << " save " << k;
-    }
-  }
-  // Both kinds happen in this sweep: runs with large rho reach z = 30 within t = 2, the rest do not.
-  EXPECT_GT(stopped, 0u);
-  EXPECT_LT(stopped, runs);
-  EXPECT_GT(crossings, stopped);
-}
-
-TEST_F(RuntimeModelTest, EventsFromTheModelEqualTheCompiledInSystemBitForBit) {
-  const batchode::models::Model model = parse(batchode::testing::lorenz_events_toml());
-  expect_events_as_compiled_in(RuntimeModel<double>(model, options()), Method::dopri5, true);
-  expect_events_as_compiled_in(RuntimeModel<float>(model, options()), Method::rk4, false);
-}
-
 // A terminal event in the model text stops each run where the exact solution crosses it:
 // y = exp(-k t) reaches 1/2 at ln 2 / k; the status and stopping_event say which event ended it.
 TEST_F(RuntimeModelTest, ATerminalEventFromTheModelStopsRunsAtTheExactTime) {
@@ -262,27 +130,6 @@ half = { expr = "y - 0.5", direction = "falling", action = "terminal" }
     // The root to 1e-10 on the dense output, whose own error is near rtol 1e-8 in y.
     EXPECT_NEAR(r.event_time(i, 0, 0), t_half, 1e-7) << "k " << k[i];
     EXPECT_NEAR(r.final_state(i, 0), 0.5, 1e-7);
-  }
-}
-
-// y' = -k y (exact: exp(-k t)) with every method; the stiff ones through the symbolic Jacobian.
-TEST_F(RuntimeModelTest, EveryMethodSolvesExponentialDecay) {
-  const batchode::models::Model model = parse(decay_toml());
-  RuntimeModel<double> runtime(model, options());
-  const std::vector<double> y0{1.0, 1.0, 1.0}, k{0.5, 1.0, 3.0};
-  for (const batchode::MethodInfo& info : batchode::method_registry) {
-    SCOPED_TRACE(info.name);
-    batchode::SolveOptions o = cpu_options<double>(info.method);
-    if (!info.adaptive) o.dt = 1e-3;
-    const batchode::SolveResult<double> r = batchode::solve_ivp(runtime, y0, k, o);
-    for (std::size_t i = 0; i < k.size(); ++i) {
-      ASSERT_EQ(r.status(i), batchode::Status::success);
-      const double exact = std::exp(-k[i] * 2.0);
-      // Fixed steps of 1e-3: euler's global error is about t k^2 e^{-kt} h / 2, under 2% here. The
-      // others: a small multiple of the local tolerance atol + rtol |y| (atol dominates at k = 3).
-      const double bound = info.method == Method::euler ? 2e-2 * exact : 50.0 * (o.atol + o.rtol * exact);
-      EXPECT_NEAR(r.final_state(i, 0), exact, bound) << "k " << k[i];
-    }
   }
 }
 
@@ -471,44 +318,6 @@ TEST_F(RuntimeModelTest, AStopDuringTheCompileEndsItAndLeavesNoFolder) {
   EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "a temporary folder was left in " << tmp;
 }
 
-TEST_F(RuntimeModelTest, AGpuRequestSaysWhyAndAutomaticRunsOnTheCpu) {
-  RuntimeModel<double> runtime(parse(kLorenzToml), options());
-  batchode::SolveOptions o = cpu_options<double>(Method::dopri5);
-  o.backend = batchode::Backend::gpu;
-  if (batchode::gpu::discover()
-          .available) {  // a GPU machine: the request is met (runtime_model_gpu_test checks it)
-    const auto r = batchode::solve_ivp(runtime, runtime.default_y0(), runtime.default_params(), o);
-    EXPECT_TRUE(r.execution().at(0).backend.is_gpu());
-    return;
-  }
-  try {
-    (void)batchode::solve_ivp(runtime, runtime.default_y0(), runtime.default_params(), o);
-    ADD_FAILURE() << "expected GpuUnavailable";
-  } catch (const batchode::GpuUnavailable& e) {
-    // Why depends on the build and the machine: no GPU backend, no runtime compiler, or no device.
-    const std::string why = e.what();
-    if (std::string(batchode::gpu::compiled_backend()) == "off") {
-      EXPECT_NE(why.find("no GPU backend"), std::string::npos) << why;
-    } else {
-      EXPECT_TRUE(why.find("runtime compiler") != std::string::npos ||
-                  why.find(batchode::gpu::discover().reason) != std::string::npos)
-          << why;
-    }
-  }
-  o.backend = batchode::Backend::automatic;
-  const auto r = batchode::solve_ivp(runtime, runtime.default_y0(), runtime.default_params(), o);
-  ASSERT_EQ(r.execution().size(), 1u);
-  EXPECT_FALSE(r.execution()[0].backend.is_gpu());
-  EXPECT_EQ(r.execution()[0].reason, batchode::sched::Reason::gpu_unavailable);
-}
-
-// rosenbrock4 names rodas4, the same RODAS4 method with a GPU kernel, as the compiled-in path does.
-TEST_F(RuntimeModelTest, RosenbrockFourOnTheGpuNamesRodas4) {
-  RuntimeModel<double> runtime(parse(kLorenzToml), options());
-  EXPECT_EQ(runtime.gpu_unavailable(Method::rosenbrock4), batchode::cpu_only_reason(Method::rosenbrock4));
-  EXPECT_NE(runtime.gpu_unavailable(Method::rosenbrock4).find("use --method rodas4"), std::string::npos);
-}
-
 TEST_F(RuntimeModelTest, NamesAndDefaultsComeFromTheModel) {
   RuntimeModel<float> runtime(parse(kLorenzToml), options());
   EXPECT_EQ(runtime.n_states(), 3u);
@@ -589,43 +398,6 @@ TEST_F(RuntimeModelTest, ModelCompilerFlagsReachTheCompiler) {
   }
 }
 
-// The precompiled prelude is built once per cache folder (and compiler and headers), used by every
-// later model, and changes no number: the same model compiled whole (no cache, so no prelude) gives
-// the same bits.
-TEST_F(RuntimeModelTest, ThePrecompiledPreludeIsBuiltOnceAndChangesNoNumber) {
-  const std::filesystem::path own = cache_ / "own";
-  RuntimeModelOptions o;
-  o.cache_directory = own.string();
-  batchode::TimeLogger first(nullptr, batchode::Verbosity::normal),
-      second(nullptr, batchode::Verbosity::normal);
-  const batchode::models::Model model = parse(kLorenzToml);
-  RuntimeModel<double>(model, o, first).prepare(Method::dopri5, first);
-  EXPECT_EQ(first.stats(batchode::events::model_prelude_compile).count, 1u);
-  RuntimeModel<double> with_prelude(model, o, second);
-  with_prelude.prepare(Method::rk4, second);
-  EXPECT_EQ(second.stats(batchode::events::model_prelude_compile).count, 0u) << "built twice";
-  EXPECT_EQ(second.stats(batchode::events::model_compile).count, 1u);
-  const std::vector<batchode::Occurrence> compiles = second.occurrences(batchode::events::model_compile);
-  ASSERT_EQ(compiles.size(), 1u);
-  ASSERT_NE(compiles[0].metadata.find("precompiled_prelude"), nullptr);
-  EXPECT_EQ(compiles[0].metadata.find("precompiled_prelude")->as_string(), "yes");
-
-  RuntimeModelOptions whole;
-  whole.use_cache = false;
-  RuntimeModel<double> without_prelude(model, whole);
-  std::vector<double> y0, params;
-  for (int r = 0; r < 16; ++r) {
-    y0.insert(y0.end(), {1.0, 1.0 + r / 10.0, 1.0});
-    params.push_back(r * 2.0);
-  }
-  batchode::SolveOptions so = cpu_options<double>(Method::rk4);
-  so.save_every = 0.5;
-  const auto a = batchode::solve_ivp(with_prelude, y0, params, so);
-  const auto b = batchode::solve_ivp(without_prelude, y0, params, so);
-  for (std::size_t i = 0; i < 16 * 3; ++i) EXPECT_EQ(a.final_state()[i], b.final_state()[i]) << i;
-  EXPECT_GT(std::abs(a.final_state()[3]), 0.0);
-}
-
 /// The same system compiled in, with the generated code's operations in the same order.
 template <std::size_t N>
 struct Lorenz96CompiledIn {
@@ -691,32 +463,6 @@ TEST_F(RuntimeModelTest, StiffBrussInBandStorageAgreesWithTheCompiledInSystem) {
         << "element " << i;
   }
   EXPECT_GT(from_text.counters(0).accepted_steps, 10u);
-}
-
-// A 1000-state model with no band (each state coupled to its mirror), its LU asked dense (automatic
-// would take the sparse LU: no fill): rodas4 keeps J and its LU dense, 8 MB each in double, together
-// twice a worker's 8 MiB stack, so the object makes a worker's stepper on the heap
-// (batchode_new_stepper). Solved on a thread with a worker's stack, against the closed form.
-TEST_F(RuntimeModelTest, ADenseThousandStateModelSolvesOnAWorkerSizedStack) {
-  constexpr std::size_t n = 1000;
-  constexpr double a = 1.0, b = 0.5;
-  std::vector<double> y0(n);
-  for (std::size_t i = 0; i < n; ++i) y0[i] = 1.0 + double(i % 7) / 7.0;
-  RuntimeModelOptions dense = options();
-  dense.linear_solver = batchode::models::LinearSolver::dense;
-  RuntimeModel<double> runtime(parse(batchode::testing::mirrored_decay_toml(y0, a, b)), dense);
-  batchode::SolveOptions o = cpu_options<double>(Method::rodas4);
-  o.t_end = 1;
-  o.rtol = 1e-6;
-  o.atol = 1e-9;
-  const auto r = batchode::testing::on_bounded_stack(
-      [&] { return batchode::solve_ivp(runtime, runtime.default_y0(), runtime.default_params(), o); });
-  ASSERT_EQ(r.status(0), batchode::Status::success);
-  const std::vector<double> exact = batchode::testing::mirrored_decay_solution(y0, a, b, o.t_end);
-  for (std::size_t i = 0; i < n; ++i) {
-    // Global error: within 50 local tolerances (stiff/reference_test.cpp's factor).
-    EXPECT_NEAR(r.final_state(0, i), exact[i], 50 * (o.atol + o.rtol * std::fabs(exact[i]))) << "state " << i;
-  }
 }
 
 // A real chemistry mechanism: POLLU (examples/models/pollu.toml, the IVP test set's 20 species), whose
