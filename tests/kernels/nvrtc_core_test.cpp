@@ -25,6 +25,8 @@
 
 namespace {
 
+// (Only where a runtime compiler is linked: the programs below are its input.)
+#if BATCHODE_HAVE_NVRTC || BATCHODE_HAVE_HIPRTC
 // A user's systems as written for a runtime compiler: sizes as batchode::port::size_t, math through
 // batchode::port (float and double) and argument-dependent lookup (the Rosenbrock path's dual numbers).
 constexpr const char* kSystems = R"(
@@ -137,6 +139,7 @@ std::vector<std::string> kernel_names() {
   for (const KernelCase& k : kKernels) names.push_back(k.name());
   return names;
 }
+#endif  // BATCHODE_HAVE_NVRTC || BATCHODE_HAVE_HIPRTC
 
 /// What a runtime compiler made of a program: its log, its output (PTX or code object) and the
 /// lowered (mangled) name of each requested kernel.
