@@ -11,6 +11,9 @@ benchmarks/peers/cubie_bruss.py and cubie_pollu.py on the same protocol (one lin
   float64 at rtol = atol = 1e-6, float32 at 1e-4 (above float32's tolerance floor).
 - POLLU (examples/models/pollu.toml, the IVP test set's chemistry): k1 = 0.35 * linspace(0.5, 1.5, runs),
   t in [0, 60], rtol 1e-6, atol 1e-9, float64.
+- With --l96-sizes: the explicit model path beside them, Lorenz-96 with N states written as equations
+  (benchmarks/large_systems.sh's), rk4 with dt 1e-3 over t in [0, 1] (1000 steps), F = linspace(7, 9,
+  runs); state_steps_per_s = runs N 1000 / the warm solve.
 first_s: from the Model's construction to the end of the first solve, with BATCHODE_CACHE_DIR an empty
 folder (a cold compile); solve_ms: median of REPEATS (3) later solves. Accuracy: runs 0, runs/2 and
 runs-1 against scipy's Radau at rtol 1e-12 (where scipy is installed): err_tol is the largest
@@ -89,14 +92,14 @@ def err_tol(final, picks, refs, rtol, atol):
     return worst
 
 
-def measure(batchode, make_model, y0, params, method, precision, t_end, rtol, atol, repeats):
+def measure(batchode, make_model, y0, params, method, precision, t_end, rtol, atol, repeats, backend="auto"):
     """(first_s, solve_ms, result, steps_mean) with a cold cache for the first solve."""
     with tempfile.TemporaryDirectory(prefix="batchode_stiff_cache_") as cache:
         os.environ["BATCHODE_CACHE_DIR"] = cache
         start = time.perf_counter()
         model = make_model()
         solver = batchode.Solver(model, method=method, t_span=(0.0, t_end), rtol=rtol, atol=atol,
-                                 precision=precision, verbosity="none", counters=True)
+                                 precision=precision, verbosity="none", counters=True, backend=backend)
         r = solver.solve(y0=y0, parameters=params)
         first_s = time.perf_counter() - start
         walls = []
@@ -117,12 +120,43 @@ def main():
     ap.add_argument("--repeats", type=int, default=int(os.environ.get("REPEATS", "3")))
     ap.add_argument("--pollu-only", action="store_true")
     ap.add_argument("--bruss-only", action="store_true")
+    ap.add_argument("--l96-sizes", type=int, nargs="*", default=[])
+    ap.add_argument("--l96-only", action="store_true", help="only the Lorenz-96 sizes")
+    ap.add_argument("--backend", default="auto", help="auto (default) or gpu: first_s then times the GPU compile only")
     args = ap.parse_args()
     import batchode
 
     runs = args.runs
     picks = [0, runs // 2, runs - 1]
-    if not args.pollu_only:
+    for n in args.l96_sizes:
+        equations = "\n".join(f"dx{i} = (x{(i + 1) % n} - x{(i - 2) % n}) * x{(i - 1) % n} - x{i} + F" for i in range(n))
+        states = {f"x{i}": (8.01 if i == 0 else 8.0) for i in range(n)}
+        for precision in args.precisions:
+            y0 = numpy.tile(numpy.array(list(states.values())), (runs, 1)).astype(precision)
+            params = numpy.linspace(7.0, 9.0, runs).reshape(runs, 1).astype(precision)
+            try:
+                with tempfile.TemporaryDirectory(prefix="batchode_l96_cache_") as cache:
+                    os.environ["BATCHODE_CACHE_DIR"] = cache
+                    start = time.perf_counter()
+                    model = batchode.Model(equations=equations, states=states, parameters={"F": 8.0}, name=f"l96_{n}")
+                    solver = batchode.Solver(model, method="rk4", dt=1e-3, t_span=(0.0, 1.0), precision=precision,
+                                             verbosity="none", backend=args.backend)
+                    r = solver.solve(y0=y0, parameters=params)
+                    first_s = time.perf_counter() - start
+                    walls = []
+                    for _ in range(args.repeats):
+                        t = time.perf_counter()
+                        r = solver.solve(y0=y0, parameters=params)
+                        walls.append(time.perf_counter() - t)
+                ms = statistics.median(walls) * 1e3
+                print(f"batchode_explicit model=lorenz96 algorithm=rk4 precision={precision} N={n} runs={runs} "
+                      f"first_s={first_s:.2f} solve_ms={ms:.2f} state_steps_per_s={runs * n * 1000 / (ms / 1e3):.3g} "
+                      f"ok={int(numpy.sum(r.status == 0))}/{runs} x0_mean={float(numpy.mean(r.final_state[:, 0])):.10g}",
+                      flush=True)
+            except Exception as exc:  # noqa: BLE001 - report and go on
+                print(f"batchode_explicit model=lorenz96 precision={precision} N={n} error {type(exc).__name__}: {exc}"[:400],
+                      flush=True)
+    if not args.pollu_only and not args.l96_only:
         for n in args.sizes:
             kw = bruss(n)
             y_start = numpy.array(list(kw["states"].values()))
@@ -136,7 +170,7 @@ def main():
                 for method in args.methods:
                     try:
                         first_s, ms, r, steps = measure(batchode, lambda: batchode.Model(**kw), y0, params, method,
-                                                        precision, 1.0, tol, tol, args.repeats)
+                                                        precision, 1.0, tol, tol, args.repeats, args.backend)
                         ok = int(numpy.sum(r.status == 0))
                         print(f"batchode_stiff model=bruss algorithm={method} precision={precision} N={n} runs={runs} "
                               f"first_s={first_s:.2f} solve_ms={ms:.2f} steps_mean={steps:.1f} ok={ok}/{runs} "
@@ -145,7 +179,7 @@ def main():
                     except Exception as exc:  # noqa: BLE001 - report and go on
                         print(f"batchode_stiff model=bruss algorithm={method} precision={precision} N={n} "
                               f"error {type(exc).__name__}: {exc}"[:400], flush=True)
-    if not args.bruss_only:
+    if not args.bruss_only and not args.l96_only:
         f, y_start = pollu_rhs()
         k1 = 0.35 * numpy.linspace(0.5, 1.5, runs)
         refs = [reference(f, numpy.array(y_start), k1[i], 60.0) for i in picks]
@@ -154,7 +188,7 @@ def main():
             try:
                 first_s, ms, r, steps = measure(
                     batchode, lambda: batchode.load_model(os.path.join(ROOT, "examples", "models", "pollu.toml")),
-                    y0, k1.reshape(runs, 1), method, "float64", 60.0, 1e-6, 1e-9, args.repeats)
+                    y0, k1.reshape(runs, 1), method, "float64", 60.0, 1e-6, 1e-9, args.repeats, args.backend)
                 ok = int(numpy.sum(r.status == 0))
                 print(f"batchode_stiff model=pollu algorithm={method} precision=float64 N=20 runs={runs} "
                       f"first_s={first_s:.2f} solve_ms={ms:.2f} steps_mean={steps:.1f} ok={ok}/{runs} "
