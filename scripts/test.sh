@@ -12,8 +12,9 @@
 #                      errors: the CPU tests, ctest -L cpu (no header checks: main compiles them)
 #   cuda  build-cuda-check/  BATCHODE_GPU=cuda with nvcc, compiled and linked only (no GPU here): the
 #                      targets nvcc builds and the libraries (batchode_gpu_compiled; the host tests
-#                      are asan's and main's, examples and benchmarks nvidia_build.sh's), device code as PTX only
-#                      and host code at -O0; skipped with a visible line where nvcc is missing
+#                      are asan's and main's, examples and benchmarks nvidia_build.sh's), device code
+#                      as PTX only and host code at -O0; skipped with a visible line where nvcc is
+#                      missing
 # Default: all three (locally and with CI=true). Choose with
 #   BATCHODE_QUICK=1 or --quick                  main only (ignored when CI=true)
 #   BATCHODE_TEST_VARIANTS="main asan" or --variants main,asan
@@ -32,7 +33,7 @@ while (($# > 0)); do
     --quick) variants=main ;;
     --variants) variants=${2//,/ }; shift ;;
     --variants=*) variants=${1#--variants=}; variants=${variants//,/ } ;;
-    -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
