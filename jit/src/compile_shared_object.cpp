@@ -1,13 +1,13 @@
 // jit/: host compilation of one generated translation unit into a shared object. Everything happens
 // in a fresh 0700 folder (mkdtemp) so no other user can swap the source or the object between the
 // compiler writing it and this process reading it, and two compilations never share a file.
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <system_error>
 
@@ -21,6 +21,8 @@ namespace batchode::jit {
 namespace {
 
 constexpr int kMaxLinesShown = 60;
+// A compiled model is a few MB, a precompiled prelude ~300 MB: past 1 GiB it is not ours to load.
+constexpr std::size_t kMaxObjectBytes = std::size_t{1} << 30;
 // Every object is built so (issue 16); request.flags come after them, so a caller can override one.
 constexpr const char* kDefaultFlags[] = {"-std=c++17", "-O3",     "-DNDEBUG",
                                          "-fPIC",      "-shared", "-fvisibility=hidden"};
@@ -98,10 +100,10 @@ std::vector<char> compile_shared_object(const HostCompiler& compiler, const Comp
   if (!std::filesystem::is_regular_file(object, ec)) {
     throw fail("the host C++ compiler succeeded but wrote no shared object");
   }
-  std::ifstream in(object, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad() || bytes.empty()) {
-    throw fail("cannot read the shared object the compiler wrote (or it is empty)");
+  std::vector<char> bytes;
+  const detail::UniqueFd written(::open(object.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!written || !detail::read_all(written.get(), bytes, kMaxObjectBytes) || bytes.empty()) {
+    throw fail("cannot read the shared object the compiler wrote (or it is empty or past 1 GiB)");
   }
   return bytes;
 }

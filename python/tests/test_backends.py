@@ -40,8 +40,21 @@ def long_solve(lorenz, runs=1 << 16):
         {"rho": sweep(runs)}
 
 
+def timed_solve(lorenz, seconds):
+    """long_solve with as many runs as take about `seconds` here: the model's speed varies 20-fold with
+    the flags it is compiled with (CI's BATCHODE_MODEL_CXXFLAGS=-O0), and a fixed batch that lasts one
+    second at -O3 lasted 40 there."""
+    solver, probe = long_solve(lorenz, runs=16)
+    solver.solve(parameters=probe)  # compiled and warm
+    start = time.perf_counter()
+    solver.solve(parameters=probe)
+    per_run = (time.perf_counter() - start) / 16
+    runs = int(min(max(seconds / max(per_run, 1e-9), 16), 1 << 16))
+    return solver, {"rho": sweep(runs)}
+
+
 def test_the_gil_is_released_while_solving(lorenz):
-    solver, params = long_solve(lorenz, runs=1 << 10)
+    solver, params = timed_solve(lorenz, seconds=1.0)
     ticks = 0
     done = threading.Event()
 
@@ -130,7 +143,7 @@ def test_two_threads_solve_at_once_with_their_own_solvers(lorenz):
 
 
 def test_one_solver_refuses_a_second_thread(lorenz):
-    solver, params = long_solve(lorenz, runs=1 << 10)
+    solver, params = timed_solve(lorenz, seconds=1.0)  # still solving when the second thread tries
     outcome = []
 
     def second():

@@ -137,6 +137,17 @@ TEST(RuntimeCompiler, AnErrorInTheProgramGivesTheLogAndTheLabel) {
   }
 }
 
+TEST(RuntimeCompiler, CompilesTheRunOrderKernelAlone) {
+  BATCHODE_REQUIRE_RUNTIME_COMPILER(compiler);
+  const RuntimeKernelProgram program = run_order_program("float");
+  const gpu::CompiledKernels compiled =
+      compiler->compile(program.source, program.name_expressions, test_options(*compiler), "run_order_float");
+  ASSERT_EQ(compiled.lowered_names.size(), 1u);
+  EXPECT_NE(compiled.lowered_names[0].find("run_order_"), std::string::npos) << compiled.lowered_names[0];
+  const std::string image(compiled.image.begin(), compiled.image.end());
+  EXPECT_NE(image.find(compiled.lowered_names[0]), std::string::npos);
+}
+
 TEST(RuntimeCompiler, ArchitectureOptions) {
   EXPECT_EQ(RuntimeCompiler::architecture_option("sm_90"), "--gpu-architecture=sm_90");
   EXPECT_EQ(RuntimeCompiler::architecture_option("gfx90a:sramecc+:xnack-"),
@@ -171,6 +182,46 @@ TEST(RuntimeKernelProgram, NamesBothKernelsAndRefusesCpuOnlyMethods) {
   EXPECT_NE(s.source.find("template __global__ void " + s.name_expressions[3] + "("), std::string::npos);
   EXPECT_THROW(runtime_kernel_program(kLorenzSource, "Lorenz", Method::rk4, "float", 1u << 20),
                std::invalid_argument);
+}
+
+// A solve builds only the batch kernel it launches (RuntimeKernelChoice::only), and the run order's
+// kernel, which does not depend on the system, in a program of its own.
+TEST(RuntimeKernelProgram, BuildsOnlyTheChosenKernels) {
+  using batchode::kernels::ChunkKernel;
+  const RuntimeKernelProgram all = runtime_kernel_program(kLorenzSource, "Lorenz", Method::rk4, "float");
+  const RuntimeKernelProgram series =
+      runtime_kernel_program(kLorenzSource, "Lorenz", Method::rk4, "float",
+                             RuntimeKernelChoice::only(ChunkKernel::series, 0, false));
+  ASSERT_EQ(series.name_expressions, std::vector<std::string>{all.name_expressions[1]});
+  EXPECT_EQ(series.source.find("run_order"), std::string::npos);
+  EXPECT_EQ(series.source.find(all.name_expressions[0]), std::string::npos)
+      << "the final-state kernel is built";
+  const RuntimeKernelProgram final_state =
+      runtime_kernel_program(kLorenzSource, "Lorenz", Method::rk4, "float",
+                             RuntimeKernelChoice::only(ChunkKernel::final_state, 0, true));
+  EXPECT_EQ(final_state.name_expressions,
+            (std::vector<std::string>{all.name_expressions[0], all.name_expressions[2]}));
+  // The summary kernel alone, for its kinds; the kinds are ignored for another kernel.
+  const std::uint32_t kinds = summary_bit(SummaryKind::mean);
+  const RuntimeKernelProgram summaries =
+      runtime_kernel_program(kLorenzSource, "Lorenz", Method::rk4, "float",
+                             RuntimeKernelChoice::only(ChunkKernel::summaries, kinds, false));
+  EXPECT_EQ(
+      summaries.name_expressions,
+      std::vector<std::string>{
+          runtime_kernel_program(kLorenzSource, "Lorenz", Method::rk4, "float", kinds).name_expressions[3]});
+  EXPECT_EQ(RuntimeKernelChoice::only(ChunkKernel::series, kinds, false).summary_kinds, 0u);
+  EXPECT_EQ(RuntimeKernelChoice::only(ChunkKernel::series, kinds, true).count(), 2u);
+  RuntimeKernelChoice none = RuntimeKernelChoice::only(ChunkKernel::series, 0, false);
+  none.series = false;
+  EXPECT_THROW(runtime_kernel_program(kLorenzSource, "Lorenz", Method::rk4, "float", none),
+               std::invalid_argument);
+  // The run order's kernel alone: no system in it.
+  const RuntimeKernelProgram order = run_order_program("double");
+  EXPECT_EQ(order.name_expressions,
+            std::vector<std::string>{"batchode::kernels::run_order_segments<double>"});
+  EXPECT_EQ(order.source.find("Lorenz"), std::string::npos);
+  EXPECT_THROW(run_order_program("half"), std::invalid_argument);
 }
 
 TEST(RuntimeGpuRunner, RefusesKernelsThatDoNotFitTheRequest) {

@@ -284,28 +284,59 @@ std::string RuntimeModel<T>::gpu_unavailable(Method method) const {
 
 template <class T>
 RuntimeKernels RuntimeModel<T>::gpu_kernels(Method method, int device, TimeLogger& logger,
-                                            std::uint32_t summary_kinds) const {
+                                            const RuntimeKernelChoice& choice) const {
   if (const std::string why = gpu_unavailable(method); !why.empty()) {
     throw GpuUnavailable("model '" + state_->model.name() + "' cannot run on a GPU: " + why);
   }
   register_solver_events_quietly(logger);
   detail::RuntimeModelState& state = *state_;
-  std::lock_guard<std::mutex> lock(state.gpu_mutex);
-  RuntimeKernels& slot =
-      state.gpu_loaded[{static_cast<int>(method), static_cast<int>(sizeof(T)), device, summary_kinds}];
-  if (!slot.module) {
-    const char* value = sizeof(T) == 4 ? "float" : "double";
+  const char* value = sizeof(T) == 4 ? "float" : "double";
+  // Loads `program` on `device` (compiled or read from the cache first), timed as model_load.
+  auto load = [&](const RuntimeKernelProgram& program, const std::string& label,
+                  const RuntimeKernelChoice& built) {
     gpu::set_device(device);  // the module loads on the calling thread's current device
-    const gpu::CompiledKernels compiled =
-        detail::compile_gpu_kernels(state, method, value, device, summary_kinds, logger);
+    const gpu::CompiledKernels compiled = detail::compile_gpu_program(state, program, device, label, logger);
     ScopedTimer timer(logger, events::model_load);
     timer.add_metadata("target", "gpu");
     timer.add_metadata("device", static_cast<std::int64_t>(device));
-    slot = load_runtime_kernels<T>(
-        method, compiled, "model '" + state.model.name() + "' (" + to_string(method) + ", " + value + ")",
-        summary_kinds);
+    return load_runtime_kernels<T>(method, compiled, "model '" + state.model.name() + "' (" + label + ")",
+                                   built);
+  };
+  std::lock_guard<std::mutex> lock(state.gpu_mutex);
+  // The batch kernels of the model, without the run order's kernel (a module of its own, below).
+  RuntimeKernelChoice batch = choice;
+  batch.order = false;
+  RuntimeKernels loaded;
+  if (batch.count() != 0) {
+    RuntimeKernels& slot =
+        state.gpu_loaded[{static_cast<int>(method), static_cast<int>(sizeof(T)), device, batch}];
+    if (!slot.module) {
+      std::string label = to_string(method) + ", " + value;
+      for (auto [chosen, name] : {std::pair{batch.final_state, "final state"},
+                                  std::pair{batch.series, "series"},
+                                  std::pair{batch.summary_kinds != 0, "summaries"}}) {
+        if (chosen) label += std::string(", ") + name;
+      }
+      slot = load(runtime_kernel_program(state.system_source, detail::kTypeName, method, value, batch), label,
+                  batch);
+    }
+    loaded = slot;
+  } else {
+    loaded.method = method;
+    loaded.value_bytes = sizeof(T);
   }
-  return slot;
+  if (choice.order) {
+    RuntimeKernels& order = state.gpu_run_order[{static_cast<int>(sizeof(T)), device}];
+    if (!order.module) {
+      RuntimeKernelChoice only_order;
+      only_order.final_state = only_order.series = false;
+      order = load(run_order_program(value), std::string("run order, ") + value, only_order);
+    }
+    loaded.order_module = order.module;
+    loaded.order = order.order;
+    if (!loaded.module) loaded.module = order.module;
+  }
+  return loaded;
 }
 
 template class RuntimeModel<float>;

@@ -65,12 +65,10 @@ std::optional<gpu::CompiledKernels> unpack_gpu_entry(const std::vector<char>& by
 
 }  // namespace
 
-gpu::CompiledKernels compile_gpu_kernels(const RuntimeModelState& state, Method method, const char* value,
-                                         int device, std::uint32_t summary_kinds, TimeLogger& logger) {
+gpu::CompiledKernels compile_gpu_program(const RuntimeModelState& state, const RuntimeKernelProgram& program,
+                                         int device, const std::string& label, TimeLogger& logger) {
   const gpu::RuntimeCompiler& compiler = *runtime_compiler().compiler;
   const Headers& tools = headers();
-  const RuntimeKernelProgram program =
-      runtime_kernel_program(state.system_source, kTypeName, method, value, summary_kinds);
   const std::string architecture = gpu::RuntimeCompiler::architecture_option(device);
   std::vector<std::string> options = compiler.kernel_options(tools.includes);
   options.push_back(architecture);
@@ -84,6 +82,7 @@ gpu::CompiledKernels compile_gpu_kernels(const RuntimeModelState& state, Method 
   if (cache) {
     ScopedTimer timer(logger, events::model_cache_hit);
     timer.add_metadata("target", "gpu");
+    timer.add_metadata("kernels", label);
     std::vector<char> bytes;
     const jit::Lookup found = find_entry(*cache, key, &bytes);
     if (found.path) {
@@ -99,11 +98,11 @@ gpu::CompiledKernels compile_gpu_kernels(const RuntimeModelState& state, Method 
   {
     ScopedTimer timer(logger, events::model_compile);
     timer.add_metadata("target", "gpu");
+    timer.add_metadata("kernels", label);
     timer.add_metadata("compiler", compiler.name_and_version());
     timer.add_metadata("architecture", architecture);
-    compiled =
-        compiler.compile(program.source, program.name_expressions, options,
-                         "model '" + state.model.name() + "' (" + to_string(method) + ", " + value + ")");
+    compiled = compiler.compile(program.source, program.name_expressions, options,
+                                "model '" + state.model.name() + "' (" + label + ")");
   }
   if (cache) (void)store_entry(*cache, key, pack_gpu_entry(compiled), "the kernels are used uncached");
   return compiled;

@@ -39,9 +39,11 @@ struct RuntimeModelState {
   std::mutex mutex;           // guards `loaded`: concurrent solves compile a method once
   std::map<std::pair<int, int>, std::shared_ptr<const jit::SharedObject>> loaded;  // (method, sizeof(T))
   std::mutex gpu_mutex;  // guards `gpu_loaded` (its own: a CPU and a GPU part compile side by side)
-  // (method, sizeof(T), device, summary kinds): a solve keeping summaries loads a module whose summary
-  // kernel is built for exactly its kinds.
-  std::map<std::tuple<int, int, int, std::uint32_t>, RuntimeKernels> gpu_loaded;
+  // (method, sizeof(T), device, the kernels built): each solve loads a module of the one batch kernel
+  // it launches (a summary kernel built for exactly its kinds), without the run order's kernel...
+  std::map<std::tuple<int, int, int, RuntimeKernelChoice>, RuntimeKernels> gpu_loaded;
+  // ...which has a module of its own per (sizeof(T), device), loaded when a solve orders runs.
+  std::map<std::pair<int, int>, RuntimeKernels> gpu_run_order;
 };
 
 inline constexpr const char* kTypeName = "BatchodeModel";
@@ -110,11 +112,11 @@ std::shared_ptr<const jit::SharedObject> compile_and_load(const RuntimeModelStat
 
 // runtime_model_gpu.cpp: the GPU path's code image.
 
-/// `method`'s batch kernels (with the summary kernel of `summary_kinds` when not 0) and the run-order
-/// kernel in `value` for `device`'s architecture: from the cache when a verified entry exists, else
-/// compiled by the runtime compiler (and stored).
-gpu::CompiledKernels compile_gpu_kernels(const RuntimeModelState& state, Method method, const char* value,
-                                         int device, std::uint32_t summary_kinds, TimeLogger& logger);
+/// The code image and lowered names of `program` (runtime_kernel_program's or run_order_program's) for
+/// `device`'s architecture: from the cache when a verified entry exists, else compiled by the runtime
+/// compiler (and stored). `label` says which kernels, in the timing's metadata and in errors.
+gpu::CompiledKernels compile_gpu_program(const RuntimeModelState& state, const RuntimeKernelProgram& program,
+                                         int device, const std::string& label, TimeLogger& logger);
 
 }  // namespace detail
 

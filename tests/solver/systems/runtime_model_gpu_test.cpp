@@ -188,17 +188,64 @@ TEST_F(RuntimeModelGpuTest, ASecondModelObjectLoadsTheKernelsFromTheCache) {
   o.backend = Backend::gpu;
   batchode::TimeLogger first_log(nullptr, batchode::Verbosity::normal),
       second_log(nullptr, batchode::Verbosity::normal);
+  // The final-state kernel alone: one program (the run order's kernel would be a second).
+  const auto final_state =
+      batchode::RuntimeKernelChoice::only(batchode::kernels::ChunkKernel::final_state, 0, false);
   RuntimeModel<double> first(model, options(), first_log);
-  (void)first.gpu_kernels(Method::dopri5, 0, first_log);
+  (void)first.gpu_kernels(Method::dopri5, 0, first_log, final_state);
   EXPECT_EQ(first_log.stats(batchode::events::model_compile).count, 1u);
   RuntimeModel<double> second(model, options(), second_log);
-  (void)second.gpu_kernels(Method::dopri5, 0, second_log);
+  (void)second.gpu_kernels(Method::dopri5, 0, second_log, final_state);
   EXPECT_EQ(second_log.stats(batchode::events::model_compile).count, 0u)
       << "the second object compiled again";
   EXPECT_EQ(second_log.stats(batchode::events::model_cache_hit).count, 1u);
   const SolveResult<double> a = batchode::solve_ivp(first, y0, params, o);
   const SolveResult<double> b = batchode::solve_ivp(second, y0, params, o);
   expect_bitwise_equal(a, b);
+}
+
+// A solve compiles the one batch kernel it launches, and the run order's kernel (its own program, the
+// same for every model) only where it orders runs (adaptive methods, when the order may pay: the
+// calibrator decides, so at most once here): rk4 keeping the final state compiles its final-state
+// kernel; dopri5 saving a series its series kernel; dopri5 keeping the final state its final-state
+// kernel; each again, nothing. The numbers are the compiled-in kernel's, bit for bit.
+TEST_F(RuntimeModelGpuTest, ASolveCompilesOnlyTheKernelsItLaunches) {
+  BATCHODE_REQUIRE_GPU();
+  std::vector<double> y0, params;
+  lorenz_sweep<double>(1000, y0, params);
+  batchode::TimeLogger log(nullptr, batchode::Verbosity::normal);
+  RuntimeModel<double> runtime(parse(kLorenzToml), options(), log);
+  std::size_t seen = 0, run_order_compiles = 0;
+  auto solve_compiling = [&](Method method, bool series, const std::string& expected) {
+    SCOPED_TRACE(batchode::to_string(method) + (series ? " with a series" : " final state"));
+    SolveOptions o = lorenz_options<double>(method, series);
+    o.backend = Backend::gpu;
+    o.verbosity = batchode::Verbosity::normal;  // the solve's events recorded (in `log`, printed nowhere)
+    const SolveResult<double> r = batchode::solve_ivp(runtime, y0, params, o, log);
+    ASSERT_TRUE(r.execution().at(0).backend.is_gpu());
+    expect_bitwise_equal(r, batchode::solve_ivp(LorenzCompiledIn{}, y0, params, o));
+    std::vector<std::string> batch_kernels;  // the programs this solve compiled, but the run order's
+    const std::vector<batchode::Occurrence> compiles = log.occurrences(batchode::events::model_compile);
+    for (; seen < compiles.size(); ++seen) {
+      const auto* target = compiles[seen].metadata.find("target");
+      if (target == nullptr || target->as_string() != "gpu") continue;  // the run order's CPU probe's
+      const auto* label = compiles[seen].metadata.find("kernels");
+      ASSERT_NE(label, nullptr);
+      if (label->as_string() == "run order, double") {
+        ++run_order_compiles;
+      } else {
+        batch_kernels.push_back(label->as_string());
+      }
+    }
+    EXPECT_EQ(batch_kernels,
+              expected.empty() ? std::vector<std::string>{} : std::vector<std::string>{expected});
+    EXPECT_LE(run_order_compiles, 1u);
+  };
+  solve_compiling(Method::rk4, false, "rk4, double, final state");
+  solve_compiling(Method::dopri5, true, "dopri5, double, series");
+  solve_compiling(Method::dopri5, false, "dopri5, double, final state");
+  solve_compiling(Method::rk4, false, "");
+  solve_compiling(Method::dopri5, true, "");
 }
 
 // Unless forced, the planner may now choose the GPU for a runtime model: a large sweep does not end

@@ -262,13 +262,15 @@ TEST_F(RuntimeModelTest, ATamperedPrecompiledPreludeIsRefusedWithTheNoticeOfATam
 }
 
 TEST_F(RuntimeModelTest, ACacheEntryReplacedByAFolderIsCompiledPrivatelyWithANotice) {
-  // The warm-up model's entry name in the suite's cache (its key), taken here by a folder.
-  std::vector<std::filesystem::path> entries;
+  // The warm-up model's entry name in the suite's cache (its key), taken here by a folder: every entry
+  // name there (a build tree's suite cache also keeps those of headers changed since).
+  std::size_t entries = 0;
   for (const auto& entry : std::filesystem::directory_iterator(suite_ / "cache" / "cpu")) {
-    if (entry.is_regular_file() && entry.path().extension() != ".sha256") entries.push_back(entry.path());
+    if (!entry.is_regular_file() || entry.path().extension() == ".sha256") continue;
+    std::filesystem::create_directories(cache_ / "cache" / "cpu" / entry.path().filename());
+    ++entries;
   }
-  ASSERT_EQ(entries.size(), 1u);
-  std::filesystem::create_directories(cache_ / "cache" / "cpu" / entries[0].filename());
+  ASSERT_GE(entries, 1u);
   const batchode::models::Model model = warm_up_model();
   RuntimeModel<double> fresh(model, options());
   ::testing::internal::CaptureStderr();

@@ -96,14 +96,17 @@ class RuntimeModel {
   /// Why `method` cannot run on a GPU for this model, as far as can be told without compiling ("" when
   /// it can): a CPU-only method, a build without a GPU backend, no runtime compiler (NVRTC / hipRTC).
   std::string gpu_unavailable(Method method) const;
-  /// `method`'s batch kernels in T, loaded on `device`: compiled by the runtime compiler for the
-  /// device's architecture on first use (or read from the on-disk cache), timed in `logger` as
-  /// model_compile (or model_cache_hit) and model_load, each with target "gpu". Later calls for the
-  /// same method and device return the loaded kernels. With summary_kinds (SummaryKind bits) the
-  /// module also holds the summary kernel built for exactly those kinds (a module of its own per set
-  /// of kinds). Throws gpu::RuntimeCompileError (with the compiler's log), GpuError, jit::JitError.
+  /// `method`'s batch kernels in T that `choice` names, loaded on `device`: compiled by the runtime
+  /// compiler for the device's architecture on first use (or read from the on-disk cache), timed in
+  /// `logger` as model_compile (or model_cache_hit) and model_load, each with target "gpu". Later calls
+  /// for the same method, device and choice return the loaded kernels. The batch kernels chosen share
+  /// one module (its summary kernel built for exactly choice.summary_kinds); the run order's kernel,
+  /// which does not depend on the model, has a module of its own per precision and device. A solve
+  /// asks for the one batch kernel it launches (RuntimeKernelChoice::only); the default, every kernel
+  /// but the summary kernel. Throws gpu::RuntimeCompileError (with the compiler's log), GpuError,
+  /// jit::JitError.
   RuntimeKernels gpu_kernels(Method method, int device, TimeLogger& logger,
-                             std::uint32_t summary_kinds = 0) const;
+                             const RuntimeKernelChoice& choice = RuntimeKernelChoice::all()) const;
 
  private:
   std::size_t n_states_ = 0, n_params_ = 0, n_events_ = 0;

@@ -24,13 +24,16 @@ class RuntimeModelGpuRunner {
   const arrays::ChunkPlan& last_plan() const noexcept { return runner_.last_plan(); }
   bool last_run_grew() const noexcept { return runner_.last_run_grew(); }
 
-  /// As GpuRunner::run; the first run of a method on a device compiles or loads its kernels (timed
-  /// in `log`: RuntimeModel::gpu_kernels), with a summary kernel for exactly the kinds a solve keeps.
+  /// As GpuRunner::run; the first run of a method on a device that launches a given batch kernel
+  /// compiles or loads that kernel alone (timed in `log`: RuntimeModel::gpu_kernels), a summary kernel
+  /// for exactly the kinds a solve keeps, and the run order's kernel when the request orders runs.
   void run(const RuntimeModel<T>& model, const GpuRunRequest& request, const RunSettings<T>& run_plan,
            const T* y0, const T* params, std::size_t runs, const ResultView<T>& result, TimeLogger& log,
            std::size_t first_run = 0) {
     const std::uint32_t summary_kinds = run_plan.summary_windows != 0 ? run_plan.summary_metrics : 0;
-    const RuntimeKernels kernels = model.gpu_kernels(request.method, request.device, log, summary_kinds);
+    const RuntimeKernelChoice choice =
+        RuntimeKernelChoice::only(chunk_kernel_for(result), summary_kinds, request.order_runs);
+    const RuntimeKernels kernels = model.gpu_kernels(request.method, request.device, log, choice);
     runner_.run(kernels, model.n_states(), model.n_params(), request, run_plan, y0, params, runs, result, log,
                 first_run);
   }

@@ -49,6 +49,16 @@
 
 namespace batchode {
 
+/// The batch kernel every chunk of a run into `result` launches: summaries when the result keeps them
+/// (the summary kernel also saves any series beside them), else series when it has saves, else
+/// final_state.
+template <class T>
+kernels::ChunkKernel chunk_kernel_for(const ResultView<T>& result) noexcept {
+  return result.summary_windows > 0 ? kernels::ChunkKernel::summaries
+         : result.n_saves > 0       ? kernels::ChunkKernel::series
+                                    : kernels::ChunkKernel::final_state;
+}
+
 /// The chunked GPU pipeline in precision T. Keeps its buffers and streams between runs (a runner
 /// owns one), so repeated solves of similar size allocate nothing.
 template <class T>
@@ -72,10 +82,9 @@ class ChunkPipeline {
   /// size and grid that header names) on `stream`, and throw GpuError when the launch fails.
   /// `load(kernels::ChunkKernel kernel, TimeLogger&)` is called once per run, inside the
   /// kernel_run_execution event and before the first chunk, so a first-use module load is timed apart
-  /// from the chunks. The kernel is the same for the whole run: summaries when the result keeps them,
-  /// else series when it has saves, else final_state. With request.shared, [first_run,
-  /// first_run + runs) is this GPU's own share: the chunks are planned for it and the run order
-  /// sampled from it, but the runs come from the shared ranges.
+  /// from the chunks. The kernel is the same for the whole run (chunk_kernel_for). With
+  /// request.shared, [first_run, first_run + runs) is this GPU's own share: the chunks are planned for
+  /// it and the run order sampled from it, but the runs come from the shared ranges.
   /// Throws GpuError (naming the call and the chunk) on a runtime failure, InvalidInput when the
   /// memory budget cannot hold one run or an input is not finite, std::logic_error when the result
   /// has no room for the summaries run_plan keeps (or room for summaries it does not keep).
@@ -152,10 +161,7 @@ class ChunkPipeline {
     timer.add_metadata(keys::backend, fmt::format("gpu:{}", request.device));
     timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(runs));
     timer.add_metadata(keys::num_chunks, static_cast<std::int64_t>(plan_.n_chunks));
-    // The summary kernel also saves any series beside them.
-    const kernels::ChunkKernel kernel = summary_windows > 0 ? kernels::ChunkKernel::summaries
-                                        : saves > 0         ? kernels::ChunkKernel::series
-                                                            : kernels::ChunkKernel::final_state;
+    const kernels::ChunkKernel kernel = chunk_kernel_for(result);
     load(kernel, log);
     RunSettings<T> plan = run_plan;
     if (per_run_times) {

@@ -48,7 +48,7 @@ class RuntimeGpuRunner {
   void run(const RuntimeKernels& kernels, std::size_t n_states, std::size_t n_params,
            const GpuRunRequest& request, const RunSettings<T>& run_plan, const T* y0, const T* params,
            std::size_t runs, const ResultView<T>& result, TimeLogger& log, std::size_t first_run = 0) {
-    check(kernels, request, run_plan);
+    check(kernels, request, run_plan, chunk_kernel_for(result));
     auto load = [&](kernels::ChunkKernel kernel, TimeLogger& l) {
       if (!kernels.claim_first_load(kernel)) return;
       ScopedTimer t(l, events::kernel_compile);
@@ -69,17 +69,25 @@ class RuntimeGpuRunner {
     };
     auto launch_order = [&](gpu::stream_t stream, const kernels::RunOrderJob<T>& job) {
       void* args[] = {const_cast<kernels::RunOrderJob<T>*>(&job)};
-      module.launch(kernels.order, kernels::run_order_blocks(job.in.stride), kernels::run_order_block, stream,
-                    args);
+      kernels.order_module->launch(kernels.order, kernels::run_order_blocks(job.in.stride),
+                                   kernels::run_order_block, stream, args);
     };
     pipeline_.run(n_states, n_params, request, run_plan, y0, params, runs, result, log, first_run, load,
                   launch, launch_order);
   }
 
  private:
-  static void check(const RuntimeKernels& kernels, const GpuRunRequest& request, const RunSettings<T>& plan) {
-    if (kernels.module == nullptr || !kernels.final_state || !kernels.series) {
-      throw std::invalid_argument("RuntimeGpuRunner: no kernels loaded");
+  static void check(const RuntimeKernels& kernels, const GpuRunRequest& request, const RunSettings<T>& plan,
+                    kernels::ChunkKernel launched) {
+    if (kernels.module == nullptr) throw std::invalid_argument("RuntimeGpuRunner: no kernels loaded");
+    if (launched != kernels::ChunkKernel::summaries && !kernels.kernel(launched)) {
+      throw std::invalid_argument(std::string("RuntimeGpuRunner: the solve launches the ") +
+                                  (launched == kernels::ChunkKernel::series ? "series" : "final-state") +
+                                  " kernel, which the module was not built with");
+    }
+    if (request.order_runs && (!kernels.order || kernels.order_module == nullptr)) {
+      throw std::invalid_argument(
+          "RuntimeGpuRunner: the solve orders its runs on the device and no run-order kernel was loaded");
     }
     // A kernel built for a few kinds writes exactly those: one built for more than the solve keeps
     // would write kinds the result has no slots for (summary_kernel_serves).

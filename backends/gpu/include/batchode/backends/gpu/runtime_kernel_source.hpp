@@ -1,20 +1,23 @@
 // backends/gpu/: the text a runtime compiler (NVRTC, hipRTC) is given to build the batch kernels of a
 // system known only at run time: the core's batch kernel (kernels/launch/batch_kernel.hpp, found through
-// -I<kernels include dir>), the system's source, checks that fail to compile with a clear message,
-// the instantiations of kernels::integrate_chunk (final state only, with a series, and, when a solve
-// keeps summaries, with them: built for exactly the kinds it keeps) for one method and precision and
-// the run order's kernel (kernels/launch/run_order_kernels.hpp) in that precision, with their name
-// expressions so the compiler gives their lowered names.
+// -I<kernels include dir>), the system's source, checks that fail to compile with a clear message, and
+// the instantiations of kernels::integrate_chunk for one method and precision that a solve needs (final
+// state only, with a series, with summaries of exactly the kinds it keeps: RuntimeKernelChoice), with
+// their name expressions so the compiler gives their lowered names; and, apart (it does not depend on
+// the system), the run order's kernel (kernels/launch/run_order_kernels.hpp) in one precision.
 // The same arithmetic as a compiled-in system: nvcc/hipcc and NVRTC/hipRTC compile one source.
 // Host code, plain strings.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
+#include "batchode/kernels/launch/device_views.hpp"
 #include "batchode/kernels/methods/method.hpp"
 #include "batchode/kernels/methods/method_registry.hpp"
 #include "batchode/kernels/outputs/summaries.hpp"
@@ -56,40 +59,96 @@ inline std::string integrate_chunk_expression(Method method, bool save_series, c
 /// A program for a runtime compiler and the name expressions of its kernels.
 struct RuntimeKernelProgram {
   std::string source;
-  /// [0]: without a series (save_series false), [1]: with one, [2]: the run order's kernel, [3] (when
-  /// built for summaries): with summaries; load_runtime_kernels expects the lowered names in this order.
+  /// The kernels it builds, in this order, each where chosen: final state only (save_series false),
+  /// with a series, the run order's kernel, with summaries. All chosen: [0] to [3] (load_runtime_kernels
+  /// reads the lowered names in the same order).
   std::vector<std::string> name_expressions;
 };
 
-/// The program that builds `method`'s batch kernels for the system `system_name` (an empty
-/// struct, defined at namespace scope by `system_source`, which may use batchode::port and
-/// BATCHODE_HOST_DEVICE) in `precision` ("float" or "double"). The program fails to compile, saying
-/// why, when the type is no ODE system, is not empty (RuntimeGpuRunner passes it as a 1-byte
-/// placeholder), or cannot be integrated by the method on a GPU (a stiff method needs a Jacobian).
-/// With summary_kinds (SummaryKind bits, kernels/outputs/summaries.hpp) the program also holds the summary
-/// kernel built for those kinds only, its accumulators in registers. Throws std::invalid_argument for
-/// a CPU-only method, another precision or bits that are no summary kind.
-inline RuntimeKernelProgram runtime_kernel_program(const std::string& system_source,
-                                                   const std::string& system_name, Method method,
-                                                   const std::string& precision,
-                                                   std::uint32_t summary_kinds = 0) {
-  if (!is_known_method(method) || cpu_only(method)) {
-    throw std::invalid_argument("runtime_kernel_program: method " + std::to_string(static_cast<int>(method)) +
-                                " has no GPU kernel");
+/// Which kernels a runtime program builds. A solve launches one batch kernel (chunk_kernel_for: with
+/// summaries when it keeps them, else with a series when it saves, else final state only) and the run
+/// order's kernel when it orders runs on the device; each kernel is a whole compile through ptxas or
+/// the AMD back end (the series kernel was half of a 128-state model's 35 s), so a solve asks for its
+/// own: RuntimeKernelChoice::only. The default builds all but the summary kernel.
+struct RuntimeKernelChoice {
+  bool final_state = true;
+  bool series = true;
+  std::uint32_t summary_kinds = 0;  ///< SummaryKind bits of the summary kernel (0: no summary kernel)
+  bool order = true;                ///< kernels::run_order_segments<precision>
+
+  /// Just `kernel` (built for `summary_kinds` when it is the summary kernel), with the run order's
+  /// kernel if `order`.
+  static RuntimeKernelChoice only(kernels::ChunkKernel kernel, std::uint32_t summary_kinds, bool order) {
+    RuntimeKernelChoice c;
+    c.final_state = kernel == kernels::ChunkKernel::final_state;
+    c.series = kernel == kernels::ChunkKernel::series;
+    c.summary_kinds = kernel == kernels::ChunkKernel::summaries ? summary_kinds : 0;
+    c.order = order;
+    return c;
   }
+  /// Every kernel of today's default and the summary kernel of `summary_kinds` (0: none).
+  static RuntimeKernelChoice all(std::uint32_t summary_kinds = 0) {
+    RuntimeKernelChoice c;
+    c.summary_kinds = summary_kinds;
+    return c;
+  }
+  /// The number of kernels chosen: the name expressions of its program.
+  std::size_t count() const noexcept {
+    return std::size_t{final_state} + std::size_t{series} + std::size_t{order} +
+           std::size_t{summary_kinds != 0};
+  }
+  bool operator<(const RuntimeKernelChoice& o) const noexcept {
+    return std::tie(final_state, series, summary_kinds, order) <
+           std::tie(o.final_state, o.series, o.summary_kinds, o.order);
+  }
+};
+
+namespace detail {
+
+inline void check_runtime_precision(const std::string& precision) {
   if (precision != "float" && precision != "double") {
     throw std::invalid_argument("runtime_kernel_program: precision '" + precision +
                                 "' is not float or double");
   }
-  if ((summary_kinds & ~all_summary_kinds) != 0) {
-    throw std::invalid_argument("runtime_kernel_program: summary kinds " + std::to_string(summary_kinds) +
-                                " hold bits that are no summary kind");
+}
+
+/// The run order's kernel instantiated in `precision`, appended to `program`.
+inline void add_run_order_kernel(RuntimeKernelProgram& program, const std::string& precision) {
+  const std::string order = std::string("batchode::kernels::run_order_segments<") + precision + ">";
+  program.source +=
+      "template __global__ void " + order + "(batchode::kernels::RunOrderJob<" + precision + ">);\n";
+  program.name_expressions.push_back(order);
+}
+
+}  // namespace detail
+
+/// The program that builds `method`'s batch kernels that `choice` names for the system `system_name`
+/// (an empty struct, defined at namespace scope by `system_source`, which may use batchode::port and
+/// BATCHODE_HOST_DEVICE) in `precision` ("float" or "double"). The program fails to compile, saying
+/// why, when the type is no ODE system, is not empty (RuntimeGpuRunner passes it as a 1-byte
+/// placeholder), or cannot be integrated by the method on a GPU (a stiff method needs a Jacobian).
+/// The summary kernel, where chosen, is built for choice.summary_kinds only (SummaryKind bits,
+/// kernels/outputs/summaries.hpp), its accumulators in registers. Throws std::invalid_argument for a
+/// CPU-only method, another precision, bits that are no summary kind or a choice of no kernel.
+inline RuntimeKernelProgram runtime_kernel_program(const std::string& system_source,
+                                                   const std::string& system_name, Method method,
+                                                   const std::string& precision,
+                                                   const RuntimeKernelChoice& choice) {
+  if (!is_known_method(method) || cpu_only(method)) {
+    throw std::invalid_argument("runtime_kernel_program: method " + std::to_string(static_cast<int>(method)) +
+                                " has no GPU kernel");
   }
+  detail::check_runtime_precision(precision);
+  if ((choice.summary_kinds & ~all_summary_kinds) != 0) {
+    throw std::invalid_argument("runtime_kernel_program: summary kinds " +
+                                std::to_string(choice.summary_kinds) + " hold bits that are no summary kind");
+  }
+  if (choice.count() == 0) throw std::invalid_argument("runtime_kernel_program: no kernel chosen");
   const std::string tableau = tableau_type_name(method);
   RuntimeKernelProgram program;
   program.source =
-      "#include \"batchode/kernels/launch/batch_kernel.hpp\"\n"
-      "#include \"batchode/kernels/launch/run_order_kernels.hpp\"\n"
+      "#include \"batchode/kernels/launch/batch_kernel.hpp\"\n" +
+      std::string(choice.order ? "#include \"batchode/kernels/launch/run_order_kernels.hpp\"\n" : "") +
       "#include \"batchode/kernels/methods/method_registry.hpp\"\n"
       "#include \"batchode/kernels/core/system.hpp\"\n\n" +
       system_source +
@@ -111,13 +170,31 @@ inline RuntimeKernelProgram runtime_kernel_program(const std::string& system_sou
                       precision + ">, batchode::kernels::DeviceOutputs<" + precision + ">);\n";
     program.name_expressions.push_back(expression);
   };
-  instantiate(false, 0);
-  instantiate(true, 0);
-  const std::string order = std::string("batchode::kernels::run_order_segments<") + precision + ">";
-  program.source +=
-      "template __global__ void " + order + "(batchode::kernels::RunOrderJob<" + precision + ">);\n";
-  program.name_expressions.push_back(order);
-  if (summary_kinds != 0) instantiate(true, summary_kinds);
+  if (choice.final_state) instantiate(false, 0);
+  if (choice.series) instantiate(true, 0);
+  if (choice.order) detail::add_run_order_kernel(program, precision);
+  if (choice.summary_kinds != 0) instantiate(true, choice.summary_kinds);
+  return program;
+}
+
+/// runtime_kernel_program with every kernel: final state only, with a series, the run order's kernel,
+/// and (summary_kinds not 0) with summaries of those kinds.
+inline RuntimeKernelProgram runtime_kernel_program(const std::string& system_source,
+                                                   const std::string& system_name, Method method,
+                                                   const std::string& precision,
+                                                   std::uint32_t summary_kinds = 0) {
+  return runtime_kernel_program(system_source, system_name, method, precision,
+                                RuntimeKernelChoice::all(summary_kinds));
+}
+
+/// The program of the run order's kernel alone in `precision` ("float" or "double"): it does not depend
+/// on the system, so one module serves every model in that precision. Throws std::invalid_argument
+/// for another precision.
+inline RuntimeKernelProgram run_order_program(const std::string& precision) {
+  detail::check_runtime_precision(precision);
+  RuntimeKernelProgram program;
+  program.source = "#include \"batchode/kernels/launch/run_order_kernels.hpp\"\n\n";
+  detail::add_run_order_kernel(program, precision);
   return program;
 }
 

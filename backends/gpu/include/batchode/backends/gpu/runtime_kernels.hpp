@@ -1,7 +1,7 @@
-// backends/gpu/: the batch kernels of one method and precision and the run-order kernel,
-// compiled at run time (gpu::RuntimeCompiler, from runtime_kernel_program's text) and loaded
-// (gpu::Module): what RuntimeGpuRunner launches in place of a compiled-in integrate_chunk and
-// beside it. Host code.
+// backends/gpu/: the batch kernels of one method and precision a solve launches and the run-order
+// kernel, compiled at run time (gpu::RuntimeCompiler, from runtime_kernel_program's and
+// run_order_program's text) and loaded (gpu::Module): what RuntimeGpuRunner launches in place of a
+// compiled-in integrate_chunk and beside it. Host code.
 #pragma once
 
 #include <array>
@@ -13,6 +13,7 @@
 #include <string>
 #include <utility>
 
+#include "batchode/backends/gpu/runtime_kernel_source.hpp"
 #include "batchode/gpu/module.hpp"
 #include "batchode/gpu/runtime_compiler.hpp"
 #include "batchode/kernels/launch/device_views.hpp"
@@ -20,11 +21,14 @@
 
 namespace batchode {
 
-/// A loaded module's kernels::integrate_chunk<method, ...> instantiations (kernels/launch/batch_kernel.hpp):
-/// final state only, with a series, and, when the module was built for them, with summaries of
-/// `summary_kinds`. Copies share the module and the record of which first loads were timed.
+/// A loaded module's kernels::integrate_chunk<method, ...> instantiations (kernels/launch/batch_kernel.hpp)
+/// that it was built with (RuntimeKernelChoice): final state only, with a series, with summaries of
+/// `summary_kinds`; and the run order's kernel, in that module or in one of its own (run_order_program).
+/// A kernel not built is a null gpu::Kernel. Copies share the modules and the record of which first
+/// loads were timed.
 struct RuntimeKernels {
   std::shared_ptr<const gpu::Module> module;
+  std::shared_ptr<const gpu::Module> order_module;  ///< the module `order` is in (may be `module`)
   Method method = Method::dopri5;
   std::size_t value_bytes = 0;      ///< sizeof(T) of the kernels' precision
   std::uint32_t summary_kinds = 0;  ///< the kinds the summary kernel keeps (0: no summary kernel)
@@ -51,15 +55,14 @@ struct RuntimeKernels {
   std::shared_ptr<FirstLoads> first_load_claimed = std::make_shared<FirstLoads>();
 };
 
-/// Loads `compiled` (RuntimeCompiler::compile of runtime_kernel_program's source and name
-/// expressions for `method` in precision T and `summary_kinds`, so lowered_names is {final state
-/// only, series, run order[, summaries]}) on the current device and looks them up. `label` names the
-/// module in errors. Throws GpuError (load or lookup failed), std::invalid_argument (another number
-/// of lowered names).
+/// Loads `compiled` (RuntimeCompiler::compile of runtime_kernel_program's source and name expressions
+/// for `method` in precision T and `choice`, so lowered_names are those of the chosen kernels in the
+/// program's order) on the current device and looks them up. `label` names the module in errors.
+/// Throws GpuError (load or lookup failed), std::invalid_argument (another number of lowered names).
 template <class T>
 RuntimeKernels load_runtime_kernels(Method method, const gpu::CompiledKernels& compiled, std::string label,
-                                    std::uint32_t summary_kinds = 0) {
-  const std::size_t expected = summary_kinds != 0 ? 4 : 3;
+                                    const RuntimeKernelChoice& choice) {
+  const std::size_t expected = choice.count();
   if (compiled.lowered_names.size() != expected) {
     throw std::invalid_argument("load_runtime_kernels(" + label + "): expected the lowered names of " +
                                 std::to_string(expected) + " kernels, got " +
@@ -69,12 +72,24 @@ RuntimeKernels load_runtime_kernels(Method method, const gpu::CompiledKernels& c
   k.module = std::make_shared<const gpu::Module>(compiled.image, std::move(label));
   k.method = method;
   k.value_bytes = sizeof(T);
-  k.summary_kinds = summary_kinds;
-  k.final_state = k.module->function(compiled.lowered_names[0]);
-  k.series = k.module->function(compiled.lowered_names[1]);
-  k.order = k.module->function(compiled.lowered_names[2]);
-  if (summary_kinds != 0) k.summaries = k.module->function(compiled.lowered_names[3]);
+  k.summary_kinds = choice.summary_kinds;
+  std::size_t next = 0;
+  auto look_up = [&](bool chosen, gpu::Kernel& kernel) {
+    if (chosen) kernel = k.module->function(compiled.lowered_names[next++]);
+  };
+  look_up(choice.final_state, k.final_state);
+  look_up(choice.series, k.series);
+  look_up(choice.order, k.order);
+  look_up(choice.summary_kinds != 0, k.summaries);
+  if (choice.order) k.order_module = k.module;
   return k;
+}
+
+/// load_runtime_kernels of a program with every kernel (runtime_kernel_program without a choice).
+template <class T>
+RuntimeKernels load_runtime_kernels(Method method, const gpu::CompiledKernels& compiled, std::string label,
+                                    std::uint32_t summary_kinds = 0) {
+  return load_runtime_kernels<T>(method, compiled, std::move(label), RuntimeKernelChoice::all(summary_kinds));
 }
 
 }  // namespace batchode
