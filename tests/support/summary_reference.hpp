@@ -1,6 +1,6 @@
 // Tests' reference for summary metrics (issue 11): each metric of each window computed plainly from a
 // densely saved series of the same runs (the series saved at every sample), against which the
-// engine's summaries are checked (tests/kernels/outputs/summaries_test.cpp, tests/gpu/gpu_vs_cpu_outputs_test.cpp).
+// engine's summaries are checked (tests/kernels/outputs/summaries_test.cpp, tests/gpu/gpu_vs_cpu_test.cpp).
 #pragma once
 
 #include <gtest/gtest.h>
