@@ -16,9 +16,10 @@ set -euo pipefail
 # (python/: built by CMake and by `pip install .` in a `python3 -m venv --system-site-packages`);
 # OpenMPI and mpi4py for a batch over MPI processes (mpi/, tests under mpiexec, comm= in Python), and
 # h5py to read back the .h5 file they write; scipy, whose find_peaks the summary tests check the
-# peaks against (python/tests/test_summaries.py).
+# peaks against (python/tests/test_summaries.py); ccache, through which scripts/test.sh's main variant
+# compiles, so that the builds its tests make of the same sources (pip install) are the cache's.
 packages=(
-  build-essential cmake ninja-build
+  build-essential cmake ninja-build ccache
   hipcc libamdhip64-dev rocm-device-libs
   libboost-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
