@@ -137,9 +137,3 @@ struct BlowUp {
 };
 
 }  // namespace batchode::testing
-
-// A CPU test's source: the Solvers of the systems above that most tests solve are compiled once
-// (shared_solvers.hpp).
-#if defined(BATCHODE_TEST_SHARED_SOLVERS)
-#include "shared_solvers.hpp"
-#endif
