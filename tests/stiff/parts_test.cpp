@@ -115,6 +115,13 @@ TEST(DenseLu, SolvesWithPivotsInSeveralColumns) {
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(b[i], x[i], 1e-14) << i;
 }
 
+// The stiff step's unroll rule (kernels/core/annotations.hpp): the step's own loops over the states
+// fully unrolled up to 32 states (its stage arrays then stay in registers on a GPU), the factorisations
+// up to 16, loops of 4 past those.
+static_assert(kernels::step_loop_unroll(20) == 20 && kernels::step_loop_unroll(32) == 32 &&
+              kernels::step_loop_unroll(33) == 4);
+static_assert(kernels::state_loop_unroll(16) == 16 && kernels::state_loop_unroll(20) == 4);
+
 // Past unrolled_states (16) the dense LU is written as loops with rows swapped by index (lu.hpp): the
 // same operations in the same order as the unrolled form, so on random matrices with small diagonals
 // (rows exchanged) the loop form gives the unrolled form's pivots, factors and solution to the bit at

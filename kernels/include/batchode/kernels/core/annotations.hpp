@@ -61,6 +61,23 @@
 #define BATCHODE_UNROLL_STATES
 #endif
 
+// Loops of a Rosenbrock step over its states outside the factorisation (kernels/methods/
+// rosenbrock_stepper.hpp: the stages' sums, the result and its error, the dense output): fully unrolled
+// up to batchode::kernels::unrolled_step_states (32) states, beyond as BATCHODE_UNROLL_STATES. Unrolled,
+// every access to a stage's array is a fixed offset, which the compiler keeps in registers across the
+// generated model code between the stages; as loops of 4 they went through local memory. On the H200
+// (65536 runs, float64, runtime-compiled models with their sparse LU): POLLU (20 states) rodas4 15.0 ->
+// 6.1 ms, BRUSS 32 rodas4 18.7 -> 9.8 ms, ros3p 38.6 -> 19.1 ms, first solves within a second
+// (benchmarks/RESULTS.md, "A Rosenbrock step's loops unrolled up to 32 states"). The
+// factorisations keep BATCHODE_UNROLL_STATES: a dense LU unrolled at 32 states is ~11000 operations.
+#if BATCHODE_GPU_COMPILER || defined(__clang__)
+#define BATCHODE_UNROLL_STEP_STATES _Pragma("unroll ::batchode::kernels::step_loop_unroll(N)")
+#elif defined(__GNUC__)
+#define BATCHODE_UNROLL_STEP_STATES _Pragma("GCC unroll 16")
+#else
+#define BATCHODE_UNROLL_STEP_STATES
+#endif
+
 // No unrolling: a loop over an array indexed by its counter keeps the array in (cached, per-thread)
 // memory instead of registers (the summary accumulators: kernels/outputs/summaries.hpp).
 #if BATCHODE_GPU_COMPILER || defined(__clang__)
@@ -90,6 +107,9 @@
 #ifndef BATCHODE_STATE_LOOP_UNROLL
 #define BATCHODE_STATE_LOOP_UNROLL 4
 #endif
+#ifndef BATCHODE_UNROLLED_STEP_STATES
+#define BATCHODE_UNROLLED_STEP_STATES 32
+#endif
 
 namespace batchode::kernels {
 /// The most states whose stiff-step loops are fully unrolled (BATCHODE_UNROLL_STATES): BRUSS's band
@@ -99,5 +119,11 @@ inline constexpr unsigned long long unrolled_states = BATCHODE_UNROLLED_STATES;
 /// else BATCHODE_STATE_LOOP_UNROLL (a loop unrolled 4 times; 1: not at all).
 BATCHODE_HOST_DEVICE constexpr int state_loop_unroll(unsigned long long n) {
   return n <= unrolled_states ? static_cast<int>(n) : BATCHODE_STATE_LOOP_UNROLL;
+}
+/// The most states whose Rosenbrock step loops outside the factorisation are fully unrolled
+/// (BATCHODE_UNROLL_STEP_STATES), and that macro's unroll count for a loop over n states.
+inline constexpr unsigned long long unrolled_step_states = BATCHODE_UNROLLED_STEP_STATES;
+BATCHODE_HOST_DEVICE constexpr int step_loop_unroll(unsigned long long n) {
+  return n <= unrolled_step_states ? static_cast<int>(n) : BATCHODE_STATE_LOOP_UNROLL;
 }
 }  // namespace batchode::kernels

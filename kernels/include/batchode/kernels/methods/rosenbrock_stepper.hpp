@@ -93,7 +93,7 @@ class RosenbrockStepper {
       if (!solve_step<false>(sys, t_mid, y_half, p, h / T(2), f_mid, J_mid_, ft_mid, y_new, unused)) {
         return unfactorised(y, y_new, err);
       }
-      BATCHODE_UNROLL_STATES
+      BATCHODE_UNROLL_STEP_STATES
       for (port::size_t i = 0; i < N; ++i) err[i] = y_new[i] - y_whole[i];
     } else {
       if (!solve_step<true>(sys, t, y, p, h, f0_, J_, ft_, y_new, err)) unfactorised(y, y_new, err);
@@ -113,7 +113,7 @@ class RosenbrockStepper {
   BATCHODE_HOST_DEVICE void interpolate(T t, T h, T ts, const state_type& y, const state_type& y_new, T* out) const {
     if constexpr (own_dense_output) {
       const T theta = (ts - t) / h, rest = T(1) - theta;
-      BATCHODE_UNROLL_STATES
+      BATCHODE_UNROLL_STEP_STATES
       for (port::size_t i = 0; i < N; ++i) {
         T k1 = 0, k2 = 0;
         detail::static_for<0, stages>([&](auto stage) {
@@ -196,7 +196,7 @@ class RosenbrockStepper {
   /// I / (gamma h)): the attempt is rejected by an infinite error estimate, with y unchanged.
   BATCHODE_HOST_DEVICE void unfactorised(const state_type& y, state_type& y_new, state_type& err) {
     if constexpr (Shape::sparse) {
-      BATCHODE_UNROLL_STATES
+      BATCHODE_UNROLL_STEP_STATES
       for (port::size_t i = 0; i < N; ++i) {
         y_new[i] = y[i];
         err[i] = port::numeric_limits<T>::infinity();
@@ -209,7 +209,7 @@ class RosenbrockStepper {
   /// Ends the run at (t, y): the attempt returns y unchanged with a zero estimate.
   BATCHODE_HOST_DEVICE void singular(const state_type& y, state_type& y_new, state_type& err) {
     failure_ = Status::singular_matrix;
-    BATCHODE_UNROLL_STATES
+    BATCHODE_UNROLL_STEP_STATES
     for (port::size_t i = 0; i < N; ++i) {
       y_new[i] = y[i];
       err[i] = T(0);
@@ -232,11 +232,11 @@ class RosenbrockStepper {
       constexpr int s = decltype(stage)::value;
       T rhs[N];
       if constexpr (s == 0) {
-        BATCHODE_UNROLL_STATES
+        BATCHODE_UNROLL_STEP_STATES
         for (port::size_t i = 0; i < N; ++i) rhs[i] = f[i];
       } else {
         T arg[N];
-        BATCHODE_UNROLL_STATES
+        BATCHODE_UNROLL_STEP_STATES
         for (port::size_t i = 0; i < N; ++i) {
           T sum = y[i];
           detail::static_for<0, s>([&](auto prev) {
@@ -247,7 +247,7 @@ class RosenbrockStepper {
         }
         sys(t + T(Tab::c(s)) * h, arg, p, rhs);
       }
-      BATCHODE_UNROLL_STATES
+      BATCHODE_UNROLL_STEP_STATES
       for (port::size_t i = 0; i < N; ++i) {
         T sum = rhs[i];
         if constexpr (Tab::d(s) != 0.0) sum += (h * T(Tab::d(s))) * ft[i];
@@ -260,7 +260,7 @@ class RosenbrockStepper {
       solve(sys, W_, piv_, k_[s]);
     });
     evaluations_ += stages - 1;
-    BATCHODE_UNROLL_STATES
+    BATCHODE_UNROLL_STEP_STATES
     for (port::size_t i = 0; i < N; ++i) {
       T sum = y[i];
       detail::static_for<0, stages>([&](auto stage) {
