@@ -104,7 +104,7 @@ variant_main() {
   [[ " $variants " == *" asan "* ]] && cpu_tests=OFF
   # ccache (Debian's) under this variant's C++ compiles and the builds its tests make: pip install's
   # build of the Python package (python_pip_install) compiles the library with this build's backend
-  # and flags, so its ~80 compiles are the cache's (236 -> ~60 s). Depend mode: the key is the
+  # and flags, so its ~80 compiles are the cache's (236 -> 30 s). Depend mode: the key is the
   # sources and the headers the compiler's -MD lists, with no preprocessor run, so a miss costs
   # little. The cache is in build/ccache (a fresh build folder starts with an empty one); CMake reads
   # the launcher from the environment when it first configures a folder.
