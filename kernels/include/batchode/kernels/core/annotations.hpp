@@ -45,8 +45,10 @@
 #define BATCHODE_UNROLL
 #endif
 
-// Loops over the N states of a stiff step (kernels/linalg/band_lu.hpp, jacobian.hpp, rosenbrock_stepper.hpp;
-// trip counts fixed at compile time): fully unrolled up to batchode::kernels::unrolled_states states,
+// Loops over the N states of a stiff step's linear algebra (kernels/linalg/band_lu.hpp, lu.hpp,
+// jacobian.hpp, and rosenbrock_stepper.hpp's assembly of W; the step's other loops are
+// BATCHODE_UNROLL_STEP_STATES's, below; trip counts fixed at compile time): fully unrolled up to
+// batchode::kernels::unrolled_states states,
 // where a step's arrays can stay in registers; beyond, loops unrolled BATCHODE_STATE_LOOP_UNROLL times.
 // Past that size the arrays leave the registers either way, and fully unrolled code whose thousands of
 // values all spill took ptxas minutes (benchmarks/RESULTS.md, "Large systems"); as loops they live in
@@ -112,7 +114,7 @@
 #endif
 
 namespace batchode::kernels {
-/// The most states whose stiff-step loops are fully unrolled (BATCHODE_UNROLL_STATES): BRUSS's band
+/// The most states whose stiff linear-algebra loops are fully unrolled (BATCHODE_UNROLL_STATES): BRUSS's band
 /// rodas4 step already spills at 16 states in double (benchmarks/large_systems/register_use.sh).
 inline constexpr unsigned long long unrolled_states = BATCHODE_UNROLLED_STATES;
 /// BATCHODE_UNROLL_STATES's unroll count for a loop over n states: n (every trip) up to unrolled_states,
