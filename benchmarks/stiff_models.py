@@ -11,6 +11,10 @@ benchmarks/peers/cubie_bruss.py and cubie_pollu.py on the same protocol (one lin
   float64 at rtol = atol = 1e-6, float32 at 1e-4 (above float32's tolerance floor).
 - POLLU (examples/models/pollu.toml, the IVP test set's chemistry): k1 = 0.35 * linspace(0.5, 1.5, runs),
   t in [0, 60], rtol 1e-6, atol 1e-9, float64.
+- With --small (issue 47's rows; benchmarks/peers/cubie_small_stiff.py runs CuBIE's side): van der Pol
+  as CuBIE's stiff tutorial (x0 = 2, v0 = 0, mu = linspace(20, 80, runs), t in [0, 20], rtol 1e-5,
+  atol 1e-8) and Robertson (y0 = (1, 0, 0), k3 = linspace(5e3, 2e4, runs), t in [0, 40], rtol 1e-6,
+  atol 1e-10), float64.
 - With --l96-sizes: the explicit model path beside them, Lorenz-96 with N states written as equations
   (benchmarks/large_systems.sh's), rk4 with dt 1e-3 over t in [0, 1] (1000 steps), F = linspace(7, 9,
   runs); state_steps_per_s = runs N 1000 / the warm solve.
@@ -73,6 +77,22 @@ def pollu_rhs():
     return scope["f"], [float(v) for v in model["states"].values()]
 
 
+# The small stiff problems of --small, shared with benchmarks/peers/cubie_small_stiff.py: equations as
+# both front ends read them, the swept parameter, span and tolerances, and the right-hand side for scipy.
+SMALL = {
+    "vdp": dict(equations="dx = v\ndv = mu * (1 - x*x) * v - x", states={"x": 2.0, "v": 0.0}, parameter="mu",
+                sweep=(20.0, 80.0), t_end=20.0, rtol=1e-5, atol=1e-8,
+                rhs=lambda t, y, mu: [y[1], mu * (1 - y[0] * y[0]) * y[1] - y[0]]),
+    "robertson": dict(equations="dy1 = -0.04 * y1 + 1e4 * y2 * y3\n"
+                                "dy2 = 0.04 * y1 - 1e4 * y2 * y3 - k3 * y2 * y2\n"
+                                "dy3 = k3 * y2 * y2",
+                      states={"y1": 1.0, "y2": 0.0, "y3": 0.0}, parameter="k3", sweep=(5e3, 2e4), t_end=40.0,
+                      rtol=1e-6, atol=1e-10,
+                      rhs=lambda t, y, k3: [-0.04 * y[0] + 1e4 * y[1] * y[2],
+                                            0.04 * y[0] - 1e4 * y[1] * y[2] - k3 * y[1] * y[1], k3 * y[1] * y[1]]),
+}
+
+
 def reference(f, y0, p, t_end):
     try:
         from scipy.integrate import solve_ivp
@@ -120,6 +140,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=int(os.environ.get("REPEATS", "3")))
     ap.add_argument("--pollu-only", action="store_true")
     ap.add_argument("--bruss-only", action="store_true")
+    ap.add_argument("--small", action="store_true", help="also van der Pol and Robertson (SMALL)")
+    ap.add_argument("--small-only", action="store_true", help="only van der Pol and Robertson")
     ap.add_argument("--l96-sizes", type=int, nargs="*", default=[])
     ap.add_argument("--l96-only", action="store_true", help="only the Lorenz-96 sizes")
     ap.add_argument("--backend", default="auto", help="auto (default) or gpu: first_s then times the GPU compile only")
@@ -128,6 +150,27 @@ def main():
 
     runs = args.runs
     picks = [0, runs // 2, runs - 1]
+    if args.small_only:
+        args.small, args.bruss_only, args.pollu_only, args.sizes = True, True, False, []
+    for name, case in SMALL.items() if args.small else ():
+        sweep = numpy.linspace(*case["sweep"], runs)
+        y_start = numpy.array(list(case["states"].values()))
+        refs = [reference(case["rhs"], y_start, sweep[i], case["t_end"]) for i in picks]
+        y0 = numpy.tile(y_start, (runs, 1))
+        for method in args.methods:
+            try:
+                first_s, ms, r, steps = measure(
+                    batchode, lambda: batchode.Model(equations=case["equations"], states=case["states"],
+                                                     parameters={case["parameter"]: 1.0}, name=name),
+                    y0, sweep.reshape(runs, 1), method, "float64", case["t_end"], case["rtol"], case["atol"],
+                    args.repeats, args.backend)
+                ok = int(numpy.sum(r.status == 0))
+                print(f"batchode_stiff model={name} algorithm={method} precision=float64 N={len(y_start)} runs={runs} "
+                      f"first_s={first_s:.2f} solve_ms={ms:.2f} steps_mean={steps:.1f} ok={ok}/{runs} "
+                      f"err_tol={err_tol(r.final_state, picks, refs, case['rtol'], case['atol']):.3g}", flush=True)
+            except Exception as exc:  # noqa: BLE001 - report and go on
+                print(f"batchode_stiff model={name} algorithm={method} error {type(exc).__name__}: {exc}"[:400],
+                      flush=True)
     for n in args.l96_sizes:
         equations = "\n".join(f"dx{i} = (x{(i + 1) % n} - x{(i - 2) % n}) * x{(i - 1) % n} - x{i} + F" for i in range(n))
         states = {f"x{i}": (8.01 if i == 0 else 8.0) for i in range(n)}

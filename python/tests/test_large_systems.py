@@ -1,5 +1,5 @@
 """Large stiff systems (issue 13): BRUSS, the 1-D Brusselator with 32 states, whose generated code declares
-its Jacobian's band, so rodas4 keeps J and its LU in band storage. Checked against an independent
+its Jacobian's band, so rodas4 and rodas5p keep J and the LU in band storage. Checked against an independent
 reference: scipy's Radau (a different method and implementation) at a much tighter tolerance."""
 
 import math
@@ -49,10 +49,11 @@ def bruss():
     return bruss_model()
 
 
-def test_bruss_in_band_storage_matches_scipy_radau(bruss):
+@pytest.mark.parametrize("method", ["rodas4", "rodas5p"])
+def test_bruss_in_band_storage_matches_scipy_radau(bruss, method):
     a = numpy.array([0.9, 1.0, 1.1, 1.3])
     rtol = atol = 1e-8
-    r = batchode.solve_ivp(bruss, t_span=(0.0, 1.0), parameters={"A": a}, method="rodas4", rtol=rtol, atol=atol,
+    r = batchode.solve_ivp(bruss, t_span=(0.0, 1.0), parameters={"A": a}, method=method, rtol=rtol, atol=atol,
                            backend="cpu", counters=True, **quiet())
     assert r.success.all(), r.status
     y0 = numpy.asarray(bruss.default_y0, dtype=float)
@@ -62,16 +63,17 @@ def test_bruss_in_band_storage_matches_scipy_radau(bruss):
         assert ref.success
         err = numpy.abs(r.final_state[k] - ref.y[:, -1]) / (atol + rtol * numpy.abs(ref.y[:, -1]))
         # The global error a local tolerance gives: within 50 (atol + rtol |y|), as tests/stiff's references.
-        assert err.max() <= 50, (ak, err.max())
+        assert err.max() <= 50, (method, ak, err.max())
         assert r.counters["accepted_steps"][k] > 10
 
 
-def test_bruss_gpu_agrees_with_the_cpu(bruss):
-    why = gpu_reason(bruss, "rodas4")
+@pytest.mark.parametrize("method", ["rodas4", "rodas5p"])
+def test_bruss_gpu_agrees_with_the_cpu(bruss, method):
+    why = gpu_reason(bruss, method)
     if why:
         pytest.skip(why)
     a = numpy.linspace(0.9, 1.1, 256)
-    kw = dict(t_span=(0.0, 1.0), parameters={"A": a}, method="rodas4", rtol=1e-6, atol=1e-6, **quiet())
+    kw = dict(t_span=(0.0, 1.0), parameters={"A": a}, method=method, rtol=1e-6, atol=1e-6, **quiet())
     gpu = batchode.solve_ivp(bruss, backend="gpu", **kw)
     cpu = batchode.solve_ivp(bruss, backend="cpu", **kw)
     assert gpu.success.all() and cpu.success.all()

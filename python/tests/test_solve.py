@@ -17,7 +17,7 @@ FIXED = {m["name"] for m in batchode.methods() if not m["adaptive"]}
 
 
 def test_the_method_list_is_batchodes():
-    assert {"euler", "rk4", "dopri5", "tsit5", "rodas4", "ros3p", "rosenbrock4"} <= set(METHODS)
+    assert {"euler", "rk4", "dopri5", "tsit5", "rodas4", "rodas5p", "ros3p", "rosenbrock4"} <= set(METHODS)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -165,6 +165,8 @@ def test_aliases_of_one_method_agree(decay):
     r = batchode.solve_ivp(decay, t_span=(0, 1), method="RK45", algorithm="dormand-prince-54", backend="cpu",
                            **quiet())
     assert r.method == "dopri5"
+    # OrdinaryDiffEq.jl's spelling
+    assert batchode.solve_ivp(decay, t_span=(0, 1), method="Rodas5P", backend="cpu", **quiet()).method == "rodas5p"
 
 
 def test_a_new_duration_keeps_the_solvers_start(decay):

@@ -1,6 +1,6 @@
 // The stiff GPU path against the CPU path, run by run: a Robertson sweep over k3 (1e2 .. 1e6) with
-// rodas4 and ros3p, float and double, final states, statuses and step counts; BRUSS (16 states) in band
-// storage with rodas4.
+// rodas4, ros3p and rodas5p, float and double, final states, statuses and step counts; BRUSS (16 states)
+// in band storage with rodas4 and rodas5p.
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
@@ -25,7 +25,7 @@ TYPED_TEST(StiffGpuVsCpu, RobertsonK3Sweep) {
   using T = TypeParam;
   std::vector<T> y0, p;
   batchode::testing::robertson_k3_sweep<T>(2000, y0, p);
-  for (Method m : {Method::rodas4, Method::ros3p}) {
+  for (Method m : {Method::rodas4, Method::ros3p, Method::rodas5p}) {
     SolveOptions o;
     o.outputs.counters = true;  // read below (counters are off by default)
     o.method = m;
@@ -51,9 +51,9 @@ TYPED_TEST(StiffGpuVsCpu, RobertsonK3Sweep) {
   }
 }
 
-// A stiff system in band storage (BRUSS, 16 states, rodas4: J by AD in 5 column groups, a band LU), a
-// sweep of A: the GPU's runs against the CPU's. 16 states keeps this file's build in CI's budget (every
-// method is instantiated for the system); the loops past 16 states run on the GPU in
+// A stiff system in band storage (BRUSS, 16 states, rodas4 and rodas5p: J by AD in 5 column groups, a band
+// LU), a sweep of A: the GPU's runs against the CPU's. 16 states keeps this file's build in CI's budget
+// (every method is instantiated for the system); the loops past 16 states run on the GPU in
 // solver_runtime_model_gpu_test's 64-state BRUSS.
 TYPED_TEST(StiffGpuVsCpu, BrussInBandStorage) {
   BATCHODE_REQUIRE_GPU();
@@ -65,20 +65,23 @@ TYPED_TEST(StiffGpuVsCpu, BrussInBandStorage) {
     for (double v : start) y0.push_back(T(v));
     a.push_back(T(0.9 + 0.2 * double(r) / 1000.0));
   }
-  SolveOptions o;
-  o.outputs.counters = true;
-  o.method = Method::rodas4;
-  o.t_end = 1;
-  o.rtol = std::is_same_v<T, float> ? 1e-4 : 1e-6;
-  o.atol = o.rtol;
-  o.verbosity = Verbosity::none;
-  o.backend = Backend::cpu;
-  const SolveResult<T> cpu = solve_ivp(batchode::testing::Bruss<m>{}, y0, a, o);
-  ASSERT_TRUE(cpu.all_succeeded());
-  o.backend = Backend::gpu;
-  const SolveResult<T> gpu = solve_ivp(batchode::testing::Bruss<m>{}, y0, a, o);
-  ASSERT_EQ(gpu.execution().at(0).backend, BackendId::gpu(0));
-  batchode::testing::expect_runs_agree(gpu, cpu, batchode::testing::agreement_bound<T>(o.method, o.rtol, 1000), "bruss");
+  for (Method method : {Method::rodas4, Method::rodas5p}) {
+    SolveOptions o;
+    o.outputs.counters = true;
+    o.method = method;
+    o.t_end = 1;
+    o.rtol = std::is_same_v<T, float> ? 1e-4 : 1e-6;
+    o.atol = o.rtol;
+    o.verbosity = Verbosity::none;
+    o.backend = Backend::cpu;
+    const SolveResult<T> cpu = solve_ivp(batchode::testing::Bruss<m>{}, y0, a, o);
+    ASSERT_TRUE(cpu.all_succeeded()) << to_string(method);
+    o.backend = Backend::gpu;
+    const SolveResult<T> gpu = solve_ivp(batchode::testing::Bruss<m>{}, y0, a, o);
+    ASSERT_EQ(gpu.execution().at(0).backend, BackendId::gpu(0));
+    batchode::testing::expect_runs_agree(
+        gpu, cpu, batchode::testing::agreement_bound<T>(method, o.rtol, 1000), "bruss " + to_string(method));
+  }
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The pieces of the stiff solver, each against an independent answer: the AD Jacobian against Jacobians
 // written by hand, the LU against a known solve, the singular-matrix status, and the convergence
-// orders of ros3p (3) and rodas4 (4) with fixed steps on a non-autonomous problem (f_t matters).
+// orders of ros3p (3), rodas4 (4) and rodas5p (5) with fixed steps on a non-autonomous problem (f_t matters).
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
@@ -429,6 +429,7 @@ void expect_order(int order) {
 
 TEST(StiffOrder, Ros3pIsThirdOrder) { expect_order<tableau::Ros3p>(3); }
 TEST(StiffOrder, Rodas4IsFourthOrder) { expect_order<tableau::Rodas4>(4); }
+TEST(StiffOrder, Rodas5pIsFifthOrder) { expect_order<tableau::Rodas5p>(5); }
 
 // The embedded estimates: local error ~ h^(error_order + 1).
 template <class Tab>
@@ -442,9 +443,12 @@ double one_step_estimate(double h) {
 TEST(StiffOrder, EmbeddedEstimatesHaveTheirOrder) {
   const double r3 = std::log2(one_step_estimate<tableau::Ros3p>(0.02) / one_step_estimate<tableau::Ros3p>(0.01));
   const double r4 = std::log2(one_step_estimate<tableau::Rodas4>(0.02) / one_step_estimate<tableau::Rodas4>(0.01));
-  std::printf("[ estimates ] ros3p local order %.3f, rodas4 local order %.3f\n", r3, r4);
+  const double r5 =
+      std::log2(one_step_estimate<tableau::Rodas5p>(0.02) / one_step_estimate<tableau::Rodas5p>(0.01));
+  std::printf("[ estimates ] ros3p local order %.3f, rodas4 %.3f, rodas5p %.3f\n", r3, r4, r5);
   EXPECT_NEAR(r3, tableau::Ros3p::error_order + 1, 0.3);
   EXPECT_NEAR(r4, tableau::Rodas4::error_order + 1, 0.3);
+  EXPECT_NEAR(r5, tableau::Rodas5p::error_order + 1, 0.3);
 }
 
 }  // namespace

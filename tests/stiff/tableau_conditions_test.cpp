@@ -2,9 +2,10 @@
 // original (untransformed) variables of Hairer & Wanner, Solving ODEs II, IV.7: from the transformed
 // a, C, m the test recovers Gamma = (I / gamma - C)^-1, alpha = a Gamma and b = m Gamma, then checks
 //  - consistency: c_i = sum_j alpha_ij and d_i = gamma_i = sum_j gamma_ij (d multiplies h f_t);
-//  - the order conditions of Table 7.1 for b (up to the method's order) and for the embedded
-//    b_hat = (m - e) Gamma (up to its order), and that the next order fails (the tables are not
-//    accidentally of higher order, which would make the checks vacuous);
+//  - the order conditions, one per rooted tree (Table 7.1's up to order 4, the same rule past it), for
+//    b (up to the method's order) and for the embedded b_hat = (m - e) Gamma (up to its order), and
+//    that the next order fails (the tables are not accidentally of higher order, which would make the
+//    checks vacuous);
 //  - ROS3P's embedded pair has the main method's stability function (why ros3p estimates its error by
 //    step doubling), RODAS4's does not;
 //  - Boost.Odeint's default rosenbrock4 coefficients break d4 = gamma_4 (why rosenbrock4 runs with
@@ -70,66 +71,112 @@ Original original_of() {
   return o;
 }
 
-/// Residuals of the order conditions of orders 1..4 (Hairer & Wanner II, Table 7.1), grouped by order.
-std::vector<Vector> order_residuals(const Original& m, const Vector& b) {
-  const std::size_t n = b.size();
-  const double g = m.gamma;
-  Vector a(n, 0.0), bp(n, 0.0);  // alpha_i = sum_j alpha_ij, beta'_i = sum_{j<i} (alpha_ij + gamma_ij)
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      a[i] += m.alpha[i][j];
-      bp[i] += m.alpha[i][j] + m.Gamma[i][j];
-    }
+/// A rooted tree: its subtrees under the root (none: a single node).
+struct Tree {
+  std::vector<Tree> children;
+  int order() const {
+    int n = 1;
+    for (const Tree& c : children) n += c.order();
+    return n;
   }
-  auto beta_times = [&](const Vector& v) {  // (beta v)_i over j < i
-    Vector r(n, 0.0);
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j < i; ++j) r[i] += (m.alpha[i][j] + m.Gamma[i][j]) * v[j];
+  /// gamma(t) of Butcher's theory: the order times the children's densities.
+  double density() const {
+    double d = order();
+    for (const Tree& c : children) d *= c.density();
+    return d;
+  }
+};
+
+/// Every rooted tree of orders 1 .. max_order, grouped by order (1, 1, 2, 4, 9, 20 of them): a tree of
+/// order n is a multiset of smaller trees whose orders sum to n - 1, listed once through nondecreasing
+/// indices into the list of all smaller trees.
+std::vector<std::vector<Tree>> rooted_trees(int max_order) {
+  std::vector<std::vector<Tree>> by_order(max_order + 1);
+  by_order[1].push_back(Tree{});
+  std::vector<const Tree*> smaller;
+  for (int n = 2; n <= max_order; ++n) {
+    smaller.clear();
+    for (int k = 1; k < n; ++k) {
+      for (const Tree& t : by_order[k]) smaller.push_back(&t);
     }
-    return r;
-  };
-  auto alpha_times = [&](const Vector& v) {
-    Vector r(n, 0.0);
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j < i; ++j) r[i] += m.alpha[i][j] * v[j];
-    }
-    return r;
-  };
-  auto dot = [&](const Vector& x, auto&& f) {
-    double s = 0;
-    for (std::size_t i = 0; i < n; ++i) s += x[i] * f(i);
-    return s;
-  };
-  const Vector a2 = [&] {
-    Vector r(n);
-    for (std::size_t i = 0; i < n; ++i) r[i] = a[i] * a[i];
-    return r;
-  }();
-  const Vector bbp = beta_times(bp), abp = alpha_times(bp), ba2 = beta_times(a2), bbbp = beta_times(bbp);
-  return {
-      {dot(b, [](std::size_t) { return 1.0; }) - 1},
-      {dot(b, [&](std::size_t i) { return bp[i]; }) - (0.5 - g)},
-      {dot(b, [&](std::size_t i) { return a2[i]; }) - 1.0 / 3, dot(b, [&](std::size_t i) { return bbp[i]; }) -
-                                                                    (1.0 / 6 - g + g * g)},
-      {dot(b, [&](std::size_t i) { return a2[i] * a[i]; }) - 0.25,
-       dot(b, [&](std::size_t i) { return a[i] * abp[i]; }) - (1.0 / 8 - g / 3),
-       dot(b, [&](std::size_t i) { return ba2[i]; }) - (1.0 / 12 - g / 3),
-       dot(b, [&](std::size_t i) { return bbbp[i]; }) - (1.0 / 24 - g / 2 + 1.5 * g * g - g * g * g)},
-  };
+    std::vector<Tree> children;
+    auto extend = [&](auto&& self, std::size_t first, int left) -> void {
+      if (left == 0) {
+        by_order[n].push_back(Tree{children});
+        return;
+      }
+      for (std::size_t i = first; i < smaller.size(); ++i) {
+        if (smaller[i]->order() > left) continue;
+        children.push_back(*smaller[i]);
+        self(self, i, left - smaller[i]->order());
+        children.pop_back();
+      }
+    };
+    extend(extend, 0, n - 1);
+  }
+  return by_order;
 }
 
-/// True when every condition up to `order` holds to `tol`, and (below order 4) some condition of the
-/// next order fails by more than 100 tol.
+/// Residuals of the order conditions of orders 1 .. max_order for weights b, one per rooted tree
+/// (Hairer & Wanner II, IV.7, with Table 7.1's powers of gamma folded into the weights):
+/// sum_i b_i Phi_i(t) = 1 / gamma(t), where a node with one child reaches it through
+/// beta = alpha + Gamma (the diagonal gamma included) and a node with several through alpha. For
+/// orders up to 4 these are Table 7.1's conditions with its gamma polynomials expanded.
+std::vector<Vector> order_residuals(const Original& m, const Vector& b, int max_order) {
+  const std::size_t n = b.size();
+  auto times = [&](const Matrix& M, const Vector& v) {
+    Vector r(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = 0; j < n; ++j) r[i] += M[i][j] * v[j];
+    }
+    return r;
+  };
+  Matrix beta = m.alpha;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) beta[i][j] += m.Gamma[i][j];
+  }
+  auto phi = [&](auto&& self, const Tree& t) -> Vector {
+    if (t.children.empty()) return Vector(n, 1.0);
+    if (t.children.size() == 1) return times(beta, self(self, t.children[0]));
+    Vector r(n, 1.0);
+    for (const Tree& c : t.children) {
+      const Vector x = times(m.alpha, self(self, c));
+      for (std::size_t i = 0; i < n; ++i) r[i] *= x[i];
+    }
+    return r;
+  };
+  std::vector<Vector> residuals;
+  const std::vector<std::vector<Tree>> trees = rooted_trees(max_order);
+  for (int p = 1; p <= max_order; ++p) {
+    Vector r;
+    for (const Tree& t : trees[p]) {
+      const Vector w = phi(phi, t);
+      double s = 0;
+      for (std::size_t i = 0; i < n; ++i) s += b[i] * w[i];
+      r.push_back(s - 1.0 / t.density());
+    }
+    residuals.push_back(r);
+  }
+  return residuals;
+}
+
+/// True when every condition up to `order` holds to 1e-12 (relative to 1 / gamma(t)'s scale: the
+/// published tables carry 16-17 digits) and some condition of the next order fails by more than
+/// 1e-10 (the tables are not accidentally of higher order, which would make the checks vacuous).
 void expect_order_exactly(const Original& m, const Vector& b, int order, const char* what) {
-  const std::vector<Vector> r = order_residuals(m, b);
+  const std::vector<Vector> r = order_residuals(m, b, order + 1);
   for (int p = 1; p <= order; ++p) {
     for (double x : r[p - 1]) EXPECT_LT(std::fabs(x), 1e-12) << what << ": order-" << p << " condition";
   }
-  if (order < 4) {
-    double worst = 0;
-    for (double x : r[order]) worst = std::max(worst, std::fabs(x));
-    EXPECT_GT(worst, 1e-10) << what << " meets every order-" << order + 1 << " condition";
-  }
+  double worst = 0;
+  for (double x : r[order]) worst = std::max(worst, std::fabs(x));
+  EXPECT_GT(worst, 1e-10) << what << " meets every order-" << order + 1 << " condition";
+}
+
+TEST(RootedTrees, CountsAreButchersSequence) {
+  const std::vector<std::vector<Tree>> trees = rooted_trees(6);
+  const std::size_t counts[] = {0, 1, 1, 2, 4, 9, 20};
+  for (int p = 1; p <= 6; ++p) EXPECT_EQ(trees[p].size(), counts[p]) << "order " << p;
 }
 
 template <class Tab>
@@ -156,6 +203,13 @@ TEST(RosenbrockTableau, Rodas4MeetsItsOrderConditions) {
   const Original m = original_of<tableau::Rodas4>();
   expect_order_exactly(m, m.b, tableau::Rodas4::order, "rodas4 b");
   expect_order_exactly(m, m.b_hat, tableau::Rodas4::embedded_order, "rodas4 b_hat");
+}
+
+TEST(RosenbrockTableau, Rodas5pMeetsItsOrderConditions) {
+  expect_consistent<tableau::Rodas5p>("rodas5p");
+  const Original m = original_of<tableau::Rodas5p>();
+  expect_order_exactly(m, m.b, tableau::Rodas5p::order, "rodas5p b");
+  expect_order_exactly(m, m.b_hat, tableau::Rodas5p::embedded_order, "rodas5p b_hat");
 }
 
 /// R(z) of weights w (transformed form) on y' = lambda y with h lambda = z, y = 1.

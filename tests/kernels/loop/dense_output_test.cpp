@@ -1,6 +1,6 @@
 // Dense output and save_at (issue 12): saved points interpolated from the steps a solve without saves
-// takes (the method's own extension: dopri5, tsit5, rodas4; else the cubic Hermite), or landed on; checked
-// against exact solutions, against the solve without saves (same steps, same final state), for their
+// takes (the method's own extension: dopri5, tsit5, rodas4, rodas5p; else the cubic Hermite), or landed on;
+// checked against exact solutions, against the solve without saves (same steps, same final state), for their
 // convergence order, and on the GPU kernel's body.
 #include <gtest/gtest.h>
 
@@ -36,7 +36,7 @@ constexpr auto options = batchode::testing::quiet_cpu_options;
 // saves exactly as they were; landing on the same points takes many more steps (what the switch is for).
 TEST(SaveAt, InterpolatedSavesLeaveTheStepsAsTheyAre) {
   const Batch<double> batch = oscillators(16, 0.5, 3.0);
-  for (Method m : {Method::dopri5, Method::tsit5, Method::rodas4}) {
+  for (Method m : {Method::dopri5, Method::tsit5, Method::rodas4, Method::rodas5p}) {
     SolveOptions plain = options(m, 10.0);
     plain.rtol = plain.atol = 1e-8;
     SolveOptions dense = plain;
@@ -182,6 +182,17 @@ TEST(SaveAt, Rodas4InterpolatesWithItsOwnExtension) {
   }
 }
 
+// rodas5p interpolates with its own fourth-order formula (Steinebach's three rows): the points fall
+// at least as h^5 (measured on this linear problem: 5.4 and 5.6), where the Hermite cubic would give
+// h^4 and a wrong coefficient in any row an interpolant of order 1 (each row is O(h)).
+TEST(SaveAt, Rodas5pInterpolatesWithItsOwnFourthOrderExtension) {
+  for (int path = 0; path < 2; ++path) {
+    for (double order : observed_orders(Method::rodas5p, 0.1, path)) {
+      EXPECT_GT(order, 4.6) << "path " << path;
+    }
+  }
+}
+
 // Landing on a list of times is landing on save_every's grid when the two are the same times: the
 // same steps and the same values, bit for bit. Points at t0 and t_end are the run's own values.
 TEST(SaveAt, LandingOnTheListEqualsSaveEvery) {
@@ -220,7 +231,7 @@ TYPED_TEST(DenseOnKernelBody, EqualsTheCpuPathRunByRun) {
   using T = TypeParam;
   const Batch<T> batch = batchode::testing::in_precision<T>(oscillators(32, 0.5, 3.0));
   const double tol = std::is_same_v<T, float> ? 1e-5 : 1e-9;
-  for (Method m : {Method::dopri5, Method::rk4, Method::rodas4}) {
+  for (Method m : {Method::dopri5, Method::rk4, Method::rodas4, Method::rodas5p}) {
     SolveOptions o = options(m, 3.0);
     o.rtol = o.atol = tol;
     if (m == Method::rk4) o.dt = 0.01;

@@ -14,8 +14,9 @@ enum class DenseForm {
   /// Polynomial weights (tsit5): y0 + h sum_s b_s(theta) k_s, b_s(theta) = sum_m dense_weight(s, m)
   /// theta^(m + 1) for m < dense_degree.
   weights,
-  /// Rosenbrock (Hairer's rodas.f, CONTRO): y0 + theta (d + (1 - theta) (K1 + theta K2)) with d =
-  /// y1 - y0 and K_r = sum_s dense_h(r, s) k_s over the stage variables.
+  /// Rosenbrock (Hairer's rodas.f, CONTRO; Steinebach's RODAS5P with a third row): y0 + theta (d +
+  /// (1 - theta) (K1 + theta (K2 + theta K3 ...))) with d = y1 - y0 and K_r = sum_s dense_h(r, s) k_s
+  /// over the stage variables, for r < dense_rows (2 where the tableau does not say).
   rosenbrock,
 };
 
@@ -30,5 +31,17 @@ struct dense_form_of<Tab, port::void_t<decltype(Tab::dense)>> {
 };
 template <class Tab>
 inline constexpr DenseForm dense_form_v = dense_form_of<Tab>::value;
+
+/// Tab::dense_rows: how many combinations K_r a DenseForm::rosenbrock extension has (2 unless said).
+template <class Tab, class = void>
+struct dense_rows_of {
+  static constexpr int value = 2;
+};
+template <class Tab>
+struct dense_rows_of<Tab, port::void_t<decltype(Tab::dense_rows)>> {
+  static constexpr int value = Tab::dense_rows;
+};
+template <class Tab>
+inline constexpr int dense_rows_v = dense_rows_of<Tab>::value;
 
 }  // namespace batchode::tableau

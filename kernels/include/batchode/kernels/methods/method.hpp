@@ -25,6 +25,7 @@ enum class Method {
   ros3p,        ///< Lang & Verwer's ROS3P, order 3, error by step doubling, GPU and CPU
   rodas4,       ///< Hairer & Wanner's RODAS4, order 4(3), GPU and CPU
   rosenbrock4,  ///< Boost.Odeint's rosenbrock4 (with RODAS4's d4 corrected), order 4(3), CPU only
+  rodas5p,      ///< Steinebach's RODAS5P, order 5(4), GPU and CPU
 };
 
 /// What a method is and where it runs. One per method in method_registry (method_registry.hpp), each

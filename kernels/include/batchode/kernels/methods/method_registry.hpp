@@ -11,17 +11,18 @@
 #include "batchode/kernels/methods/tableaux.hpp"
 
 // X(method, tableau): in enum order.
-#define BATCHODE_METHOD_REGISTRY(X)              \
-  X(euler, Euler)                                \
-  X(rk4, Rk4)                                    \
-  X(bogacki_shampine32, BogackiShampine32)       \
-  X(cash_karp54, CashKarp54)                     \
-  X(dopri5, Dopri5)                              \
-  X(tsit5, Tsit5)                                \
-  X(fehlberg78, Fehlberg78)                      \
-  X(ros3p, Ros3p)                                \
-  X(rodas4, Rodas4)                              \
-  X(rosenbrock4, OdeintRosenbrock4)
+#define BATCHODE_METHOD_REGISTRY(X)        \
+  X(euler, Euler)                          \
+  X(rk4, Rk4)                              \
+  X(bogacki_shampine32, BogackiShampine32) \
+  X(cash_karp54, CashKarp54)               \
+  X(dopri5, Dopri5)                        \
+  X(tsit5, Tsit5)                          \
+  X(fehlberg78, Fehlberg78)                \
+  X(ros3p, Ros3p)                          \
+  X(rodas4, Rodas4)                        \
+  X(rosenbrock4, OdeintRosenbrock4)        \
+  X(rodas5p, Rodas5p)
 
 namespace batchode {
 
@@ -68,7 +69,7 @@ constexpr Method all_methods[] = {Method::euler,  Method::rk4,   Method::bogacki
                                   Method::fehlberg78};
 /// The stiff (Rosenbrock) methods. They need a Jacobian: the system's `jacobian` member or, without
 /// one, forward-mode automatic differentiation through its templated call operator.
-constexpr Method stiff_methods[] = {Method::ros3p, Method::rodas4, Method::rosenbrock4};
+constexpr Method stiff_methods[] = {Method::ros3p, Method::rodas4, Method::rosenbrock4, Method::rodas5p};
 
 namespace detail {
 // The two lists above partition the registry by `stiff`, each in enum order.

@@ -115,13 +115,22 @@ class RosenbrockStepper {
       const T theta = (ts - t) / h, rest = T(1) - theta;
       BATCHODE_UNROLL_STEP_STATES
       for (port::size_t i = 0; i < N; ++i) {
-        T k1 = 0, k2 = 0;
+        constexpr int rows = tableau::dense_rows_v<Tab>;
+        T K[rows] = {};
         detail::static_for<0, stages>([&](auto stage) {
           constexpr int s = decltype(stage)::value;
-          if constexpr (Tab::dense_h(0, s) != 0.0) k1 += T(Tab::dense_h(0, s)) * k_[s][i];
-          if constexpr (Tab::dense_h(1, s) != 0.0) k2 += T(Tab::dense_h(1, s)) * k_[s][i];
+          detail::static_for<0, rows>([&](auto row) {
+            constexpr int r = decltype(row)::value;
+            if constexpr (Tab::dense_h(r, s) != 0.0) K[r] += T(Tab::dense_h(r, s)) * k_[s][i];
+          });
         });
-        out[i] = y[i] + theta * ((y_new[i] - y[i]) + rest * (k1 + theta * k2));
+        // K1 + theta (K2 + theta (K3 ...)), by Horner from the last row.
+        T poly = K[rows - 1];
+        detail::static_for<1, rows>([&](auto back) {
+          constexpr int r = rows - 1 - decltype(back)::value;
+          poly = K[r] + theta * poly;
+        });
+        out[i] = y[i] + theta * ((y_new[i] - y[i]) + rest * poly);
       }
     } else {
       (void)t, (void)h, (void)ts, (void)y, (void)y_new, (void)out;

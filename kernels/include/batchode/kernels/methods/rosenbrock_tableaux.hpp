@@ -122,6 +122,84 @@ struct Rodas4 {
   }
 };
 
+/// RODAS5P (G. Steinebach, BIT 63 (2023) 27): 8 stages, order 5 with an embedded order-4 estimate,
+/// L-stable and stiffly accurate like RODAS4 (the last two stage arguments are the embedded and the
+/// final solution: y_new = y + sum_{j<7} a_7j k_j + k_7, the estimate k_7), built to keep its order on
+/// index-1 DAEs and on the Prothero-Robinson test of very stiff problems, with a dense output of order 4
+/// (three combinations of the stages instead of RODAS4's two). Values as in OrdinaryDiffEq.jl's
+/// Rodas5PTableau (RODAS5PA, RODAS5PC, RODAS5Pc, RODAS5Pd, RODAS5PH).
+struct Rodas5p {
+  static constexpr Method method = Method::rodas5p;
+  static constexpr bool rosenbrock = true;
+  static constexpr int stages = 8, order = 5, error_order = 4;
+  static constexpr int embedded_order = 4;
+  static constexpr bool adaptive = true, fsal = false;
+  BATCHODE_HOST_DEVICE static constexpr double gamma() { return 0.21193756319429014; }
+  BATCHODE_HOST_DEVICE static constexpr double a(int i, int j) {
+    constexpr double A[8][8] = {
+        {0, 0, 0, 0, 0, 0, 0, 0},
+        {3.0, 0, 0, 0, 0, 0, 0, 0},
+        {2.849394379747939, 0.45842242204463923, 0, 0, 0, 0, 0, 0},
+        {-6.954028509809101, 2.489845061869568, -10.358996098473584, 0, 0, 0, 0, 0},
+        {2.8029986275628964, 0.5072464736228206, -0.3988312541770524, -0.04721187230404641, 0, 0, 0, 0},
+        {-7.502846399306121, 2.561846144803919, -11.627539656261098, -0.18268767659942256,
+         0.030198172008377946, 0, 0, 0},
+        {-7.502846399306121, 2.561846144803919, -11.627539656261098, -0.18268767659942256,
+         0.030198172008377946, 1.0, 0, 0},
+        {-7.502846399306121, 2.561846144803919, -11.627539656261098, -0.18268767659942256,
+         0.030198172008377946, 1.0, 1.0, 0}};
+    return A[i][j];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double C(int i, int j) {
+    constexpr double A[8][8] = {
+        {0, 0, 0, 0, 0, 0, 0, 0},
+        {-14.155112264123755, 0, 0, 0, 0, 0, 0, 0},
+        {-17.97296035885952, -2.859693295451294, 0, 0, 0, 0, 0, 0},
+        {147.12150275711716, -1.41221402718213, 71.68940251302358, 0, 0, 0, 0, 0},
+        {165.43517024871676, -0.4592823456491126, 42.90938336958603, -5.961986721573306, 0, 0, 0, 0},
+        {24.854864614690072, -3.0009227002832186, 47.4931110020768, 5.5814197821558125, -0.6610691825249471,
+         0, 0, 0},
+        {30.91273214028599, -3.1208243349937974, 77.79954646070892, 34.28646028294783, -19.097331116725623,
+         -28.087943162872662, 0, 0},
+        {37.80277123390563, -3.2571969029072276, 112.26918849496327, 66.9347231244047, -40.06618937091002,
+         -54.66780262877968, -9.48861652309627, 0}};
+    return A[i][j];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double c(int i) {
+    constexpr double Cn[8] = {
+        0, 0.6358126895828704, 0.4095798393397535, 0.9769306725060716, 0.4288403609558664, 1, 1, 1};
+    return Cn[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double d(int i) {
+    constexpr double D[8] = {0.21193756319429014,
+                             -0.42387512638858027,
+                             -0.3384627126235924,
+                             1.8046452872882734,
+                             2.325825639765069,
+                             0,
+                             0,
+                             0};
+    return D[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double b(int i) { return i < 7 ? a(7, i) : 1.0; }
+  BATCHODE_HOST_DEVICE static constexpr double e(int i) { return i == 7 ? 1.0 : 0.0; }
+  /// Its own dense output, fourth order (Steinebach 2023): K_r = sum_s dense_h(r, s) k_s over all eight
+  /// stages for r < 3 and y(t0 + theta h) = y0 + theta (y1 - y0 + (1 - theta) (K1 + theta (K2 +
+  /// theta K3))).
+  static constexpr DenseForm dense = DenseForm::rosenbrock;
+  static constexpr int dense_rows = 3;
+  BATCHODE_HOST_DEVICE static constexpr double dense_h(int r, int s) {
+    constexpr double H[3][8] = {
+        {25.948786856663858, -2.5579724845846235, 10.433815404888879, -2.3679251022685204, 0.524948541321073,
+         1.1241088310450404, 0.4272876194431874, -0.17202221070155493},
+        {-9.91568850695171, -0.9689944594115154, 3.0438037242978453, -24.495224566215796, 20.176138334709044,
+         15.98066361424651, -6.789040303419874, -6.710236069923372},
+        {11.419903575922262, 2.8879645146136994, 72.92137995996029, 80.12511834622643, -52.072871366152654,
+         -59.78993625266729, -0.15582684282751913, 4.883087185713722}};
+    return H[r][s];
+  }
+};
+
 /// Boost.Odeint's rosenbrock4 (Kaps-Rentrop form with Shampine's coefficients), CPU only: a tag, not a
 /// table; the CPU path runs odeint's own stepper for it (backends/cpu/rosenbrock4_stepper.hpp).
 struct OdeintRosenbrock4 {
