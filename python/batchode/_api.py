@@ -13,7 +13,8 @@ final state), or summaries=[<metrics>] beside the other keywords; summarise_ever
 sample_summaries_every and summarise_variables place and choose what the metrics are of;
 save_variables chooses the states and observables the series keeps.
 Method names: batchode's own (batchode.methods()), scipy's RK45 and RK23, CuBIE's classical-rk4,
-dormand-prince-54, bogacki-shampine-32 and cash-karp-54, and OrdinaryDiffEq.jl's Rodas4 and Rodas5P.
+dormand-prince-54, bogacki-shampine-32 and cash-karp-54 (and its vern7, the same name), and
+OrdinaryDiffEq.jl's Rodas4, Rodas5P, Vern7 and Vern9.
 """
 
 import json
@@ -37,6 +38,8 @@ _METHOD_ALIASES = {
     "explicit-euler": "euler",
     "Rodas4": "rodas4",
     "Rodas5P": "rodas5p",
+    "Vern7": "vern7",
+    "Vern9": "vern9",
 }
 _PRECISIONS = {"float64": numpy.float64, "float32": numpy.float32}
 
@@ -416,7 +419,8 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
     t_span      (t0, t_end); or duration= and t0= (CuBIE's names)
     y0, parameters, grid_type: as Solver.solve
     method      "dopri5" (default), "tsit5", "rk4", "euler", "bogacki_shampine32", "cash_karp54",
-                "fehlberg78", "rodas4", "rodas5p", "ros3p", "rosenbrock4" (CPU only), or an alias (module doc)
+                "fehlberg78", "vern7", "vern9", "rodas4", "rodas5p", "ros3p", "rosenbrock4" (CPU only), or an
+                alias (module doc)
     rtol, atol  tolerances of adaptive methods (1e-6)
     dt          the step of fixed-step methods (rk4, euler: required); the first step of adaptive ones
     save_every  save the state every save_every from t0 (r.state, r.t); None: final state only

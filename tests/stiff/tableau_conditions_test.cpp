@@ -12,11 +12,13 @@
 //    RODAS4's table), and the coefficient set batchode hands odeint meets it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <batchode/backends/cpu/rosenbrock4_stepper.hpp>
 #include <batchode/kernels/methods/rosenbrock_tableaux.hpp>
-#include <algorithm>
 #include <cmath>
 #include <vector>
+
+#include "rooted_trees.hpp"
 
 namespace {
 
@@ -71,93 +73,16 @@ Original original_of() {
   return o;
 }
 
-/// A rooted tree: its subtrees under the root (none: a single node).
-struct Tree {
-  std::vector<Tree> children;
-  int order() const {
-    int n = 1;
-    for (const Tree& c : children) n += c.order();
-    return n;
-  }
-  /// gamma(t) of Butcher's theory: the order times the children's densities.
-  double density() const {
-    double d = order();
-    for (const Tree& c : children) d *= c.density();
-    return d;
-  }
-};
-
-/// Every rooted tree of orders 1 .. max_order, grouped by order (1, 1, 2, 4, 9, 20 of them): a tree of
-/// order n is a multiset of smaller trees whose orders sum to n - 1, listed once through nondecreasing
-/// indices into the list of all smaller trees.
-std::vector<std::vector<Tree>> rooted_trees(int max_order) {
-  std::vector<std::vector<Tree>> by_order(max_order + 1);
-  by_order[1].push_back(Tree{});
-  std::vector<const Tree*> smaller;
-  for (int n = 2; n <= max_order; ++n) {
-    smaller.clear();
-    for (int k = 1; k < n; ++k) {
-      for (const Tree& t : by_order[k]) smaller.push_back(&t);
-    }
-    std::vector<Tree> children;
-    auto extend = [&](auto&& self, std::size_t first, int left) -> void {
-      if (left == 0) {
-        by_order[n].push_back(Tree{children});
-        return;
-      }
-      for (std::size_t i = first; i < smaller.size(); ++i) {
-        if (smaller[i]->order() > left) continue;
-        children.push_back(*smaller[i]);
-        self(self, i, left - smaller[i]->order());
-        children.pop_back();
-      }
-    };
-    extend(extend, 0, n - 1);
-  }
-  return by_order;
-}
-
-/// Residuals of the order conditions of orders 1 .. max_order for weights b, one per rooted tree
-/// (Hairer & Wanner II, IV.7, with Table 7.1's powers of gamma folded into the weights):
-/// sum_i b_i Phi_i(t) = 1 / gamma(t), where a node with one child reaches it through
-/// beta = alpha + Gamma (the diagonal gamma included) and a node with several through alpha. For
-/// orders up to 4 these are Table 7.1's conditions with its gamma polynomials expanded.
+/// The residuals of the order conditions of orders 1 .. max_order for weights b (rooted_trees.hpp: a
+/// node with one child reaches it through beta = alpha + Gamma, the diagonal gamma included, one with
+/// several through alpha; for orders up to 4 these are Table 7.1's conditions with its polynomials in
+/// gamma expanded).
 std::vector<Vector> order_residuals(const Original& m, const Vector& b, int max_order) {
-  const std::size_t n = b.size();
-  auto times = [&](const Matrix& M, const Vector& v) {
-    Vector r(n, 0.0);
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j < n; ++j) r[i] += M[i][j] * v[j];
-    }
-    return r;
-  };
   Matrix beta = m.alpha;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < b.size(); ++i) {
     for (std::size_t j = 0; j <= i; ++j) beta[i][j] += m.Gamma[i][j];
   }
-  auto phi = [&](auto&& self, const Tree& t) -> Vector {
-    if (t.children.empty()) return Vector(n, 1.0);
-    if (t.children.size() == 1) return times(beta, self(self, t.children[0]));
-    Vector r(n, 1.0);
-    for (const Tree& c : t.children) {
-      const Vector x = times(m.alpha, self(self, c));
-      for (std::size_t i = 0; i < n; ++i) r[i] *= x[i];
-    }
-    return r;
-  };
-  std::vector<Vector> residuals;
-  const std::vector<std::vector<Tree>> trees = rooted_trees(max_order);
-  for (int p = 1; p <= max_order; ++p) {
-    Vector r;
-    for (const Tree& t : trees[p]) {
-      const Vector w = phi(phi, t);
-      double s = 0;
-      for (std::size_t i = 0; i < n; ++i) s += b[i] * w[i];
-      r.push_back(s - 1.0 / t.density());
-    }
-    residuals.push_back(r);
-  }
-  return residuals;
+  return batchode::testing::order_residuals(m.alpha, beta, b, max_order);
 }
 
 /// True when every condition up to `order` holds to 1e-12 (relative to 1 / gamma(t)'s scale: the
@@ -168,15 +93,8 @@ void expect_order_exactly(const Original& m, const Vector& b, int order, const c
   for (int p = 1; p <= order; ++p) {
     for (double x : r[p - 1]) EXPECT_LT(std::fabs(x), 1e-12) << what << ": order-" << p << " condition";
   }
-  double worst = 0;
-  for (double x : r[order]) worst = std::max(worst, std::fabs(x));
-  EXPECT_GT(worst, 1e-10) << what << " meets every order-" << order + 1 << " condition";
-}
-
-TEST(RootedTrees, CountsAreButchersSequence) {
-  const std::vector<std::vector<Tree>> trees = rooted_trees(6);
-  const std::size_t counts[] = {0, 1, 1, 2, 4, 9, 20};
-  for (int p = 1; p <= 6; ++p) EXPECT_EQ(trees[p].size(), counts[p]) << "order " << p;
+  EXPECT_GT(batchode::testing::worst_residual(r, order + 1, order + 1), 1e-10)
+      << what << " meets every order-" << order + 1 << " condition";
 }
 
 template <class Tab>

@@ -348,14 +348,16 @@ std::size_t count_saves(const SolveOptions& o) {
   return static_cast<std::size_t>(std::floor(span * (1 + 1e-12) + 1e-9)) + 1;
 }
 
-int dense_output_order(Method method) { return method == Method::dopri5 || method == Method::tsit5 ? 4 : 3; }
+int dense_output_order(Method method) {
+  return method == Method::dopri5 || method == Method::tsit5 || method == Method::rodas5p ? 4 : 3;
+}
 
 bool interpolates_saves(const SolveOptions& o) {
   if (o.save_mode != SaveMode::automatic) return o.save_mode == SaveMode::interpolate;
   // Interpolated where the interpolant keeps up with the method: its error is of one order more,
-  // so at most one order below the method's. Not for cash_karp54, fehlberg78 (the Hermite cubic
-  // under fifth- and eighth-order steps: 1.8e-3 against landed points at rtol 1e-8 for fehlberg78
-  // on Lorenz), which land unless interpolation is asked for.
+  // so at most one order below the method's. Not for cash_karp54, fehlberg78, vern7 and vern9 (the
+  // Hermite cubic under fifth- to ninth-order steps: 1.8e-3 against landed points at rtol 1e-8 for
+  // fehlberg78 on Lorenz), which land unless interpolation is asked for.
   return (!o.save_at.empty() || !o.save_at_per_run.empty()) &&
          dense_output_order(o.method) + 1 >= method_info(o.method).order;
 }

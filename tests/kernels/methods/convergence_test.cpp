@@ -6,9 +6,10 @@
 // order 5 on the coefficients themselves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <batchode/backends/cpu/odeint_steppers.hpp>
 #include <batchode/batchode.hpp>
 #include <batchode/kernels/methods/rk_stepper.hpp>
-#include <batchode/backends/cpu/odeint_steppers.hpp>
 #include <batchode/kernels/methods/tableaux.hpp>
 #include <cmath>
 #include <string>
@@ -25,10 +26,15 @@ using batchode::testing::Oscillator;
 constexpr double kOrderTol = 0.3;
 
 // The span and coarsest step count of each method, chosen in the asymptotic range and with the finest
-// error (n0 * 4 steps) still >= 1e-12, four decades above the 1e-16 rounding floor.
+// error (n0 * 4 steps) still >= floor, 1e-12 (four decades above the 1e-16 rounding floor) but for
+// vern9: its ninth order leaves no step in double where the error is both asymptotic and that far
+// above rounding, so its floor is 1e-14 and its first ratio (h -> h/2) may still come from above, by
+// up to `above` (measured: 9.57 then 9.17 for the global error, 9.66 then 9.28 for the estimate).
 struct Range {
   double t_end;
   int n0;
+  double floor = 1e-12;
+  double above = 0.0;
 };
 template <class Tab>
 constexpr Range range() {
@@ -36,6 +42,10 @@ constexpr Range range() {
     case batchode::Method::euler: return {1.0, 64};
     case batchode::Method::tsit5: return {10.0, 128};  // Tsit5 reaches its asymptotic order late
     case batchode::Method::fehlberg78: return {10.0, 16};
+    case batchode::Method::vern7:
+      return {10.0, 18};  // 7.24 and 7.07; finest error 3.8e-12
+    case batchode::Method::vern9:
+      return {10.0, 14, 1e-14, 0.7};
     default: return {10.0, 64};
   }
 }
@@ -68,8 +78,9 @@ Errors oscillator_errors(double t_end, int n) {
 
 template <class Tab>
 class Convergence : public ::testing::Test {};
-using AllTableaux = ::testing::Types<tableau::Euler, tableau::Rk4, tableau::BogackiShampine32, tableau::CashKarp54,
-                                     tableau::Dopri5, tableau::Tsit5, tableau::Fehlberg78>;
+using AllTableaux =
+    ::testing::Types<tableau::Euler, tableau::Rk4, tableau::BogackiShampine32, tableau::CashKarp54,
+                     tableau::Dopri5, tableau::Tsit5, tableau::Fehlberg78, tableau::Vern7, tableau::Vern9>;
 class TableauName {
  public:
   template <class Tab>
@@ -85,13 +96,15 @@ void expect_orders(const char* which) {
   const Errors e1 = oscillator_errors<Stepper>(r.t_end, r.n0);
   const Errors e2 = oscillator_errors<Stepper>(r.t_end, 2 * r.n0);
   const Errors e4 = oscillator_errors<Stepper>(r.t_end, 4 * r.n0);
-  ASSERT_GT(e4.global, 1e-12) << which << ": finest error at the rounding floor, the order would be noise";
-  EXPECT_NEAR(std::log2(e1.global / e2.global), Tab::order, kOrderTol) << which << " h -> h/2";
+  ASSERT_GT(e4.global, r.floor) << which << ": finest error at the rounding floor, the order would be noise";
+  const double first = std::log2(e1.global / e2.global);
+  EXPECT_NEAR(first, Tab::order + r.above / 2, kOrderTol + r.above / 2) << which << " h -> h/2";
   EXPECT_NEAR(std::log2(e2.global / e4.global), Tab::order, kOrderTol) << which << " h/2 -> h/4";
   if (Tab::adaptive) {
     // The embedded estimate of one step is the local error of the lower-order solution: O(h^(q+1)).
-    ASSERT_GT(e4.local, 1e-14) << which;
-    EXPECT_NEAR(std::log2(e1.local / e2.local), Tab::error_order + 1, kOrderTol) << which << " estimate";
+    ASSERT_GT(e4.local, std::min(1e-14, r.floor)) << which;
+    EXPECT_NEAR(std::log2(e1.local / e2.local), Tab::error_order + 1 + r.above / 2, kOrderTol + r.above / 2)
+        << which << " estimate";
     EXPECT_NEAR(std::log2(e2.local / e4.local), Tab::error_order + 1, kOrderTol) << which << " estimate";
   }
 }
@@ -101,7 +114,11 @@ TYPED_TEST(Convergence, RegisterStepperHasTheMethodsOrder) {
 }
 
 TYPED_TEST(Convergence, OdeintStepperHasTheMethodsOrder) {
-  expect_orders<batchode::cpu::OdeintStepper<TypeParam, Oscillator, double>, TypeParam>("OdeintStepper");
+  if constexpr (batchode::cpu::has_odeint_stepper_v<TypeParam>) {
+    expect_orders<batchode::cpu::OdeintStepper<TypeParam, Oscillator, double>, TypeParam>("OdeintStepper");
+  } else {
+    SUCCEED() << "the CPU path runs the register stepper for this table (checked above)";
+  }
 }
 
 // The fixed-step methods end to end: solve_ivp with dt, a batch of frequencies w, each run's final

@@ -34,7 +34,7 @@ TEST(MethodRegistry, FactsAreThoseOfThePublishedMethods) {
     bool adaptive, fsal, stiff, gpu;
   };
   // Orders and stage counts from the methods' papers (Hairer, Norsett & Wanner; Tsitouras 2011;
-  // Lang & Verwer 2001; Boost.Odeint's rosenbrock4 is RODAS4's six stages; Steinebach 2023).
+  // Lang & Verwer 2001; Boost.Odeint's rosenbrock4 is RODAS4's six stages; Steinebach 2023; Verner 2010).
   const Expected expected[] = {
       {Method::euler, 1, 0, 1, false, false, false, true},
       {Method::rk4, 4, 0, 4, false, false, false, true},
@@ -47,6 +47,8 @@ TEST(MethodRegistry, FactsAreThoseOfThePublishedMethods) {
       {Method::rodas4, 4, 3, 6, true, false, true, true},
       {Method::rosenbrock4, 4, 3, 6, true, false, true, false},
       {Method::rodas5p, 5, 4, 8, true, false, true, true},
+      {Method::vern7, 7, 6, 10, true, false, false, true},
+      {Method::vern9, 9, 8, 16, true, false, false, true},
   };
   ASSERT_EQ(std::size(expected), static_cast<std::size_t>(batchode::method_count));
   for (const Expected& e : expected) {

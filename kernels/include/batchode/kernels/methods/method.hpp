@@ -13,6 +13,8 @@
 namespace batchode {
 
 /// An integration method. Fixed-step: euler, rk4. Adaptive (embedded error estimate): the rest.
+/// Values are never reordered: a new method is appended (compiled models and caches name methods by
+/// value).
 enum class Method {
   euler,
   rk4,
@@ -26,6 +28,9 @@ enum class Method {
   rodas4,       ///< Hairer & Wanner's RODAS4, order 4(3), GPU and CPU
   rosenbrock4,  ///< Boost.Odeint's rosenbrock4 (with RODAS4's d4 corrected), order 4(3), CPU only
   rodas5p,      ///< Steinebach's RODAS5P, order 5(4), GPU and CPU
+  // High-order explicit pairs (after the stiff methods: the enum's values are kept as they were).
+  vern7,  ///< Verner's 7(6), 10 stages
+  vern9,  ///< Verner's 9(8), 16 stages
 };
 
 /// What a method is and where it runs. One per method in method_registry (method_registry.hpp), each

@@ -22,7 +22,9 @@
   X(ros3p, Ros3p)                          \
   X(rodas4, Rodas4)                        \
   X(rosenbrock4, OdeintRosenbrock4)        \
-  X(rodas5p, Rodas5p)
+  X(rodas5p, Rodas5p)                      \
+  X(vern7, Vern7)                          \
+  X(vern9, Vern9)
 
 namespace batchode {
 
@@ -64,9 +66,9 @@ constexpr bool cpu_only(Method m) { return is_known_method(m) && !method_registr
 constexpr bool is_stiff(Method m) { return is_known_method(m) && method_registry[static_cast<int>(m)].stiff; }
 
 /// Every explicit method, in enum order (for tests and command-line tools); stiff_methods has the rest.
-constexpr Method all_methods[] = {Method::euler,  Method::rk4,   Method::bogacki_shampine32,
+constexpr Method all_methods[] = {Method::euler,       Method::rk4,    Method::bogacki_shampine32,
                                   Method::cash_karp54, Method::dopri5, Method::tsit5,
-                                  Method::fehlberg78};
+                                  Method::fehlberg78,  Method::vern7,  Method::vern9};
 /// The stiff (Rosenbrock) methods. They need a Jacobian: the system's `jacobian` member or, without
 /// one, forward-mode automatic differentiation through its templated call operator.
 constexpr Method stiff_methods[] = {Method::ros3p, Method::rodas4, Method::rosenbrock4, Method::rodas5p};

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include <boost/array.hpp>
@@ -98,9 +99,12 @@ class GenericErrorStepper {
   }
 };
 
-/// Which odeint stepper carries out each method's arithmetic.
+/// Which odeint stepper carries out each method's arithmetic: none (no `type`) for the tables odeint has
+/// no stepper of its own for, whose arithmetic the register stepper does on the CPU too (vern7, vern9:
+/// odeint's generic stepper over 10 and 16 stages would be its Boost.Fusion unrolled that many times,
+/// in every build of every system).
 template <class Tab, class T, std::size_t N>
-struct OdeintStepperFor;
+struct OdeintStepperFor {};
 template <class T, std::size_t N>
 struct OdeintStepperFor<tableau::Euler, T, N> {
   using type = odeint::euler<std::array<T, N>, T, std::array<T, N>, T>;
@@ -136,6 +140,13 @@ struct OdeintStepperFor<tableau::BogackiShampine32, T, N> {
   using type = typename GenericErrorStepper<tableau::BogackiShampine32, T, N>::odeint_type;
   static type make() { return GenericErrorStepper<tableau::BogackiShampine32, T, N>::make(); }
 };
+
+/// True for the tables OdeintStepperFor gives an odeint stepper.
+template <class Tab, class = void>
+inline constexpr bool has_odeint_stepper_v = false;
+template <class Tab>
+inline constexpr bool
+    has_odeint_stepper_v<Tab, std::void_t<typename OdeintStepperFor<Tab, double, 1>::type>> = true;
 
 /// The RunStepper (kernels/loop/run_integrator.hpp) over an odeint stepper for method Tab. One object per
 /// worker thread: it is re-`reset` for every run.

@@ -32,9 +32,11 @@ namespace batchode::cpu {
 
 /// Whether explicit table Tab runs on the register stepper (kernels/methods/rk_stepper.hpp) on the CPU too:
 /// a table with its own dense output in polynomial weights (tsit5), which needs every stage of the
-/// step, where odeint's generic stepper keeps its stages private.
+/// step, where odeint's generic stepper keeps its stages private, and a table odeint has no stepper
+/// for (has_odeint_stepper_v: vern7, vern9).
 template <class Tab>
-inline constexpr bool cpu_uses_register_stepper_v = tableau::dense_form_v<Tab> == tableau::DenseForm::weights;
+inline constexpr bool cpu_uses_register_stepper_v =
+    tableau::dense_form_v<Tab> == tableau::DenseForm::weights || !has_odeint_stepper_v<Tab>;
 
 /// The CPU stepper of method Tab: odeint's for explicit tables (the register stepper for those of
 /// cpu_uses_register_stepper_v), kernels/methods/rosenbrock_stepper.hpp for Rosenbrock tables, odeint's
