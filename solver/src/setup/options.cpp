@@ -349,7 +349,23 @@ std::size_t count_saves(const SolveOptions& o) {
 }
 
 int dense_output_order(Method method) {
-  return method == Method::dopri5 || method == Method::tsit5 || method == Method::rodas5p ? 4 : 3;
+  // Read off the method's table (kernels/methods/dense_form.hpp): each own extension is a polynomial in
+  // theta whose degree is its order for batchode's tables (CONTD5 and tsit5's weights 4, a Rosenbrock
+  // extension of r rows r + 1: rodas4 3, rodas5p 4); ros3p's doubled steps have none of their own.
+  return tableau::dispatch(method, [](auto tag) {
+    using Tab = typename decltype(tag)::type;
+    constexpr int hermite_cubic = 3;
+    if constexpr (tableau::dense_form_v<Tab> == tableau::DenseForm::contd5) {
+      return 4;
+    } else if constexpr (tableau::dense_form_v<Tab> == tableau::DenseForm::weights) {
+      return Tab::dense_degree;
+    } else if constexpr (tableau::dense_form_v<Tab> == tableau::DenseForm::rosenbrock &&
+                         !tableau::estimates_by_doubling_v<Tab>) {
+      return tableau::dense_rows_v<Tab> + 1;
+    } else {
+      return hermite_cubic;
+    }
+  });
 }
 
 bool interpolates_saves(const SolveOptions& o) {
