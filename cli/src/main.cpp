@@ -133,15 +133,17 @@ void add_run_options(CLI::App& run, RunArgs& a) {
                  "What is kept, in one comma list (CuBIE's output_types): state, observables (the series at "
                  "--save-every / --save-at), time, status, iteration_counters (as --counters) and summary names "
                  "(as --summaries, which it replaces); without state or observables no series is kept");
-  run.add_option("--output", a.output,
-                 "The results: FILE.h5 (HDF5: final states, series, statuses and stop times, summaries, the grid and "
-                 "the options), FILE.npy (final states, shape (n_runs, n_states), grid order, beside "
-                 "FILE_status.npy, int32 status codes: 0 success, 1 max_steps_reached, 2 step_size_underflow, 3 "
-                 "non_finite_state, 4 singular_matrix, 5 not_solved, 6 stopped_by_event, and FILE_t_stop.npy, the "
-                 "time each run's final state is at) or FILE.csv (columns named by the model's states; t is each "
-                 "run's stop time, with a series its save times and t_stop a column). Its folder must exist; an "
-                 "existing file is replaced, and only once the new one is complete: a failed write leaves it as "
-                 "it was")
+  run.add_option(
+         "--output", a.output,
+         "The results: FILE.h5 (HDF5: final states, series, statuses and stop times, summaries, the grid and "
+         "the options), FILE.npy (final states, shape (n_runs, n_states), grid order, beside "
+         "FILE_status.npy, int32 status codes: 0 success, 1 max_steps_reached, 2 step_size_underflow, 3 "
+         "non_finite_state, 4 singular_matrix, 5 not_solved, 6 stopped_by_event, 7 "
+         "inconsistent_initial_values, and FILE_t_stop.npy, the time each run's final state is at) or "
+         "FILE.csv (columns named by the model's states; t is each "
+         "run's stop time, with a series its save times and t_stop a column). Its folder must exist; an "
+         "existing file is replaced, and only once the new one is complete: a failed write leaves it as "
+         "it was")
       ->required();
   run.add_option("--trace", a.trace,
                  "Also write the run's timeline to FILE.json (Trace Event Format: open it in Perfetto or "

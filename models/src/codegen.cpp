@@ -16,7 +16,7 @@
 #include "batchode/checks/identifier.hpp"
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/models/derivative.hpp"
-#include "batchode/models/sparse_lu.hpp"
+#include "batchode/models/sparse_lu_plan.hpp"
 
 namespace batchode::models {
 
@@ -100,6 +100,12 @@ class Generator {
     s += "struct " + type_ + " {\n";
     s += "  static constexpr batchode::port::size_t n_states = " + std::to_string(m_.n_states()) + ";\n";
     s += "  static constexpr batchode::port::size_t n_params = " + std::to_string(m_.n_params()) + ";\n";
+    const std::size_t n_algebraic = m_.n_algebraic();
+    if (n_algebraic > 0) {
+      // kernels/core/system.hpp: a semi-explicit index-1 DAE, M y' = f with M = diag(1..1, 0..0).
+      s += "  // The last n_algebraic states are algebraic: operator() writes their residuals (0 = g).\n";
+      s += "  static constexpr batchode::port::size_t n_algebraic = " + std::to_string(n_algebraic) + ";\n";
+    }
     const std::size_t n_events = m_.equations().events.size();
     if (n_events > 0) {
       s += "  static constexpr batchode::port::size_t n_events = " + std::to_string(n_events) + ";\n";
@@ -343,7 +349,7 @@ class Generator {
 
   bool driven() const { return !m_.drivers().empty(); }
 
-  /// What a Rosenbrock step factorises W with (`chosen`, models/sparse_lu.hpp's choose_linear_solve):
+  /// What a Rosenbrock step factorises W with (`chosen`, models/sparse_lu_plan.hpp's choose_linear_solve):
   /// band_jacobian() and the bandwidths, or the sparse LU's members, or nothing (dense).
   std::string linear_solve(const LinearSolveChoice& chosen) {
     const LinearSolveCosts& costs = chosen.costs;
@@ -391,32 +397,45 @@ class Generator {
     auto index = [](std::size_t k) { return "[" + std::to_string(k) + "]"; };
     std::string order;
     for (std::size_t k = 0; k < n; ++k) order += (k ? ", " : "") + state(plan.order[k]);
-    std::string s = "\n  // The sparse LU of W = diag I - J (kernels/linalg/sparse_lu.hpp; models/sparse_lu.hpp planned it):\n";
+    std::string s =
+        "\n  // The sparse LU of W = M diag - J (M = I but 0 on the algebraic rows;\n"
+        "  // kernels/linalg/sparse_lu.hpp; models/sparse_lu_plan.hpp planned it):\n";
     s += "  // pivots in the order " + order + ";\n";
     s += "  // " + std::to_string(plan.slots.size()) + " slots: " + std::to_string(nonzeros.size()) +
          " nonzeros of J, the diagonal and " + std::to_string(plan.fill) + " fill\n  // " + counts + ".\n";
     s += "  static constexpr batchode::port::size_t jacobian_nonzeros = " + std::to_string(nonzeros.size()) + ";\n";
     s += "  static constexpr batchode::port::size_t sparse_lu_size = " + std::to_string(plan.slots.size()) + ";\n";
 
-    // W's initial values: -J in the nonzeros' slots, plus diag on the diagonal; 0 in the fill.
+    // W's initial values: -J in the nonzeros' slots, plus diag on the differential rows' diagonal (W = M
+    // diag - J: an algebraic row has no diag, and its diagonal is a nonzero of J by the matching of
+    // models/src/algebraic.hpp); 0 in the fill.
+    const std::size_t n_diff = n - m_.n_algebraic();
     std::vector<std::string> initial(plan.slots.size(), "T(0)");
     std::vector<std::string> diagonal_terms(n);  // |diag| (+ |J(i, i)|): the pivot's first terms
+    for (std::size_t k = 0; k < n; ++k) {
+      if (plan.order[k] < n_diff) diagonal_terms[k] = "kl::magnitude(diag)";
+    }
     std::vector<std::pair<std::string, ExprPtr>> entries;
     for (std::size_t k = 0; k < nonzeros.size(); ++k) {
       const auto [i, j] = nonzeros[k];
       entries.emplace_back("Js" + index(k), m_.derivatives().jacobian[i * n + j]);
       const std::size_t at = plan.slot(plan.position[i], plan.position[j]);
-      initial[at] = (i == j ? "diag - Js" : "-Js") + index(k);
-      if (i == j) diagonal_terms[plan.position[i]] = " + kl::magnitude(Js" + index(k) + ")";
+      initial[at] = (i == j && i < n_diff ? "diag - Js" : "-Js") + index(k);
+      if (i == j) {
+        std::string& terms = diagonal_terms[plan.position[i]];
+        terms += (terms.empty() ? "" : " + ") + std::string("kl::magnitude(Js") + index(k) + ")";
+      }
     }
     for (std::size_t k = 0; k < n; ++k) {
-      if (initial[plan.diagonal[k]] == "T(0)") initial[plan.diagonal[k]] = "diag";
+      if (initial[plan.diagonal[k]] == "T(0)" && plan.order[k] < n_diff) initial[plan.diagonal[k]] = "diag";
+      if (diagonal_terms[k].empty()) diagonal_terms[k] = "T(0)";  // never: matched rows have J(i, i)
     }
     s += "  // Js[k]: the k-th structural nonzero of J, row by row (" + std::to_string(nonzeros.size()) + " of " +
          std::to_string(n * n) + "), symbolic.\n";
     s += function("sparse_jacobian", "Js", entries);
 
-    s += "  // W = diag I - J factorised in place: W[slot] holds L's multipliers, U's entries and the pivots'\n"
+    s += "  // W = M diag - J factorised in place: W[slot] holds L's multipliers, U's entries and the "
+         "pivots'\n"
          "  // reciprocals; false where a pivot is lost in the rounding of its terms.\n";
     s += "  template <class T>\n";
     s += "  BATCHODE_HOST_DEVICE bool sparse_lu_factor(T diag, const T* Js, T* W) const {\n";
@@ -425,7 +444,8 @@ class Generator {
     for (std::size_t k = 0; k < initial.size(); ++k) s += "    W" + index(k) + " = " + initial[k] + ";\n";
     for (std::size_t i = 0; i < n; ++i) {
       const std::string d = "W" + index(plan.diagonal[i]);
-      s += "    terms = kl::magnitude(diag)" + diagonal_terms[i] + ";  // row " + state(plan.order[i]) + "\n";
+      s += "    terms = " + diagonal_terms[i] + ";  // row " + state(plan.order[i]) +
+           (plan.order[i] < n_diff ? "" : " (algebraic)") + "\n";
       for (const Elimination& e : plan.eliminations[i]) {
         const std::string l = "W" + index(e.multiplier);
         s += "    " + l + " *= W" + index(e.pivot) + ";\n";

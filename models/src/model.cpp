@@ -10,12 +10,14 @@
 #include <sstream>
 #include <utility>
 
+#include "algebraic.hpp"
 #include "batchode/checks/identifier.hpp"
 
 namespace batchode::models {
 
 struct ModelData {
   ModelDescription description;
+  std::vector<NamedValue> states;  // description.states, then description.algebraic
   ParsedEquations equations;
   Derivatives derivatives;
   std::vector<std::pair<std::size_t, std::size_t>> nonzeros;
@@ -47,19 +49,22 @@ void check_name(const ModelDescription& d) {
   }
 }
 
-/// States, parameters, constants and drivers: identifiers, not reserved, unique across the four, finite.
+/// States, algebraic variables, parameters, constants and drivers: identifiers, not reserved, unique
+/// across the five, finite.
 void check_declarations(const ModelDescription& d) {
   struct Group {
     const std::vector<NamedValue>& values;
     const char* table;  // key prefix in ModelDescription::locations
     const char* what;
+    const char* a_what;  // with its article
   };
   std::vector<NamedValue> drivers;  // names only: their samples are checked where they are fitted
   for (const DriverDescription& u : d.drivers) drivers.push_back({u.name, 0.0});
-  const Group groups[] = {{d.states, "states", "state"},
-                          {d.parameters, "parameters", "parameter"},
-                          {d.constants, "constants", "constant"},
-                          {drivers, "drivers", "driver"}};
+  const Group groups[] = {{d.states, "states", "state", "a state"},
+                          {d.algebraic, "algebraic", "algebraic variable", "an algebraic variable"},
+                          {d.parameters, "parameters", "parameter", "a parameter"},
+                          {d.constants, "constants", "constant", "a constant"},
+                          {drivers, "drivers", "driver", "a driver"}};
   std::map<std::string, std::string> declared;  // name -> "a state", ...
   for (const Group& g : groups) {
     for (const NamedValue& v : g.values) {
@@ -70,12 +75,11 @@ void check_declarations(const ModelDescription& d) {
       }
       if (is_reserved_word(v.name)) {
         throw ModelError(at, "'" + v.name + "' is a reserved word (t, and, or, not and the function names) " +
-                                 "and cannot name a " + g.what);
+                                 "and cannot name " + g.a_what);
       }
-      const auto [it, inserted] = declared.emplace(v.name, g.what);
+      const auto [it, inserted] = declared.emplace(v.name, g.a_what);
       if (!inserted) {
-        throw ModelError(at,
-                         "'" + v.name + "' is declared twice: as a " + it->second + " and as a " + g.what);
+        throw ModelError(at, "'" + v.name + "' is declared twice: as " + it->second + " and as " + g.a_what);
       }
       if (!std::isfinite(v.value)) {
         throw ModelError(at, std::string(g.what) + " '" + v.name + "' has a value that is not finite");
@@ -156,9 +160,10 @@ Model::Model() : data_(empty_model()) {}
 Model::Model(std::shared_ptr<const ModelData> data) : data_(std::move(data)) {}
 
 const std::string& Model::name() const { return data_->description.name; }
-std::size_t Model::n_states() const { return data_->description.states.size(); }
+std::size_t Model::n_states() const { return data_->states.size(); }
+std::size_t Model::n_algebraic() const { return data_->description.algebraic.size(); }
 std::size_t Model::n_params() const { return data_->description.parameters.size(); }
-const std::vector<NamedValue>& Model::states() const { return data_->description.states; }
+const std::vector<NamedValue>& Model::states() const { return data_->states; }
 const std::vector<NamedValue>& Model::parameters() const { return data_->description.parameters; }
 const std::vector<NamedValue>& Model::constants() const { return data_->description.constants; }
 const std::vector<DriverDescription>& Model::drivers() const { return data_->description.drivers; }
@@ -182,10 +187,13 @@ Model parse_model(const ModelDescription& description) {
   check_events(description);
   auto data = std::make_shared<ModelData>();
   data->description = description;
+  data->states = description.states;
+  data->states.insert(data->states.end(), description.algebraic.begin(), description.algebraic.end());
   data->equations = parse_equations(description);
   check_observables(description, data->equations);
-  const std::size_t n = description.states.size();
+  const std::size_t n = data->states.size();
   data->derivatives = differentiate_model(data->equations, n);
+  match_algebraic_rows(description, data->equations, data->derivatives);
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < n; ++j) {
       if (!is_zero(*data->derivatives.jacobian[i * n + j])) data->nonzeros.emplace_back(i, j);
@@ -197,18 +205,28 @@ Model parse_model(const ModelDescription& description) {
 Model load_model(const std::string& path) { return parse_model(read_model_file(path)); }
 
 std::string describe_sparsity(const Model& model) {
-  const std::size_t n = model.n_states();
+  const std::size_t n = model.n_states(), n_diff = n - model.n_algebraic();
   const std::vector<std::pair<std::size_t, std::size_t>> nonzeros = model.jacobian_nonzeros();
   std::vector<std::vector<bool>> pattern(n, std::vector<bool>(n, false));
   for (const auto& [i, j] : nonzeros) pattern[i][j] = true;
+  // A differential row is labelled d<state>; an algebraic one [<variable>], the variable whose
+  // residual it holds (algebraic.hpp's matching put it there, on a structurally nonzero diagonal).
+  auto label = [&](std::size_t i) {
+    const std::string& name = model.states()[i].name;
+    return i < n_diff ? "d" + name : "[" + name + "]";
+  };
   std::size_t width = 0;
-  for (const NamedValue& s : model.states()) width = std::max(width, s.name.size() + 1);
+  for (std::size_t i = 0; i < n; ++i) width = std::max(width, label(i).size());
   std::ostringstream out;
   out << "Jacobian of '" << model.name() << "': " << n << " x " << n << ", " << nonzeros.size() << " of "
       << n * n << " entries structurally nonzero\n";
+  if (n_diff < n) {
+    out << "  rows " << label(n_diff) << (n - n_diff > 1 ? " .. " + label(n - 1) : std::string())
+        << " are algebraic: the `0 =` equation that determines each variable (W = M diag - J has no diag "
+           "there)\n";
+  }
   for (std::size_t i = 0; i < n; ++i) {
-    const std::string label = "d" + model.states()[i].name;
-    out << "  " << label << std::string(width - label.size() + 1, ' ');
+    out << "  " << label(i) << std::string(width - label(i).size() + 1, ' ');
     std::string depends;
     for (std::size_t j = 0; j < n; ++j) {
       out << (pattern[i][j] ? '*' : '.');

@@ -145,6 +145,9 @@ class Reader {
         d.states = named_values(node, "states", "state", d);
         d.locations["states"] = value_at;
         have_states = true;
+      } else if (k == "algebraic") {
+        d.algebraic = named_values(node, "algebraic", "algebraic variable", d);
+        d.locations["algebraic"] = value_at;
       } else if (k == "parameters") {
         d.parameters = named_values(node, "parameters", "parameter", d);
       } else if (k == "constants") {
@@ -154,8 +157,8 @@ class Reader {
       } else {
         throw ModelError(key_at,
                          "unknown key '" + k +
-                             "': a model file has name, equations, observables, [states], [parameters], "
-                             "[constants], [events] and [drivers]");
+                             "': a model file has name, equations, observables, [states], [algebraic], "
+                             "[parameters], [constants], [events] and [drivers]");
       }
     }
     const SourceLocation top{source_, 1, 1};

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "algebraic.hpp"
 #include "batchode/checks/identifier.hpp"
 #include "batchode/models/lexer.hpp"
 
@@ -118,6 +119,12 @@ const char* kind_word(ExprKind kind) {
     default:
       return "a name";
   }
+}
+
+/// kind_word, telling the algebraic variables (states from index d.states.size() on) apart.
+std::string symbol_word(const ModelDescription& d, const Symbol& symbol) {
+  if (symbol.kind == ExprKind::state && symbol.index >= d.states.size()) return "an algebraic variable";
+  return kind_word(symbol.kind);
 }
 
 class LineParser {
@@ -417,6 +424,7 @@ class LineParser {
     for (const auto& [symbol, what] : scope_.symbols) known.push_back(symbol);
     message += did_you_mean(name, known);
     message += "; known: " + name_list("states", names_of(d.states)) +
+               name_list("algebraic variables", names_of(d.algebraic)) +
                name_list("parameters", names_of(d.parameters)) +
                name_list("constants", names_of(d.constants)) + name_list("drivers", driver_names(d)) +
                name_list("auxiliaries", scope_.auxiliary_names) + "time t";
@@ -453,7 +461,8 @@ class LineParser {
       arity = 3;
       kind = ExprKind::ifelse;
     } else if (scope_.symbols.count(name.text) != 0) {
-      throw error(name.column, "'" + name.text + "' is " + kind_word(scope_.symbols.at(name.text).kind) +
+      throw error(name.column, "'" + name.text + "' is " +
+                                   symbol_word(scope_.d, scope_.symbols.at(name.text)) +
                                    ", not a function (write '" + name.text + " * (...)' to multiply)");
     } else {
       std::string known;
@@ -553,7 +562,7 @@ void check_unread_derivative_names(const ModelDescription& d, const Scope& scope
     const bool other = declared != scope.symbols.end() && declared->second.kind != ExprKind::auxiliary;
     throw ModelError(a.where,
                      "'" + a.name + "' reads as the derivative of state '" + rest + "', but " +
-                         (other ? "'" + rest + "' is " + kind_word(declared->second.kind) + ", not a state"
+                         (other ? "'" + rest + "' is " + symbol_word(d, declared->second) + ", not a state"
                                 : "the model has no state '" + rest + "'") +
                          " (states: " + joined(names_of(d.states)) + "); " +
                          (other ? "" : "declare " + rest + " under [states], or ") +
@@ -583,6 +592,16 @@ ParsedEquations parse_equations(const ModelDescription& d) {
     scope.symbols[d.constants[i].name] = {ExprKind::constant, i};
   for (std::size_t i = 0; i < d.drivers.size(); ++i)
     scope.symbols[d.drivers[i].name] = {ExprKind::driver, i};
+  // Algebraic variables are states after the differential ones: every later stage treats them alike.
+  const std::size_t n_diff = d.states.size();
+  std::map<std::string, std::size_t, std::less<>> algebraic_index;
+  for (std::size_t k = 0; k < d.algebraic.size(); ++k) {
+    scope.symbols[d.algebraic[k].name] = {ExprKind::state, n_diff + k};
+    algebraic_index[d.algebraic[k].name] = k;
+  }
+  auto algebraic_equation = [&](std::string_view name) {
+    return name.size() >= 2 && name[0] == 'd' && algebraic_index.count(name.substr(1)) != 0;
+  };
 
   auto equation_state = [&](std::string_view name) -> const std::size_t* {
     if (name.size() < 2 || name[0] != 'd') return nullptr;
@@ -593,14 +612,15 @@ ParsedEquations parse_equations(const ModelDescription& d) {
   const std::vector<std::string_view> lines = split_lines(d.equations);
   for (std::size_t l = 0; l < lines.size(); ++l) {
     const std::string_view name = assigned_name(lines[l]);
-    if (!name.empty() && equation_state(name) == nullptr) {
+    if (!name.empty() && equation_state(name) == nullptr && !algebraic_equation(name)) {
       scope.auxiliary_lines.emplace(std::string(name), equations_location(d, l + 1, 1).line);
     }
   }
 
   ParsedEquations out;
-  out.rhs.resize(d.states.size());
-  out.rhs_where.resize(d.states.size());
+  out.rhs.resize(n_diff + d.algebraic.size());
+  out.rhs_where.resize(out.rhs.size());
+  std::size_t residuals = 0;  // `0 = ...` lines so far: rows n_diff.. in written order (matched later)
   std::map<std::string, std::size_t, std::less<>> defined_on;  // auxiliary -> its line
   for (std::size_t l = 0; l < lines.size(); ++l) {
     const SourceLocation line_start = equations_location(d, l + 1, 1);
@@ -610,15 +630,23 @@ ParsedEquations parse_equations(const ModelDescription& d) {
     auto error = [&](std::size_t column, const std::string& message) {
       return ModelError(column_location(line_start, column), message);
     };
+    if (lhs.kind == TokenKind::number && tokens[1].kind == TokenKind::assign) {
+      check_residual_line(d, lhs, line_start, residuals);
+      LineParser parser(tokens, line_start, scope, line_start.line);
+      out.rhs_where[n_diff + residuals] = column_location(line_start, lhs.column);
+      out.rhs[n_diff + residuals++] = parser.statement_value(2);
+      continue;
+    }
     if (lhs.kind != TokenKind::identifier) {
-      throw error(lhs.column, "expected a statement 'd<state> = expression' or 'name = expression', found " +
-                                  describe(lhs));
+      const char* statements = "'d<state> = expression', 'name = expression' or '0 = expression'";
+      throw error(lhs.column, std::string("expected a statement ") + statements + ", found " + describe(lhs));
     }
     if (tokens[1].kind != TokenKind::assign) {
       throw error(tokens[1].column, "expected '=' after '" + lhs.text + "', found " + describe(tokens[1]));
     }
     LineParser parser(tokens, line_start, scope, line_start.line);
     const SourceLocation where = column_location(line_start, lhs.column);
+    if (algebraic_equation(lhs.text)) throw algebraic_with_d_equation(where, lhs.text.substr(1));
     if (const std::size_t* state = equation_state(lhs.text)) {
       if (out.rhs[*state]) {
         throw ModelError(where, "state '" + d.states[*state].name +
@@ -641,11 +669,11 @@ ParsedEquations parse_equations(const ModelDescription& d) {
         throw ModelError(where, "auxiliary '" + lhs.text + "' is defined twice (first on line " +
                                     std::to_string(defined_on.at(lhs.text)) + ")");
       }
+      const std::string word = symbol_word(d, declared->second);
       std::string hint;
-      if (declared->second.kind == ExprKind::state)
-        hint = " (its equation is written 'd" + lhs.text + " = ...')";
-      throw ModelError(where, "'" + lhs.text + "' is already declared as " +
-                                  kind_word(declared->second.kind) + hint +
+      if (word == "a state") hint = " (its equation is written 'd" + lhs.text + " = ...')";
+      if (word == "an algebraic variable") hint = " (its equation is written '0 = ...')";
+      throw ModelError(where, "'" + lhs.text + "' is already declared as " + word + hint +
                                   "; an auxiliary needs a name of its own");
     }
     Auxiliary aux{lhs.text, parser.statement_value(2), where};
@@ -670,7 +698,8 @@ ParsedEquations parse_equations(const ModelDescription& d) {
     out.events.push_back(parser.statement_value(0));
   }
   check_unread_derivative_names(d, scope, out);
-  for (std::size_t i = 0; i < d.states.size(); ++i) {
+  check_residual_count(d, residuals);
+  for (std::size_t i = 0; i < n_diff; ++i) {
     if (out.rhs[i]) continue;
     const auto declared = d.locations.find("states." + d.states[i].name);
     const SourceLocation where =

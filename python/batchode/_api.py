@@ -45,7 +45,8 @@ _PRECISIONS = {"float64": numpy.float64, "float32": numpy.float32}
 
 
 def methods():
-    """batchode's methods: dicts with name, order, adaptive, stiff and gpu (has a GPU kernel)."""
+    """batchode's methods: dicts with name, order, adaptive, stiff, gpu (has a GPU kernel) and dae (solves
+    models with algebraic variables)."""
     return _batchode.methods()
 
 

@@ -17,6 +17,8 @@ class Status(enum.IntEnum):
     singular_matrix = 4  #: a Rosenbrock step met an exactly singular iteration matrix
     not_solved = 5  #: never integrated: the MPI rank or device holding it failed and none could take over
     stopped_by_event = 6  #: a terminal event ended the run before the end of the span (not a failure)
+    #: a DAE's algebraic variables could not be made consistent at t0 (Newton failed or dg/dz singular)
+    inconsistent_initial_values = 7
 
 
 STATUS_NAMES = tuple(s.name for s in Status)

@@ -1,10 +1,11 @@
-// python/: batchode.Model (equations as text, states/parameters/constants as dicts of default
-// values), load_model(path) and Model.from_toml(text). Every mistake raises batchode.ModelError with
+// python/: batchode.Model (equations as text, states/algebraic/parameters/constants as dicts of
+// default values), load_model(path) and Model.from_toml(text). Every mistake raises batchode.ModelError with
 // the source, line and column (errors.cpp); nothing is compiled until the first solve.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -131,36 +132,43 @@ A model written as equations, parsed and checked now, compiled at its first solv
     Model(equations="dx = -k * x", states={"x": 1.0}, parameters={"k": 0.5},
           constants={}, name="decay", observables=[],
           events={"half": {"expr": "x - 0.5", "direction": "falling", "action": "terminal"}})
+    Model(equations="dy1 = -y1 + y2 * y3\ndy2 = y1 - y2 * y3\n0 = y1 + y2 + y3 - 1",
+          states={"y1": 1.0, "y2": 0.0}, algebraic={"y3": 0.0})
 
-equations: one statement per line, `d<state> = <expr>` for every state and `name = <expr>` for
-auxiliaries; states, parameters, constants: dicts {name: default value} (order = index); parameters
-vary per run, constants are compiled in; observables: names of auxiliaries saved beside the state at
-every save (r.observables, r.observable_names); events: a dict {name: expression or {"expr", "direction":
-"rising" | "falling" | "both", "action": "record" | "terminal", "max": K}} or a list of expressions,
-as a model file's [events]; drivers: the names of time-varying inputs the equations read (their
-samples are given when solving: drivers={"u": samples, "dt": h, ...}). Mistakes raise
-batchode.ModelError with line and column.
+equations: one statement per line, `d<state> = <expr>` for every state, `name = <expr>` for
+auxiliaries and `0 = <expr>` for every algebraic variable; states, parameters, constants: dicts
+{name: default value} (order = index); parameters vary per run, constants are compiled in;
+algebraic: a dict {name: initial guess} of algebraic variables (a semi-explicit index-1 DAE: the
+`0 =` lines' residuals must determine them), the last states (n_states counts them, state_names and
+default_y0 end with them; n_algebraic, algebraic_names); observables: names of auxiliaries saved
+beside the state at every save (r.observables, r.observable_names); events: a dict {name: expression
+or {"expr", "direction": "rising" | "falling" | "both", "action": "record" | "terminal", "max": K}}
+or a list of expressions, as a model file's [events]; drivers: the names of time-varying inputs the
+equations read (their samples are given when solving: drivers={"u": samples, "dt": h, ...}).
+Mistakes raise batchode.ModelError with line and column.
 )doc")
       .def(py::init([](const std::string& equations, const py::object& states, const py::object& parameters,
                        const py::object& constants, const std::string& name,
                        const std::vector<std::string>& observables, const py::object& events,
-                       const std::vector<std::string>& drivers) {
+                       const std::vector<std::string>& drivers, const py::object& algebraic) {
              models::ModelDescription d;
              d.name = name;
              d.equations = equations;
              d.states = named_values(states, "states");
+             d.algebraic = named_values(algebraic, "algebraic");
              d.parameters = named_values(parameters, "parameters");
              d.constants = named_values(constants, "constants");
              d.observables = observables;
              d.events = event_descriptions(events);
-             for (const std::string& driver : drivers) d.drivers.push_back({driver, {}, {}, {}, 1, "natural", false, true});
+             for (const std::string& driver : drivers)
+               d.drivers.push_back({driver, {}, {}, {}, 1, "natural", false, true});
              const QuietAtDefaultLevel quiet;
              return std::make_shared<PyModel>(models::parse_model(d));
            }),
            py::arg("equations"), py::arg("states"), py::arg("parameters") = py::none(),
            py::arg("constants") = py::none(), py::arg("name") = "model",
            py::arg("observables") = std::vector<std::string>{}, py::arg("events") = py::none(),
-           py::arg("drivers") = std::vector<std::string>{})
+           py::arg("drivers") = std::vector<std::string>{}, py::arg("algebraic") = py::none())
       .def_static(
           "from_toml",
           [](const std::string& text, const std::string& source) {
@@ -170,46 +178,71 @@ batchode.ModelError with line and column.
           py::arg("text"), py::arg("source") = "<string>",
           "A model from the text of a TOML model file (the format of examples/models/*.toml).")
       .def_property_readonly("name", [](const PyModel& p) { return p.model().name(); })
-      .def_property_readonly("n_states", [](const PyModel& p) { return p.model().n_states(); })
+      .def_property_readonly(
+          "n_states", [](const PyModel& p) { return p.model().n_states(); },
+          "The states, algebraic variables included (they are the last n_algebraic).")
+      .def_property_readonly(
+          "n_algebraic", [](const PyModel& p) { return p.model().n_algebraic(); },
+          "The algebraic variables ([algebraic]): the last n_algebraic of the states.")
       .def_property_readonly("n_parameters", [](const PyModel& p) { return p.model().n_params(); })
-      .def_property_readonly("state_names", [](const PyModel& p) { return names_of(p.model().states()); })
-      .def_property_readonly("parameter_names", [](const PyModel& p) { return names_of(p.model().parameters()); })
-      .def_property_readonly("observables", [](const PyModel& p) { return p.model().observables(); },
-                             "The auxiliaries saved beside the state at every save (r.observables).")
-      .def_property_readonly("driver_names", [](const PyModel& p) {
-        std::vector<std::string> names;
-        for (const models::DriverDescription& u : p.model().drivers()) names.push_back(u.name);
-        return names;
-      }, "The time-varying inputs the equations read ([drivers]; solve(..., drivers={name: samples, ...})).")
-      .def_property_readonly("constants", [](const PyModel& p) {
-        py::dict out;
-        for (const models::NamedValue& c : p.model().constants()) out[py::str(c.name)] = c.value;
-        return out;
-      })
-      .def_property_readonly("default_y0", [](const PyModel& p) { return values_of(p.model().states()); },
-                             "The [states] values, in state order (float64).")
-      .def_property_readonly("default_parameters",
-                             [](const PyModel& p) { return values_of(p.model().parameters()); },
-                             "The [parameters] values, in parameter order (float64).")
+      .def_property_readonly(
+          "state_names", [](const PyModel& p) { return names_of(p.model().states()); },
+          "The states' names in state order, the algebraic variables last.")
+      .def_property_readonly(
+          "algebraic_names", [](const PyModel& p) { return names_of(p.model().description().algebraic); },
+          "The algebraic variables' names in declaration order (state_names' last).")
+      .def_property_readonly("parameter_names",
+                             [](const PyModel& p) { return names_of(p.model().parameters()); })
+      .def_property_readonly(
+          "observables", [](const PyModel& p) { return p.model().observables(); },
+          "The auxiliaries saved beside the state at every save (r.observables).")
+      .def_property_readonly(
+          "driver_names",
+          [](const PyModel& p) {
+            std::vector<std::string> names;
+            for (const models::DriverDescription& u : p.model().drivers()) names.push_back(u.name);
+            return names;
+          },
+          "The time-varying inputs the equations read ([drivers]; solve(..., drivers={name: samples, ...})).")
+      .def_property_readonly("constants",
+                             [](const PyModel& p) {
+                               py::dict out;
+                               for (const models::NamedValue& c : p.model().constants())
+                                 out[py::str(c.name)] = c.value;
+                               return out;
+                             })
+      .def_property_readonly(
+          "default_y0", [](const PyModel& p) { return values_of(p.model().states()); },
+          "The [states] values, then the [algebraic] guesses: state order (float64).")
+      .def_property_readonly(
+          "default_parameters", [](const PyModel& p) { return values_of(p.model().parameters()); },
+          "The [parameters] values, in parameter order (float64).")
       .def_property_readonly("equations", [](const PyModel& p) { return p.model().description().equations; })
-      .def_property_readonly("events", [](const PyModel& p) {
-        py::dict out;
-        for (const models::EventDescription& e : p.model().events()) {
-          py::dict spec;
-          spec["expr"] = e.expression;
-          spec["direction"] = e.direction;
-          spec["action"] = e.action;
-          spec["max"] = e.max;
-          out[py::str(e.name)] = spec;
-        }
-        return out;
-      }, "The model's events: {name: {\"expr\", \"direction\", \"action\", \"max\"}}, in order.")
+      .def_property_readonly(
+          "events",
+          [](const PyModel& p) {
+            py::dict out;
+            for (const models::EventDescription& e : p.model().events()) {
+              py::dict spec;
+              spec["expr"] = e.expression;
+              spec["direction"] = e.direction;
+              spec["action"] = e.action;
+              spec["max"] = e.max;
+              out[py::str(e.name)] = spec;
+            }
+            return out;
+          },
+          "The model's events: {name: {\"expr\", \"direction\", \"action\", \"max\"}}, in order.")
       .def_property_readonly("source", [](const PyModel& p) { return p.model().description().source; })
-      .def_property_readonly("sparsity", [](const PyModel& p) { return models::describe_sparsity(p.model()); },
-                             "The Jacobian's sparsity, as `batchode check` prints it.")
+      .def_property_readonly(
+          "sparsity", [](const PyModel& p) { return models::describe_sparsity(p.model()); },
+          "The Jacobian's sparsity, as `batchode check` prints it.")
       .def("__repr__", [](const PyModel& p) {
+        const std::size_t n_algebraic = p.model().n_algebraic();
+        const std::string algebraic =
+            n_algebraic > 0 ? " (" + std::to_string(n_algebraic) + " algebraic)" : std::string();
         return "<batchode.Model '" + p.model().name() + "': " + std::to_string(p.model().n_states()) +
-               " states, " + std::to_string(p.model().n_params()) + " parameters>";
+               " states" + algebraic + ", " + std::to_string(p.model().n_params()) + " parameters>";
       });
 
   m.def(

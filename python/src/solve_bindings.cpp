@@ -660,6 +660,7 @@ void bind_solvers(py::module_& m) {
       d["order"] = info.order;
       d["adaptive"] = info.adaptive;
       d["stiff"] = info.stiff;
+      d["dae"] = info.dae;
       d["gpu"] = info.gpu;
       methods.append(d);
     }
@@ -667,7 +668,7 @@ void bind_solvers(py::module_& m) {
   });
   m.def("status_names", [] {
     std::vector<std::string> names;
-    for (int code = 0; code <= static_cast<int>(Status::stopped_by_event); ++code) {
+    for (int code = 0; code <= static_cast<int>(last_status); ++code) {
       names.push_back(to_string(static_cast<Status>(code)));
     }
     return names;

@@ -10,8 +10,11 @@
 
 #include "batchode/models/evaluate.hpp"
 #include "batchode/models/model.hpp"
+#include "expect_model_error.hpp"
 
 namespace {
+
+using batchode::models::testing::expect_error;
 
 using namespace batchode::models;
 
@@ -22,22 +25,6 @@ std::string model_with(const std::string& equations, const std::string& tables =
 }
 constexpr std::size_t kFirstLine = 3;
 
-void expect_error(const std::string& text, std::size_t line, std::size_t column,
-                  const std::vector<std::string>& words) {
-  try {
-    parse_model(read_model_toml(text, "m.toml"));
-    ADD_FAILURE() << "parsed without error:\n" << text;
-  } catch (const ModelError& e) {
-    EXPECT_EQ(e.where().source, "m.toml");
-    EXPECT_EQ(e.where().line, line) << e.what();
-    EXPECT_EQ(e.where().column, column) << e.what();
-    const std::string prefix = "m.toml:" + std::to_string(line) + ":" + std::to_string(column) + ": ";
-    EXPECT_EQ(std::string(e.what()), prefix + e.message());
-    for (const std::string& w : words) {
-      EXPECT_NE(e.message().find(w), std::string::npos) << "'" << w << "' not in: " << e.what();
-    }
-  }
-}
 
 /// An error in the equations at (equation line, column).
 void expect_equation_error(const std::string& equations, std::size_t line, std::size_t column,

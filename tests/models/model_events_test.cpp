@@ -12,8 +12,11 @@
 #include "batchode/models/evaluate.hpp"
 #include "batchode/models/model.hpp"
 #include "compile_support.hpp"
+#include "expect_model_error.hpp"
 
 namespace {
+
+using batchode::models::testing::expect_error;
 
 using namespace batchode::models;
 namespace support = batchode::models::testing;
@@ -29,20 +32,6 @@ const std::string kTables = "[states]\nh = 1\nv = 0\n[parameters]\ng = 9.81\n";
 
 Model parse(const std::string& text) { return parse_model(read_model_toml(text, "m.toml")); }
 
-void expect_error(const std::string& text, std::size_t line, std::size_t column,
-                  const std::vector<std::string>& words) {
-  try {
-    parse(text);
-    ADD_FAILURE() << "parsed without error:\n" << text;
-  } catch (const ModelError& e) {
-    EXPECT_EQ(e.where().line, line) << e.what();
-    EXPECT_EQ(e.where().column, column) << e.what();
-    EXPECT_EQ(std::string(e.what()).rfind("m.toml:" + std::to_string(line) + ":" + std::to_string(column) + ": ", 0),
-              0u)
-        << e.what();
-    for (const std::string& w : words) EXPECT_NE(e.message().find(w), std::string::npos) << w << " in: " << e.what();
-  }
-}
 
 TEST(ModelEvents, TableWithEveryField) {
   const Model m = parse(kHead + kTables +

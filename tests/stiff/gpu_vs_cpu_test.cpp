@@ -1,6 +1,7 @@
 // The stiff GPU path against the CPU path, run by run: a Robertson sweep over k3 (1e2 .. 1e6) with
 // rodas4, ros3p and rodas5p, float and double, final states, statuses and step counts; BRUSS (16 states)
-// in band storage with rodas4 and rodas5p.
+// in band storage with rodas4 and rodas5p; Robertson as a DAE (y3 algebraic) with rodas4 and rodas5p, from
+// an inconsistent guess.
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
@@ -48,6 +49,35 @@ TYPED_TEST(StiffGpuVsCpu, RobertsonK3Sweep) {
     // Double: the same decisions up to rounding. Float: an accept/reject flip now and then is allowed.
     const std::size_t allowed = std::is_same_v<T, double> ? 0 : cpu.n_runs() / 20;
     EXPECT_LE(step_mismatch, allowed) << to_string(m);
+  }
+}
+
+// The DAE path (mass matrix, the consistent start by Newton at t0): Robertson with y3 algebraic, a k3
+// sweep from the guess y3 = 0.5, saves at four times, the GPU's runs against the CPU's.
+TYPED_TEST(StiffGpuVsCpu, RobertsonDaeK3Sweep) {
+  BATCHODE_REQUIRE_GPU();
+  using T = TypeParam;
+  std::vector<T> y0, p;
+  batchode::testing::robertson_k3_sweep<T>(2000, y0, p);
+  for (std::size_t r = 0; r < y0.size() / 3; ++r) y0[3 * r + 2] = T(0.5);
+  for (Method m : {Method::rodas4, Method::rodas5p}) {
+    SolveOptions o;
+    o.outputs.counters = true;
+    o.method = m;
+    o.t_end = 40;
+    o.save_every = 10;
+    o.rtol = std::is_same_v<T, float> ? 1e-4 : 1e-6;
+    o.atol = std::is_same_v<T, float> ? 1e-8 : 1e-10;
+    o.verbosity = Verbosity::none;
+    o.backend = Backend::cpu;
+    const SolveResult<T> cpu = solve_ivp(batchode::testing::RobertsonDae{}, y0, p, o);
+    ASSERT_TRUE(cpu.all_succeeded()) << to_string(m);
+    EXPECT_EQ(cpu.state_at(0, 0, 2), T(0)) << "the consistent y3 at t0";
+    o.backend = Backend::gpu;
+    const SolveResult<T> gpu = solve_ivp(batchode::testing::RobertsonDae{}, y0, p, o);
+    ASSERT_EQ(gpu.execution().at(0).backend, BackendId::gpu(0));
+    batchode::testing::expect_runs_agree(gpu, cpu, batchode::testing::agreement_bound<T>(m, o.rtol, 1000),
+                                         to_string(m) + " DAE");
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "batchode/kernels/core/annotations.hpp"
+#include "batchode/kernels/methods/method.hpp"
 #include "bruss_model.hpp"
 
 namespace batchode::testing {
@@ -28,6 +29,20 @@ struct RobertsonWithJacobian : Robertson {
     J[0] = -p[0], J[1] = p[2] * y[2], J[2] = p[2] * y[1];
     J[3] = p[0], J[4] = -2 * p[1] * y[1] - p[2] * y[2], J[5] = -p[2] * y[1];
     J[6] = 0, J[7] = 2 * p[1] * y[1], J[8] = 0;
+  }
+};
+
+/// Robertson as a semi-explicit index-1 DAE: y3 algebraic, 0 = y1 + y2 + y3 - 1 (the ODE's conservation
+/// law), so its solution is Robertson's; p = {k1, k2, k3}. Built for the methods that solve DAEs.
+struct RobertsonDae {
+  static constexpr std::size_t n_states = 3, n_params = 3, n_algebraic = 1;
+  static constexpr Method compiled_methods[] = {Method::rodas4, Method::rodas5p};
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* out) const {
+    const T r1 = p[0] * y[0], r2 = p[1] * y[1] * y[1], r3 = p[2] * y[1] * y[2];
+    out[0] = -r1 + r3;
+    out[1] = r1 - r2 - r3;
+    out[2] = y[0] + y[1] + y[2] - T(1);
   }
 };
 

@@ -1,6 +1,6 @@
 // POLLU (examples/models/pollu.toml): the IVP test set's air-pollution chemistry, 20 species, and its
 // published reference solution at t = 60 (Mazzia & Magherini, Test Set for IVP Solvers, release 2.4,
-// computed by RADAU5 at tight tolerances), for the tests of the sparse LU (models/sparse_lu.hpp).
+// computed by RADAU5 at tight tolerances), for the tests of the sparse LU (models/sparse_lu_plan.hpp).
 #pragma once
 
 #include <array>

@@ -107,6 +107,8 @@ std::string to_string(Status s) {
     case Status::singular_matrix: return "singular_matrix";
     case Status::not_solved: return "not_solved";
     case Status::stopped_by_event: return "stopped_by_event";
+    case Status::inconsistent_initial_values:
+      return "inconsistent_initial_values";
   }
   return fmt::format("unknown_status({})", static_cast<int>(s));
 }

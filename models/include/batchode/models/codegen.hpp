@@ -10,6 +10,8 @@
 //   struct BatchodeModel {
 //     static constexpr batchode::port::size_t n_states = 3;
 //     static constexpr batchode::port::size_t n_params = 1;
+//     // a DAE (model_description.hpp's [algebraic]): static constexpr batchode::port::size_t n_algebraic
+//     // = K; the last K states are algebraic and the call operator writes their residuals there
 //     template <class T>
 //     BATCHODE_HOST_DEVICE void operator()(T t, const T* y, const T* p, T* dydt) const {
 //       (void)t;
@@ -43,20 +45,21 @@
 // layouts (CodegenOptions::linear_solver); where a sparse LU does (sparse_lu.hpp: POLLU's chemistry, a
 // mirror-coupled system), the struct instead declares jacobian_nonzeros and sparse_lu_size and writes
 // sparse_jacobian(t, y, p, Js) over J's structural nonzeros, sparse_lu_factor(diag, Js, W) and
-// sparse_lu_solve(W, b) as straight-line code in the planned pivot order (kernels/linalg/sparse_lu.hpp).
+// sparse_lu_solve(W, b) as straight-line code in the planned pivot order (kernels/linalg/sparse_lu.hpp);
+// W = M diag - J, M = I but 0 on the algebraic rows, which get no diag (their pivot starts at -J(i, i)).
 #pragma once
 
 #include <string>
 
 #include "batchode/models/model.hpp"
-#include "batchode/models/sparse_lu.hpp"
+#include "batchode/models/sparse_lu_plan.hpp"
 
 namespace batchode::models {
 
 struct CodegenOptions {
   std::string type_name = "BatchodeModel";  ///< the struct's name: a C++ identifier, not a keyword
   bool jacobian = false;                    ///< also write jacobian() and time_derivative()
-  /// With jacobian: the layout a Rosenbrock step factorises W in (sparse_lu.hpp): automatic (the fewest
+  /// With jacobian: the layout a Rosenbrock step factorises W in (sparse_lu_plan.hpp): automatic (the fewest
   /// operations), or dense, band (InvalidInput where the band is too wide to pay) or sparse (InvalidInput
   /// for a Jacobian with no nonzero).
   LinearSolver linear_solver = LinearSolver::automatic;

@@ -8,7 +8,8 @@
 
 namespace batchode::models {
 
-/// dydt = f(t, y, p). y holds n_states values, p n_params (may be null when n_params is 0); u the
+/// dydt = f(t, y, p); with algebraic variables, its last n_algebraic entries are the residuals g (zero
+/// where y is consistent). y holds n_states values, p n_params (may be null when n_params is 0); u the
 /// drivers' values at t (a model with drivers; std::logic_error without them).
 void evaluate_rhs(const Model& model, double t, const double* y, const double* p, double* dydt,
                   const double* u = nullptr);

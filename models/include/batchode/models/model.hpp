@@ -29,8 +29,15 @@ class Model {
   Model();
 
   const std::string& name() const;
+  /// The states, algebraic variables included.
   std::size_t n_states() const;
+  /// The algebraic variables ([algebraic]): the last n_algebraic() of the states. Their rows of the
+  /// equations (ParsedEquations::rhs) are the residuals of the `0 =` lines, row n_states() -
+  /// n_algebraic() + k the one matched to algebraic variable k (its diagonal is structurally nonzero).
+  std::size_t n_algebraic() const;
   std::size_t n_params() const;
+  /// The differential states in declaration order, then the algebraic variables (value: the initial
+  /// guess), so every consumer of states (results, y0, saves, events) sees them as the last states.
   const std::vector<NamedValue>& states() const;
   const std::vector<NamedValue>& parameters() const;
   const std::vector<NamedValue>& constants() const;
@@ -58,22 +65,25 @@ class Model {
 
 /// Checks a description and parses its equations. Throws ModelError at the line and column at fault
 /// for: a name that is not an identifier, a reserved word (t, and, or, not, ifelse, pow and the
-/// function names) or declared twice (states, parameters, constants, auxiliaries); a value that is not
-/// finite; an empty model name or one with control characters; no states; any mistake in the
-/// equations (parser.hpp): unknown symbol, a state without an equation or with two, an empty
-/// expression, an unexpected token, unbalanced parentheses, a wrong argument count, an auxiliary used
-/// before its definition, an invalid number, a line d<name> = ... where <name> is not a state and
-/// nothing reads the auxiliary (no later line, event or observable); an observable that is not an
-/// auxiliary, or listed twice; an event whose name is not an identifier or is used twice, whose
-/// direction, action or max is not one of the words or >= 1, whose expression does not parse (at its
-/// line and column), or more than 8 events.
+/// function names) or declared twice (states, algebraic variables, parameters, constants, auxiliaries); a
+/// value that is not finite; an empty model name or one with control characters; no states; any mistake in
+/// the equations (parser.hpp): unknown symbol, a state without an equation or with two, an empty expression,
+/// an unexpected token, unbalanced parentheses, a wrong argument count, an auxiliary used before its
+/// definition, an invalid number, a line d<name> = ... where <name> is not a state and nothing reads the
+/// auxiliary (no later line, event or observable); an observable that is not an auxiliary, or listed twice;
+/// an event whose name is not an identifier or is used twice, whose direction, action or max is not one of
+/// the words or >= 1, whose expression does not parse (at its line and column), or more than 8 events; an
+/// algebraic variable with a d equation, a `0 =` line too many or too few, or one that is not `0 =`, and an
+/// algebraic variable that no `0 =` equation can be matched to (none depends on it, or too few: the DAE is
+/// not of index 1; at its [algebraic] entry).
 Model parse_model(const ModelDescription& description);
 
 /// read_model_file + parse_model.
 Model load_model(const std::string& path);
 
 /// The Jacobian's sparsity for people (`batchode check`): counts, then one row per equation with a
-/// '*' per structural nonzero and '.' per zero, and the states it depends on.
+/// '*' per structural nonzero and '.' per zero, and the states it depends on; an algebraic row is
+/// labelled [<variable>] (the variable its residual determines), after a line that names them.
 std::string describe_sparsity(const Model& model);
 
 }  // namespace batchode::models

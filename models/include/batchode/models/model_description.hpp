@@ -14,6 +14,9 @@
 //   x = 1.0
 //   y = 0.0
 //   z = 0.0
+//   # [algebraic]             # optional, a semi-explicit index-1 DAE: algebraic variables, name =
+//   # w = 0.0                 # initial guess, each determined by one equation line `0 = <expr>` (a
+//   #                         # residual they make zero: 0 = w - x * y), as many lines as variables
 //   [parameters]              # optional: vary per run; default values
 //   rho = 28.0
 //   [constants]               # optional: compiled into the code
@@ -78,6 +81,8 @@ struct ModelDescription {
   std::string name;
   std::string equations;                 ///< the equation text, one statement per line
   std::vector<NamedValue> states;        ///< declaration order = state index; value = default initial value
+  /// Algebraic variables, in declaration order (after the states in Model::states()); value = initial guess.
+  std::vector<NamedValue> algebraic;
   std::vector<NamedValue> parameters;    ///< vary per run; value = default
   std::vector<NamedValue> constants;     ///< compiled into the code
   std::vector<std::string> observables;  ///< names of auxiliaries to save
@@ -86,10 +91,11 @@ struct ModelDescription {
   std::string source = "<string>";       ///< file name for messages
   std::size_t equations_line = 1, equations_column = 1;  ///< where equations' first character is in source
   /// Where declarations were written, for messages (read_model_toml fills it; C++ code may leave it
-  /// empty, and messages then name `source` only). Keys: "name", "equations", "observables",
-  /// "states.<name>", "parameters.<name>", "constants.<name>", "observables.<index>", and per event
-  /// index i "events.<i>" (its name or list entry), "events.<i>.expr" (the expression's first
-  /// character), "events.<i>.direction", "events.<i>.action", "events.<i>.max"; "drivers.<name>".
+  /// empty, and messages then name `source` only). Keys: "name", "equations", "observables", "states",
+  /// "algebraic" (the tables), "states.<name>", "algebraic.<name>", "parameters.<name>",
+  /// "constants.<name>", "observables.<index>", and per event index i "events.<i>" (its name or list
+  /// entry), "events.<i>.expr" (the expression's first character), "events.<i>.direction",
+  /// "events.<i>.action", "events.<i>.max"; "drivers.<name>".
   std::map<std::string, SourceLocation> locations;
 };
 

@@ -4,6 +4,8 @@
 //   <name> = <expr>       an auxiliary, usable in later lines; one named d<name> with no state <name>
 //                         must be read (by a later line, an event or observables), else it is refused
 //                         as the equation of a state never declared
+//   0 = <expr>            an algebraic equation (a residual): one per [algebraic] variable, which are
+//                         read like states (their value) and have no d<name> line
 // <expr>: numbers, names, + - * /, ^ and ** (right-associative, tighter than unary minus: -x^2 is
 // -(x^2)), unary - and +, parentheses, function calls, and ifelse(condition, a, b) whose condition
 // compares (< > <= >= == !=) and joins (and, or, not); conditions appear nowhere else.
@@ -27,9 +29,11 @@ struct Auxiliary {
 
 /// The equations as trees.
 struct ParsedEquations {
-  std::vector<Auxiliary> auxiliaries;     ///< in order of definition (index = ExprKind::auxiliary's index)
-  std::vector<ExprPtr> rhs;               ///< rhs[i]: d(state i)/dt
-  std::vector<SourceLocation> rhs_where;  ///< where each state's equation starts
+  std::vector<Auxiliary> auxiliaries;  ///< in order of definition (index = ExprKind::auxiliary's index)
+  /// rhs[i]: d(state i)/dt for the differential states, then the `0 =` lines' residuals (written order
+  /// here; parse_model reorders them to match the algebraic variables: Model::n_algebraic).
+  std::vector<ExprPtr> rhs;
+  std::vector<SourceLocation> rhs_where;  ///< where each state's equation starts (a residual: at its 0)
   std::vector<ExprPtr> events;            ///< events[e]: event function e (ModelDescription::events)
 };
 

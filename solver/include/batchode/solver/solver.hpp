@@ -115,6 +115,7 @@ class Solver {
       std::cerr << ("batchode: warning: " + floor + '\n');
     }
     detail::check_method_compiled(system_, options_.method);
+    detail::check_method_solves_system(system_, options_.method);
     detail::check_run_fits_stack<System, T>(system_, options_.method);
     check_events_for_system(options_, detail::n_events_of(system_));
     if (!options_.summaries.empty()) {

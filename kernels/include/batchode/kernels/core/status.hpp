@@ -28,7 +28,14 @@ enum class Status : port::int32_t {
   /// final state is the state at the event (interpolated) and the event's record says which. Not a
   /// failure.
   stopped_by_event = 6,
+  /// A system with algebraic states (kernels/core/system.hpp's n_algebraic): the Newton iteration for
+  /// them at t0 did not converge, or dg/dz was singular there. The run ends at t0 with its initial state
+  /// (the algebraic variables as far as the iteration got).
+  inconsistent_initial_values = 7,
 };
+
+/// The last Status value (lists of every status loop to it).
+inline constexpr Status last_status = Status::inconsistent_initial_values;
 
 /// Whether a run ended as it should: at t_end, or at a terminal event.
 BATCHODE_HOST_DEVICE inline constexpr bool finished(Status s) {

@@ -13,6 +13,13 @@
 // (kernels/linalg/jacobian.hpp) when the system gives no Jacobian of its own.
 //
 // Optional, each detected below (the trait in brackets; "T" members are templates over the number):
+//   n_algebraic          static constexpr size_t K < n_states: the last K states are algebraic variables
+//                        z of a semi-explicit index-1 DAE y' = f(t, y, z, p), 0 = g(t, y, z, p); the call
+//                        operator writes g into dydt[n_states - K ..]. Solved with the mass matrix
+//                        M = diag(1 .. 1, 0 .. 0) by the methods built for it (solves_dae: rodas4, rodas5p;
+//                        kernels/methods/rosenbrock_stepper.hpp), after a Newton iteration makes z consistent
+//                        at t0 (Status::inconsistent_initial_values if it cannot); dg/dz must be regular.
+//                        Saves, observables, events and summaries see z as states. [n_algebraic_v]
 //   n_drivers            static constexpr size_t; the system reads that many time-varying inputs, and
 //                        its call operator is (T t, const T* y, const T* p, const T* u, T* dydt); its
 //                        other T members take u after p too. kernels/outputs/driven_system.hpp wraps it
@@ -36,13 +43,15 @@
 //                        static constexpr size_t NZ and S, and
 //                        void sparse_jacobian(T t, const T* y, const T* p, T* Js) const: J's NZ structural
 //                          nonzeros, in an order of the system's own;
-//                        bool sparse_lu_factor(T diag, const T* Js, T* W) const: W = diag I - J factorised
+//                        bool sparse_lu_factor(T diag, const T* Js, T* W) const: W = diag M - J factorised
+//                          (M = I, or zero in the rows of algebraic states: n_algebraic below)
 //                          into S slots in a pivot order of the system's own; false for a pivot lost in
 //                          rounding (kernels/linalg/sparse_lu.hpp's usable_pivot);
 //                        void sparse_lu_solve(const T* W, T* b) const: b := W^-1 b.
 //                        The Rosenbrock methods then keep J and W so (kernels/linalg/sparse_lu.hpp).
 //                        Generated model code has them where they cost the fewest operations
-//                        (models/sparse_lu.hpp). [has_sparse_lu_v, jacobian_nonzeros_v, sparse_lu_size_v]
+//                        (models/sparse_lu_plan.hpp). [has_sparse_lu_v, jacobian_nonzeros_v,
+//                        sparse_lu_size_v]
 //   n_observables, observables
 //                        static constexpr size_t O and void observables(T t, const T* y, const T* p,
 //                        T* out) const writing out[0 .. O): saved beside the state at every saved point
@@ -132,6 +141,7 @@ namespace detail {
 BATCHODE_SYSTEM_COUNT(driver_count, n_drivers, 0)
 BATCHODE_SYSTEM_COUNT(observable_count, n_observables, 0)
 BATCHODE_SYSTEM_COUNT(event_count, n_events, 0)
+BATCHODE_SYSTEM_COUNT(algebraic_count, n_algebraic, 0)
 BATCHODE_SYSTEM_COUNT(declared_lanes, lanes_per_run, 0)
 BATCHODE_SYSTEM_COUNT(sparse_jacobian_nonzeros, jacobian_nonzeros, 0)
 BATCHODE_SYSTEM_COUNT(sparse_lu_slots, sparse_lu_size, 0)
@@ -266,6 +276,10 @@ inline constexpr port::size_t n_observables_v = detail::observable_count<S>::val
 /// The number of event functions of system S: S::n_events, or 0 when it has none.
 template <class S>
 inline constexpr port::size_t n_events_v = detail::event_count<S>::value;
+
+/// The number of algebraic states of system S (the last ones): S::n_algebraic, or 0 for an ODE.
+template <class S>
+inline constexpr port::size_t n_algebraic_v = detail::algebraic_count<S>::value;
 
 namespace detail {
 template <class S, class T, class = void>

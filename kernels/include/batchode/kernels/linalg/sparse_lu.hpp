@@ -1,8 +1,8 @@
 // kernels/linalg/: the sparse LU of a Rosenbrock method's W = I / (gamma h) - J for a system that gives
 // its own (the members jacobian_nonzeros, sparse_lu_size, sparse_jacobian, sparse_lu_factor and
 // sparse_lu_solve: kernels/core/system.hpp). Generated model code does, where it costs fewer operations
-// than the band or the dense LU (models/sparse_lu.hpp plans it, models/'s codegen writes it): J holds its
-// structural nonzeros only, and W their slots and the fill of a pivot order fixed when the code was
+// than the band or the dense LU (models/sparse_lu_plan.hpp plans it, models/'s codegen writes it): J holds
+// its structural nonzeros only, and W their slots and the fill of a pivot order fixed when the code was
 // generated, factorised by straight-line code with no pivot search. POLLU's 20 x 20 W (the IVP test
 // set's air-pollution chemistry, examples/models/pollu.toml) takes 94 slots instead of 400 values, and
 // 126 multiply-adds a factorisation and 94 a solve instead of 2660 and 400.

@@ -36,6 +36,33 @@ namespace batchode {
 
 namespace detail {
 
+// Steppers that solve systems with algebraic states declare `static constexpr bool solves_dae = true`
+// (kernels/methods/rosenbrock_stepper.hpp for rodas4 and rodas5p) and have make_consistent.
+template <class Stepper, class = void>
+struct stepper_solves_dae : port::false_type {};
+template <class Stepper>
+struct stepper_solves_dae<Stepper, port::void_t<decltype(Stepper::solves_dae)>>
+    : port::bool_constant<Stepper::solves_dae> {};
+
+/// A run whose algebraic states could not be made consistent at t0 ends there: no save is kept, its
+/// events record nothing, and the Newton iteration's evaluations are counted.
+template <class System, class T, class State, class Sink>
+BATCHODE_HOST_DEVICE Status end_inconsistent(const System& sys, const State& y, const T* p,
+                                             const RunSettings<T>& plan, Sink& sink, T& t_reached) {
+  if constexpr (n_events_v < System >> 0) {
+    EventTracker<System, T> events;
+    events.start(sys, plan.t0, y, p);
+    events.finish(sink, plan);
+  } else {
+    (void)sys, (void)y, (void)p;
+  }
+  if constexpr (Sink::active) {
+    for (port::uint32_t s = 0; s < plan.n_saves; ++s) sink.mark_unsaved(s);
+  }
+  t_reached = plan.t0;
+  return Status::inconsistent_initial_values;
+}
+
 template <class Stepper, class = void>
 struct evaluations_from_steps : port::false_type {};
 template <class Stepper>
@@ -59,6 +86,15 @@ BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, t
                                           T& t_reached) {
   port::uint32_t next_save = 0;
   [[maybe_unused]] const RunCounters at_start = counters;
+  if constexpr (n_algebraic_v < System >> 0 && detail::stepper_solves_dae<Stepper>::value) {
+    // Before the first save: a DAE's algebraic states at t0 are the consistent ones, not the guesses.
+    // (Other steppers never get such a system: the solver refuses them, solves_dae in method_registry.hpp.)
+    port::uint32_t newton_evaluations = 0;
+    const bool consistent =
+        stepper.make_consistent(sys, plan.t0, y, p, plan.rtol, plan.atol, newton_evaluations);
+    counters.rhs_evaluations += newton_evaluations;
+    if (!consistent) return detail::end_inconsistent(sys, y, p, plan, sink, t_reached);
+  }
   if constexpr (Sink::active) {
     if (plan.n_saves > 0 && save_time(plan, 0) <= plan.t0) sink.save(next_save++, plan.t0, &y[0]);
   }

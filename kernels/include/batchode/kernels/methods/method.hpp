@@ -45,6 +45,7 @@ struct MethodInfo {
   bool fsal;  ///< first stage of a step is the last stage of the previous one
   bool stiff;  ///< linearly implicit (Rosenbrock): needs the Jacobian
   bool gpu;    ///< has a GPU kernel (false: CPU only)
+  bool dae;    ///< solves systems with algebraic states (semi-explicit index-1 DAEs): rodas4, rodas5p
 };
 
 #if !BATCHODE_RTC  // host code (solver/src/setup/options.cpp); runtime compilers have no std::string

@@ -31,10 +31,16 @@ namespace batchode {
 namespace detail {
 template <class Tab>
 constexpr MethodInfo method_info_of(Method method, const char* name) {
-  return MethodInfo{method,        name,          Tab::order,
-                    Tab::error_order, Tab::stages,  Tab::adaptive,
-                    Tab::fsal,     tableau::is_stiff_v<Tab>,
-                    tableau::runs_on_gpu_v<Tab>};
+  return MethodInfo{method,
+                    name,
+                    Tab::order,
+                    Tab::error_order,
+                    Tab::stages,
+                    Tab::adaptive,
+                    Tab::fsal,
+                    tableau::is_stiff_v<Tab>,
+                    tableau::runs_on_gpu_v<Tab>,
+                    tableau::solves_dae_v<Tab>};
 }
 }  // namespace detail
 
@@ -64,6 +70,8 @@ constexpr bool is_known_method(Method m) {
 constexpr bool cpu_only(Method m) { return is_known_method(m) && !method_registry[static_cast<int>(m)].gpu; }
 /// True for the linearly implicit (Rosenbrock) methods: they need the Jacobian.
 constexpr bool is_stiff(Method m) { return is_known_method(m) && method_registry[static_cast<int>(m)].stiff; }
+/// True for the methods that solve systems with algebraic states (MethodInfo::dae).
+constexpr bool solves_dae(Method m) { return is_known_method(m) && method_registry[static_cast<int>(m)].dae; }
 
 /// Every explicit method, in enum order (for tests and command-line tools); stiff_methods has the rest.
 constexpr Method all_methods[] = {Method::euler,       Method::rk4,    Method::bogacki_shampine32,

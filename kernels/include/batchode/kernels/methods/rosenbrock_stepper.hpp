@@ -6,17 +6,22 @@
 // and work instead of N^2 and N^3. A system with its own sparse LU (generated model code where it is the
 // cheapest: kernels/linalg/sparse_lu.hpp) keeps J as its nonzeros and W as its slots, and a pivot that
 // order loses in rounding rejects the step instead of ending the run.
+// A system with algebraic states (n_algebraic: a semi-explicit index-1 DAE, kernels/core/system.hpp) is
+// solved with the mass matrix M = diag(1 .. 1, 0 .. 0) as Hairer & Wanner II, VI.4 write the method for
+// M y' = f: W = M / (gamma h) - J, and the stages' sum of earlier stages over h is multiplied by M (the
+// algebraic rows have none). For an ODE, M = I and every such test folds away at compile time.
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
 #include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/core/status.hpp"
+#include "batchode/kernels/core/system.hpp"
 #include "batchode/kernels/linalg/band.hpp"
 #include "batchode/kernels/linalg/band_lu.hpp"
 #include "batchode/kernels/linalg/jacobian.hpp"
 #include "batchode/kernels/linalg/lu.hpp"
 #include "batchode/kernels/methods/rk_stepper.hpp"
 #include "batchode/kernels/methods/rosenbrock_tableaux.hpp"
-#include "batchode/kernels/core/status.hpp"
 
 namespace batchode {
 
@@ -51,6 +56,8 @@ class RosenbrockStepper {
   /// no single formula spans.
   static constexpr bool own_dense_output =
       tableau::dense_form_v<Tab> == tableau::DenseForm::rosenbrock && !tableau::estimates_by_doubling_v<Tab>;
+  /// Systems with algebraic states may be solved (make_consistent, the mass matrix): rodas4, rodas5p.
+  static constexpr bool solves_dae = tableau::solves_dae_v<Tab>;
 
   template <class System>
   BATCHODE_HOST_DEVICE void reset(const System& sys, T t, const state_type& y, const T* p) {
@@ -58,6 +65,43 @@ class RosenbrockStepper {
     evaluations_ = 1;  // a run's own count: the CPU path reuses one stepper for a worker's runs
     linearized_ = false;
     failure_ = Status::success;
+  }
+
+  /// A system with algebraic states z (the last n_algebraic): makes z consistent at (t, y) by Newton's
+  /// method on 0 = g(t, y, z) with the differential states held, dg/dz dz = -g. Each iteration solves
+  /// with this stepper's own factorisation of W = M s - J at a diagonal s so large (near the largest
+  /// finite T) that the differential rows pin their own updates (J's row over s: below rounding, and not
+  /// applied) and the algebraic rows are -dg/dz's: one code for the dense, band and sparse layouts, no
+  /// second factorisation. Converged when an update is below a thousandth of the tolerance it would be
+  /// measured by; false after 10 iterations, for a singular dg/dz or a non-finite update.
+  /// `evaluations` counts the (dual-number) evaluations made.
+  template <class System>
+  BATCHODE_HOST_DEVICE bool make_consistent(const System& sys, T t, state_type& y, const T* p, T rtol, T atol,
+                                            port::uint32_t& evaluations) {
+    constexpr port::size_t first_algebraic = N - n_algebraic_v<System>;
+    static_assert(n_algebraic_v<System> > 0 && n_algebraic_v<System> < N,
+                  "make_consistent: a system with 1 .. n_states - 1 algebraic states");
+    const T pin = port::numeric_limits<T>::max() / T(1 << 20);
+    for (int iteration = 0; iteration < 10; ++iteration) {
+      linearize(sys, t, &y[0], p, f0_.v, J_, ft_);
+      ++evaluations;
+      if (!factor(sys, pin, J_, W_, piv_)) return false;
+      T update[N];
+      BATCHODE_UNROLL_STEP_STATES
+      for (port::size_t i = 0; i < N; ++i) update[i] = i < first_algebraic ? T(0) : f0_[i];
+      solve(sys, W_, piv_, update);
+      T worst = 0;
+      bool finite = true;
+      for (port::size_t i = first_algebraic; i < N; ++i) {
+        y[i] += update[i];
+        const T scaled = port::fabs(update[i]) / (atol + rtol * port::fabs(y[i]));
+        finite = finite && scaled <= port::numeric_limits<T>::max();
+        worst = scaled > worst ? scaled : worst;
+      }
+      if (!finite) return false;
+      if (worst <= T(1e-3)) return true;
+    }
+    return false;
   }
 
   /// f(t, y) at the current point.
@@ -153,10 +197,12 @@ class RosenbrockStepper {
     }
   }
 
-  /// W = I / (gamma h) - J factorised in place (Shape's layout); false when singular (sparse: when a
-  /// pivot is lost in rounding).
+  /// W = M diag - J factorised in place (Shape's layout; M = I for an ODE, else zero in the algebraic
+  /// rows: a system's own sparse LU adds diag to its differential rows itself); false when singular
+  /// (sparse: when a pivot is lost in rounding).
   template <class System>
   BATCHODE_HOST_DEVICE static bool factor(const System& sys, T diag, const T* J, T* W, int* piv) {
+    constexpr port::size_t first_algebraic = N - n_algebraic_v<System>;
     if constexpr (Shape::sparse) {
       (void)piv;
       return sys.sparse_lu_factor(diag, J, W);
@@ -171,7 +217,8 @@ class RosenbrockStepper {
         for (port::size_t c = 0; c < Shape::lu_width; ++c) {
           const bool inside = c + i >= L && c + i - L < N && c <= L + U;
           W[i * Shape::lu_width + c] =
-              inside ? (c == L ? diag : T(0)) - J[i * Shape::jacobian_width + c] : T(0);
+              inside ? (c == L && i < first_algebraic ? diag : T(0)) - J[i * Shape::jacobian_width + c]
+                     : T(0);
         }
       }
       return kernels::band_lu_factor<Shape>(W, piv);
@@ -180,7 +227,9 @@ class RosenbrockStepper {
       BATCHODE_UNROLL_STATES
       for (port::size_t i = 0; i < N; ++i) {
         BATCHODE_UNROLL_STATES
-        for (port::size_t j = 0; j < N; ++j) W[i * N + j] = (i == j ? diag : T(0)) - J[i * N + j];
+        for (port::size_t j = 0; j < N; ++j) {
+          W[i * N + j] = (i == j && i < first_algebraic ? diag : T(0)) - J[i * N + j];
+        }
       }
       return kernels::lu_factor<N>(W, piv);
     }
@@ -231,6 +280,7 @@ class RosenbrockStepper {
   BATCHODE_HOST_DEVICE bool solve_step(const System& sys, T t, const state_type& y, const T* p, T h,
                                        const state_type& f, const T* J, const T* ft, state_type& y_new,
                                        state_type& err) {
+    constexpr port::size_t first_algebraic = N - n_algebraic_v<System>;
     const T diag = T(1) / (T(Tab::gamma()) * h);
     if (!factor(sys, diag, J, W_, piv_)) return false;
     const T inv_h = T(1) / h;
@@ -260,10 +310,12 @@ class RosenbrockStepper {
       for (port::size_t i = 0; i < N; ++i) {
         T sum = rhs[i];
         if constexpr (Tab::d(s) != 0.0) sum += (h * T(Tab::d(s))) * ft[i];
-        detail::static_for<0, s>([&](auto prev) {
-          constexpr int j = decltype(prev)::value;
-          if constexpr (Tab::C(s, j) != 0.0) sum += (inv_h * T(Tab::C(s, j))) * k_[j][i];
-        });
+        if (i < first_algebraic) {  // M's rows: none for the algebraic states
+          detail::static_for<0, s>([&](auto prev) {
+            constexpr int j = decltype(prev)::value;
+            if constexpr (Tab::C(s, j) != 0.0) sum += (inv_h * T(Tab::C(s, j))) * k_[j][i];
+          });
+        }
         k_[s][i] = sum;
       }
       solve(sys, W_, piv_, k_[s]);

@@ -76,6 +76,7 @@ struct Ros3p {
 struct Rodas4 {
   static constexpr Method method = Method::rodas4;
   static constexpr bool rosenbrock = true;
+  static constexpr bool solves_dae = true;  // built for M y' = f (Hairer & Wanner VI.4): index-1 DAEs
   static constexpr int stages = 6, order = 4, error_order = 3;
   static constexpr int embedded_order = 3;
   static constexpr bool adaptive = true, fsal = false;
@@ -131,6 +132,7 @@ struct Rodas4 {
 struct Rodas5p {
   static constexpr Method method = Method::rodas5p;
   static constexpr bool rosenbrock = true;
+  static constexpr bool solves_dae = true;  // its order conditions include the index-1 DAE ones
   static constexpr int stages = 8, order = 5, error_order = 4;
   static constexpr int embedded_order = 4;
   static constexpr bool adaptive = true, fsal = false;
@@ -226,6 +228,10 @@ struct host_only : port::false_type {};
 template <class Tab>
 struct host_only<Tab, port::void_t<decltype(Tab::host_only)>> : port::bool_constant<Tab::host_only> {};
 template <class Tab, class = void>
+struct declared_dae : port::false_type {};
+template <class Tab>
+struct declared_dae<Tab, port::void_t<decltype(Tab::solves_dae)>> : port::bool_constant<Tab::solves_dae> {};
+template <class Tab, class = void>
 struct declared_stiff : port::false_type {};
 template <class Tab>
 struct declared_stiff<Tab, port::void_t<decltype(Tab::stiff)>> : port::bool_constant<Tab::stiff> {};
@@ -244,6 +250,13 @@ inline constexpr bool estimates_by_doubling_v = detail::by_doubling<Tab>::value;
 /// CPU-only tag.
 template <class Tab>
 inline constexpr bool is_stiff_v = detail::is_rosenbrock<Tab>::value || detail::declared_stiff<Tab>::value;
+
+/// True for the tables built for a mass matrix M y' = f (RODAS4, RODAS5P: stiffly accurate, with the
+/// order conditions of index-1 DAEs), which solve systems with algebraic states (kernels/core/system.hpp's
+/// n_algebraic). ROS3P is not among them: its error is estimated by step doubling, whose two half steps
+/// are no check of the algebraic equations' order.
+template <class Tab>
+inline constexpr bool solves_dae_v = detail::declared_dae<Tab>::value;
 
 /// False for methods with no GPU kernel (OdeintRosenbrock4).
 template <class Tab>

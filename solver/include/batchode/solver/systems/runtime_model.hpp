@@ -27,7 +27,7 @@
 #include "batchode/backends/gpu/runtime_kernels.hpp"
 #include "batchode/kernels/methods/method.hpp"
 #include "batchode/models/model.hpp"
-#include "batchode/models/sparse_lu.hpp"
+#include "batchode/models/sparse_lu_plan.hpp"
 #include "batchode/solver/setup/options.hpp"
 #include "batchode/timing/time_logger.hpp"
 
@@ -37,7 +37,7 @@ namespace batchode {
 struct RuntimeModelOptions {
   std::string cache_directory;  ///< "" : jit::cache_directory() (the cost model's folder)
   bool use_cache = true;        ///< false: compile every time into a private temporary folder
-  /// How the Rosenbrock methods factorise W (models/sparse_lu.hpp): automatic picks the layout with the
+  /// How the Rosenbrock methods factorise W (models/sparse_lu_plan.hpp): automatic picks the layout with the
   /// fewest operations (dense, the Jacobian's band, or a sparse LU in a pivot order fixed per model).
   models::LinearSolver linear_solver = models::LinearSolver::automatic;
 };
@@ -61,6 +61,8 @@ class RuntimeModel {
 
   std::size_t n_states() const noexcept { return n_states_; }
   std::size_t n_params() const noexcept { return n_params_; }
+  /// The model's algebraic variables ([algebraic]), its last states: 0 for an ODE.
+  std::size_t n_algebraic() const noexcept { return model().n_algebraic(); }
   /// The model's event functions ([events]; kernels/loop/events.hpp).
   std::size_t n_events() const noexcept { return n_events_; }
   /// The model's events as a solve's default SolveOptions::events (names, directions, actions, max).

@@ -66,6 +66,18 @@ std::size_t n_events_of(const System& system) {
   }
 }
 
+/// The system's algebraic states, its last ones (kernels/core/system.hpp's n_algebraic; a runtime
+/// model's [algebraic] variables): 0 for an ODE.
+template <class System>
+std::size_t n_algebraic_of(const System& system) {
+  if constexpr (is_runtime_model_v<System>) {
+    return system.n_algebraic();
+  } else {
+    (void)system;
+    return n_algebraic_v<System>;
+  }
+}
+
 /// The names of the system's states (what summaries are chosen by): a runtime model's; a compiled-in
 /// system's static `state_names` (an array of n_states strings) when it has one, else "y<s>" (the
 /// CSV's columns). The names are members of the System concept, detected in kernels/core/system.hpp
@@ -191,6 +203,26 @@ void check_method_compiled(const System& system, Method method) {
     if (!compiles_method<System>(method))
       throw InvalidInput(cpu::method_not_compiled_message<System>(method));
   }
+}
+
+/// Refuses, before any work, a method that cannot solve a system with algebraic states (a DAE: only
+/// the methods built for a mass matrix can, kernels/methods/method_registry.hpp's solves_dae), naming
+/// the algebraic states and the methods that can.
+template <class System>
+void check_method_solves_system(const System& system, Method method) {
+  const std::size_t algebraic = n_algebraic_of(system);
+  if (algebraic == 0 || solves_dae(method)) return;
+  const std::vector<std::string> names = state_names_of(system);
+  std::string listed;
+  for (std::size_t i = names.size() - algebraic; i < names.size(); ++i)
+    listed += (listed.empty() ? "" : ", ") + names[i];
+  std::string able;
+  for (const MethodInfo& info : method_registry) {
+    if (info.dae) able += (able.empty() ? "" : ", ") + std::string(info.name);
+  }
+  throw InvalidInput("method " + to_string(method) + " cannot solve a system with algebraic states (" +
+                     listed +
+                     ": a differential-algebraic system); the methods built for a mass matrix can: " + able);
 }
 
 /// Refuses, before any work, a system too large for a CPU run's stack (cpu::run_stack_problem): the CPU

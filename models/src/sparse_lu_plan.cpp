@@ -1,6 +1,6 @@
-// models/: plan_sparse_lu (sparse_lu.hpp): Markowitz's order on W's pattern by the elimination game,
+// models/: plan_sparse_lu (sparse_lu_plan.hpp): Markowitz's order on W's pattern by the elimination game,
 // then the slots and the updates of the row-by-row factorisation in that order.
-#include "batchode/models/sparse_lu.hpp"
+#include "batchode/models/sparse_lu_plan.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -141,7 +141,8 @@ LinearSolveCosts linear_solve_costs(std::size_t n, std::size_t lower, std::size_
   // lu.hpp: column k scales n - k - 1 multipliers and updates (n - k - 1)^2 entries; a solve n^2.
   for (std::size_t k = 0; k < n; ++k) costs.dense += (n - k - 1) * (n - k);
   costs.dense += n * n;
-  // band_lu.hpp: column k scales up to L multipliers and updates L (L + U) entries; a solve N L + N (L + U + 1).
+  // band_lu.hpp: column k scales up to L multipliers and updates L (L + U) entries; a solve N L + N (L + U +
+  // 1).
   if (2 * lower + upper + 1 < n) costs.band = n * lower * (1 + lower + upper) + n * (2 * lower + upper + 1);
   costs.sparse = plan ? plan->factor_operations() + plan->solve_operations() : SparseLuPlan::npos;
   return costs;
@@ -167,7 +168,8 @@ LinearSolver cheapest_linear_solver(const LinearSolveCosts& costs) {
   return LinearSolver::dense;
 }
 
-LinearSolveChoice choose_linear_solve(std::size_t n, const std::vector<std::pair<std::size_t, std::size_t>>& nonzeros,
+LinearSolveChoice choose_linear_solve(std::size_t n,
+                                      const std::vector<std::pair<std::size_t, std::size_t>>& nonzeros,
                                       LinearSolver requested, const std::string& model) {
   LinearSolveChoice choice;
   for (const auto& [i, j] : nonzeros) {
@@ -178,14 +180,15 @@ LinearSolveChoice choose_linear_solve(std::size_t n, const std::vector<std::pair
   // A Jacobian with no nonzero at all (W = diag I) keeps the dense path: nothing to store sparsely.
   const LinearSolveCosts without = linear_solve_costs(n, choice.lower, choice.upper, std::nullopt);
   if (!nonzeros.empty() && (requested == LinearSolver::automatic || requested == LinearSolver::sparse)) {
-    choice.plan = plan_sparse_lu(n, nonzeros, requested == LinearSolver::sparse ? SparseLuPlan::npos : without.dense);
+    choice.plan =
+        plan_sparse_lu(n, nonzeros, requested == LinearSolver::sparse ? SparseLuPlan::npos : without.dense);
   }
   choice.costs = linear_solve_costs(n, choice.lower, choice.upper, choice.plan);
   choice.layout = requested == LinearSolver::automatic ? cheapest_linear_solver(choice.costs) : requested;
   if (choice.layout == LinearSolver::band && choice.costs.band == 0) {
-    throw InvalidInput("linear_solver band: the Jacobian of model '" + model + "' has " + std::to_string(choice.lower) +
-                       " sub- and " + std::to_string(choice.upper) + " superdiagonals, too wide a band for " +
-                       std::to_string(n) +
+    throw InvalidInput("linear_solver band: the Jacobian of model '" + model + "' has " +
+                       std::to_string(choice.lower) + " sub- and " + std::to_string(choice.upper) +
+                       " superdiagonals, too wide a band for " + std::to_string(n) +
                        " states (2 L + U + 1 must be below the state count); use automatic, dense or sparse");
   }
   if (choice.layout == LinearSolver::sparse && !choice.plan) {

@@ -1,17 +1,19 @@
-// tests/models: the symbolic sparse LU's plan (models/sparse_lu.hpp). Markowitz's order leaves an arrow
+// tests/models: the symbolic sparse LU's plan (models/sparse_lu_plan.hpp). Markowitz's order leaves an arrow
 // matrix without fill where the natural order fills it all; the plan's updates, carried out on numbers
 // as the generated code does, solve W x = b as a dense LU with partial pivoting does, for random
 // patterns (so no fill-in is missing from the slots); the operation counts and the choice of layout; the
 // planning budget; and an entry outside the matrix is refused by name.
+#include "batchode/models/sparse_lu_plan.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <string>
 #include <random>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -19,7 +21,6 @@
 #include "batchode/kernels/linalg/lu.hpp"
 #include "batchode/kernels/linalg/sparse_lu.hpp"
 #include "batchode/models/model.hpp"
-#include "batchode/models/sparse_lu.hpp"
 #include "pollu_model.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
-// models/: the symbolic sparse LU of a Rosenbrock method's matrix W = I / (gamma h) - J, planned once
-// per model from the structural nonzeros of its symbolic Jacobian (issue 46). The pivots are W's
+// models/: the symbolic sparse LU of a Rosenbrock method's W = M diag - J (diag = 1 / (gamma h)), planned
+// once per model from the structural nonzeros of its symbolic Jacobian (issue 46). The pivots are W's
 // diagonal, taken in an order chosen here, at code generation time, by Markowitz's rule on the pattern
 // (the least (r - 1)(c - 1) first, r and c the row and column counts of the reduced matrix: the fewest
 // fill-ins and operations, as the Kinetic PreProcessor orders atmospheric chemistry). Fixing the order
@@ -7,7 +7,10 @@
 // their fill only: no pivot search, no index arithmetic and no zero at run time. Diagonal pivots suit W:
 // as h shrinks it tends to I / (gamma h), whose diagonal dominates; a pivot that is lost in rounding at a
 // large step fails the step instead (kernels/linalg/sparse_lu.hpp), which the step-size control retries
-// smaller.
+// smaller. M is I for an ODE; a DAE's algebraic rows have M's 0 (no 1 / (gamma h)) and pivot on -J(i, i),
+// which parse_model's matching of residuals to algebraic variables makes a structural nonzero, so W's
+// pattern is still J's nonzeros and the diagonal (an index-1 dg/dz is nonsingular, but a pivot that
+// vanishes in this order is only caught at run time, as above).
 //
 // Slots number the LU's nonzeros row by row in pivot order (row k: the k-th pivot's equation), columns
 // in pivot order within a row. The factorisation (Doolittle, row by row, kernels/linalg/sparse_lu.hpp
@@ -29,8 +32,8 @@ namespace batchode::models {
 /// One step of a row's elimination: W(i, k) is scaled by the k-th pivot's reciprocal, then multiplies
 /// row k's upper part into row i.
 struct Elimination {
-  std::size_t multiplier;                                 ///< slot (i, k)
-  std::size_t pivot;                                      ///< slot (k, k)
+  std::size_t multiplier;                                    ///< slot (i, k)
+  std::size_t pivot;                                         ///< slot (k, k)
   std::vector<std::pair<std::size_t, std::size_t>> updates;  ///< (slot (i, j), slot (k, j)), j > k
 };
 
@@ -98,7 +101,8 @@ struct LinearSolveChoice {
 /// automatic the cheapest (the sparse LU's planning stops once it could no longer be). Throws
 /// InvalidInput naming `model` for band where the band is too wide to pay, and for sparse where there is
 /// no nonzero at all.
-LinearSolveChoice choose_linear_solve(std::size_t n, const std::vector<std::pair<std::size_t, std::size_t>>& nonzeros,
+LinearSolveChoice choose_linear_solve(std::size_t n,
+                                      const std::vector<std::pair<std::size_t, std::size_t>>& nonzeros,
                                       LinearSolver requested, const std::string& model);
 
 }  // namespace batchode::models
