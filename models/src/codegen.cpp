@@ -162,6 +162,7 @@ class Generator {
       for (std::size_t e = 0; e < n_events; ++e) g.emplace_back("g[" + std::to_string(e) + "]", m_.equations().events[e]);
       s += "\n  // g[e]: event function e (kernels/loop/events.hpp: its zero crossings are the events).\n";
       s += function("events", "g", g);
+      s += event_assign();
     }
     if (!observables.empty()) {
       // out[o]: the auxiliary listed o-th under `observables` (checked to be one by check_observables).
@@ -251,28 +252,81 @@ class Generator {
     if (!u.any_state()) s += "    (void)y;\n";
     if (!u.any_parameter()) s += "    (void)p;\n";
     if (driven() && u.drivers.empty()) s += "    (void)u;\n";
-    for (std::size_t i : u.states) {
-      s += "    const T s_" + state(i) + " = y[" + std::to_string(i) + "];\n";
-    }
-    for (std::size_t i : u.parameters) {
-      s += "    const T p_" + m_.parameters()[i].name + " = p[" + std::to_string(i) + "];\n";
-    }
-    for (std::size_t i : u.constants) {
-      s += "    const T c_" + m_.constants()[i].name + " = " + literal(m_.constants()[i].value) + ";\n";
-    }
-    for (std::size_t i : u.drivers) {
-      s += "    const T i_" + m_.drivers()[i].name + " = u[" + std::to_string(i) + "];\n";
-    }
-    for (std::size_t k : u.auxiliaries) {
-      s += "    const T a_" + auxiliary(k) + " = " + print(*m_.equations().auxiliaries[k].value) + ";\n";
-    }
-    for (const auto& [k, v] : u.aux_derivatives) {  // ordered by auxiliary: each uses earlier ones only
-      s += "    const T " + aux_derivative_name(k, v) + " = " + print(*m_.derivatives().auxiliaries[k][v]) +
-           ";\n";
-    }
+    s += loads(u, "    ");
     s += before;
     for (const auto& [target, value] : outputs) s += "    " + target + " = " + print(*value) + ";\n";
     s += "  }\n";
+    return s;
+  }
+
+  /// The loads and temporaries `u` names, one line each, indented by `indent`.
+  std::string loads(const Uses& u, const std::string& indent) const {
+    std::string s;
+    for (std::size_t i : u.states) {
+      s += indent + "const T s_" + state(i) + " = y[" + std::to_string(i) + "];\n";
+    }
+    for (std::size_t i : u.parameters) {
+      s += indent + "const T p_" + m_.parameters()[i].name + " = p[" + std::to_string(i) + "];\n";
+    }
+    for (std::size_t i : u.constants) {
+      s += indent + "const T c_" + m_.constants()[i].name + " = " + literal(m_.constants()[i].value) + ";\n";
+    }
+    for (std::size_t i : u.drivers) {
+      s += indent + "const T i_" + m_.drivers()[i].name + " = u[" + std::to_string(i) + "];\n";
+    }
+    for (std::size_t k : u.auxiliaries) {
+      s += indent + "const T a_" + auxiliary(k) + " = " + print(*m_.equations().auxiliaries[k].value) + ";\n";
+    }
+    for (const auto& [k, v] : u.aux_derivatives) {  // ordered by auxiliary: each uses earlier ones only
+      s += indent + "const T " + aux_derivative_name(k, v) + " = " +
+           print(*m_.derivatives().auxiliaries[k][v]) + ";\n";
+    }
+    return s;
+  }
+
+  /// The mask of the events with an `assign` and event_assign(), or "" when no event has one (the code
+  /// is then exactly what it was before events could assign). Each case loads what its right sides read
+  /// from y as it is into locals, computes every new value, and only then stores them: the statements are
+  /// simultaneous (model_description.hpp), so `x = y; y = x` swaps.
+  std::string event_assign() {
+    const std::vector<std::vector<EventAssignment>>& all = m_.equations().event_assignments;
+    unsigned long mask = 0;
+    Uses every;
+    for (std::size_t e = 0; e < all.size(); ++e) {
+      if (all[e].empty()) continue;
+      mask |= 1ul << e;  // at most 8 events (model.cpp's check_events)
+      for (const EventAssignment& a : all[e]) collect(*a.value, every);
+    }
+    if (mask == 0) return "";
+    std::string s = "\n  // bit e: event e changes the state when it fires (its `assign`)\n";
+    s += "  static constexpr batchode::port::uint32_t event_assignments = " + std::to_string(mask) + ";\n";
+    s += "  // Event e's assign, at its crossing: every right side is computed from y as it is (and the\n"
+         "  // auxiliaries computed from it), then all are stored (simultaneous, as SBML's event "
+         "assignments).\n";
+    s += "  template <class T>\n";
+    s += std::string(
+             "  BATCHODE_HOST_DEVICE void event_assign(batchode::port::size_t e, T t, T* y, const T* p") +
+         (driven() ? ", const T* u" : "") + ") const {\n";
+    if (every.math) s += "    namespace mm = batchode::model_math;\n";
+    if (!every.time) s += "    (void)t;\n";
+    if (!every.any_parameter()) s += "    (void)p;\n";
+    if (driven() && every.drivers.empty()) s += "    (void)u;\n";
+    s += "    switch (e) {\n";
+    for (std::size_t e = 0; e < all.size(); ++e) {
+      if (all[e].empty()) continue;
+      Uses u;
+      for (const EventAssignment& a : all[e]) collect(*a.value, u);
+      s += "      case " + std::to_string(e) + ": {  // " + m_.events()[e].name + "\n";
+      s += loads(u, "        ");
+      for (const EventAssignment& a : all[e]) {
+        s += "        const T next_" + state(a.state) + " = " + print(*a.value) + ";\n";
+      }
+      for (const EventAssignment& a : all[e]) {
+        s += "        y[" + std::to_string(a.state) + "] = next_" + state(a.state) + ";\n";
+      }
+      s += "        break;\n      }\n";
+    }
+    s += "      default:  // an event without assign leaves the state alone\n        break;\n    }\n  }\n";
     return s;
   }
 

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace batchode::models {
@@ -185,6 +186,22 @@ void evaluate_jacobian(const Model& model, double t, const double* y, const doub
 void evaluate_events(const Model& model, double t, const double* y, const double* p, double* g, const double* u) {
   const Interpreter in(model, t, y, p, u);
   for (std::size_t e = 0; e < model.equations().events.size(); ++e) g[e] = in.number(*model.equations().events[e]);
+}
+
+void apply_event_assignments(const Model& model, std::size_t event, double t, double* y, const double* p,
+                             const double* u) {
+  const std::vector<std::vector<EventAssignment>>& all = model.equations().event_assignments;
+  if (event >= all.size()) {
+    throw std::out_of_range("models::apply_event_assignments: model '" + model.name() + "' has " +
+                            std::to_string(all.size()) + " events, not an event " + std::to_string(event));
+  }
+  if (all[event].empty()) return;
+  std::vector<double> values;
+  {
+    const Interpreter in(model, t, y, p, u);  // reads y: every value before any store
+    for (const EventAssignment& a : all[event]) values.push_back(in.number(*a.value));
+  }
+  for (std::size_t k = 0; k < values.size(); ++k) y[all[event][k].state] = values[k];
 }
 
 void evaluate_auxiliaries(const Model& model, double t, const double* y, const double* p, double* values,

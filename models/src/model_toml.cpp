@@ -194,7 +194,7 @@ class Reader {
   }
 
   /// `events = ["expr", ...]` (named event0, event1, ...) or an [events] table of
-  /// name = "expr" or name = { expr = "...", direction = "...", action = "...", max = K }.
+  /// name = "expr" or name = { expr = "...", direction = "...", action = "...", max = K, assign = "..." }.
   void read_events(const toml::node& node, ModelDescription& d) const {
     auto add = [&](std::string name, const toml::node& expression, const SourceLocation& named_at) {
       const std::string key = "events." + std::to_string(d.events.size());
@@ -233,9 +233,11 @@ class Reader {
       const toml::table* spec = value_ptr->as_table();
       if (spec == nullptr) {
         throw ModelError(location(source_, value_ptr->source()),
-                         "event '" + name + "' must be an expression in quotes or a table { expr = \"...\", "
-                         "direction = \"rising\" | \"falling\" | \"both\", action = \"record\" | "
-                         "\"terminal\", max = K }, not " + type_name(*value_ptr));
+                         "event '" + name +
+                             "' must be an expression in quotes or a table { expr = \"...\", "
+                             "direction = \"rising\" | \"falling\" | \"both\", action = \"record\" | "
+                             "\"terminal\", max = K, assign = \"...\" }, not " +
+                             type_name(*value_ptr));
       }
       const toml::node* expression = spec->get("expr");
       if (expression == nullptr) throw ModelError(named_at, "event '" + name + "' has no expr = \"...\"");
@@ -257,10 +259,27 @@ class Reader {
           }
           e.max = *value.value<long long>();
           d.locations[key + ".max"] = value_at;
+        } else if (field == "assign") {
+          if (!value.is_string()) {
+            throw ModelError(value_at, "event '" + name +
+                                           "': assign must be a string of `<state> = <expr>` "
+                                           "statements, not " +
+                                           type_name(value));
+          }
+          e.assign = *value.value<std::string>();
+          // Its first character, as for expr: the statements' errors point into the text.
+          d.locations[key + ".assign"] = string_start(text_, source_, value.source());
+          // An empty assign means "none" in an EventDescription: refused here, where it was written.
+          if (e.assign.empty()) {
+            throw ModelError(d.locations[key + ".assign"],
+                             "event '" + name +
+                                 "' has an empty assign (write `<state> = <expr>` statements, "
+                                 "separated by ';' or line breaks, or leave assign out)");
+          }
         } else {
           throw ModelError(location(source_, field_key.source()),
                            "event '" + name + "': unknown key '" + field +
-                               "' (an event has expr, direction, action and max)");
+                               "' (an event has expr, direction, action, max and assign)");
         }
       }
     }

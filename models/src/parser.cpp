@@ -17,6 +17,7 @@
 #include "algebraic.hpp"
 #include "batchode/checks/identifier.hpp"
 #include "batchode/models/lexer.hpp"
+#include "event_assignments.hpp"
 
 namespace batchode::models {
 
@@ -533,7 +534,8 @@ std::string_view assigned_name(std::string_view line) {
   return name;
 }
 
-/// The auxiliaries some tree reads: a later line, an event, or another auxiliary.
+/// The auxiliaries some tree reads: a later line, an event (its function or its assign), or another
+/// auxiliary.
 void collect_read_auxiliaries(const Expr& e, std::vector<bool>& read) {
   if (e.kind == ExprKind::auxiliary) read[e.index] = true;
   for (const ExprPtr& arg : e.args) collect_read_auxiliaries(*arg, read);
@@ -551,6 +553,9 @@ void check_unread_derivative_names(const ModelDescription& d, const Scope& scope
   }
   for (const Auxiliary& a : out.auxiliaries) collect_read_auxiliaries(*a.value, read);
   for (const ExprPtr& event : out.events) collect_read_auxiliaries(*event, read);
+  for (const auto& assignments : out.event_assignments) {
+    for (const EventAssignment& a : assignments) collect_read_auxiliaries(*a.value, read);
+  }
   for (std::size_t i = 0; i < out.auxiliaries.size(); ++i) {
     const Auxiliary& a = out.auxiliaries[i];
     const std::string rest = a.name.size() > 1 && a.name[0] == 'd' ? a.name.substr(1) : std::string();
@@ -696,6 +701,13 @@ ParsedEquations parse_equations(const ModelDescription& d) {
     if (tokens.front().kind == TokenKind::end) throw ModelError(start, what + " has an empty expression");
     LineParser parser(tokens, start, scope, start.line);
     out.events.push_back(parser.statement_value(0));
+  }
+  const StatementValueParser assigned_value = [&](const std::vector<Token>& tokens, std::size_t first,
+                                                  const SourceLocation& line_start) {
+    return LineParser(tokens, line_start, scope, line_start.line).statement_value(first);
+  };
+  for (std::size_t e = 0; e < d.events.size(); ++e) {
+    out.event_assignments.push_back(parse_event_assignments(d, e, out.auxiliaries, assigned_value));
   }
   check_unread_derivative_names(d, scope, out);
   check_residual_count(d, residuals);

@@ -19,6 +19,8 @@ class Status(enum.IntEnum):
     stopped_by_event = 6  #: a terminal event ended the run before the end of the span (not a failure)
     #: a DAE's algebraic variables could not be made consistent at t0 (Newton failed or dg/dz singular)
     inconsistent_initial_values = 7
+    #: events that change the state kept firing at one time (Zeno): the run ended at the last of them
+    zeno_events = 8
 
 
 STATUS_NAMES = tuple(s.name for s in Status)

@@ -46,7 +46,8 @@ std::vector<models::NamedValue> named_values(const py::object& values, const cha
 }
 
 /// events: a list of expressions (named event0, event1, ...) or a dict {name: expression or
-/// {"expr": ..., "direction": ..., "action": ..., "max": K}}, as a model file's events; None: none.
+/// {"expr": ..., "direction": ..., "action": ..., "max": K, "assign": "..."}}, as a model file's events;
+/// None: none.
 /// A mistake in the entries' shape is a ModelError naming the entry (the words are parse_model's).
 std::vector<models::EventDescription> event_descriptions(const py::object& events) {
   std::vector<models::EventDescription> out;
@@ -76,18 +77,28 @@ std::vector<models::EventDescription> event_descriptions(const py::object& event
       continue;
     }
     if (!py::isinstance<py::dict>(value)) {
-      throw fail("event '" + e.name + "' must be an expression (str) or a dict {\"expr\": ..., \"direction\": ..., "
-                 "\"action\": ..., \"max\": K}, not " + type_of(value));
+      throw fail("event '" + e.name +
+                 "' must be an expression (str) or a dict {\"expr\": ..., \"direction\": ..., "
+                 "\"action\": ..., \"max\": K, \"assign\": ...}, not " +
+                 type_of(value));
     }
     bool have_expression = false;
     for (const auto& [field_key, field] : value.cast<py::dict>()) {
       const std::string name = py::str(field_key).cast<std::string>();
-      if (name == "expr" || name == "direction" || name == "action") {
+      if (name == "expr" || name == "direction" || name == "action" || name == "assign") {
         if (!py::isinstance<py::str>(field)) throw fail("event '" + e.name + "': " + name + " must be a str, not " + type_of(field));
         const std::string text = field.cast<std::string>();
         if (name == "expr") {
           e.expression = text;
           have_expression = true;
+        } else if (name == "assign") {
+          // An empty assign means "none" in an EventDescription: refused, as in a model file.
+          if (text.empty()) {
+            throw fail("event '" + e.name +
+                       "' has an empty assign (write \"<state> = <expr>\" statements, "
+                       "separated by ';' or line breaks, or leave assign out)");
+          }
+          e.assign = text;
         } else {
           (name == "direction" ? e.direction : e.action) = text;
         }
@@ -102,7 +113,8 @@ std::vector<models::EventDescription> event_descriptions(const py::object& event
         }
         e.max = k;
       } else {
-        throw fail("event '" + e.name + "': unknown key '" + name + "' (an event has expr, direction, action and max)");
+        throw fail("event '" + e.name + "': unknown key '" + name +
+                   "' (an event has expr, direction, action, max and assign)");
       }
     }
     if (!have_expression) throw fail("event '" + e.name + "' has no \"expr\"");
@@ -142,9 +154,12 @@ algebraic: a dict {name: initial guess} of algebraic variables (a semi-explicit 
 `0 =` lines' residuals must determine them), the last states (n_states counts them, state_names and
 default_y0 end with them; n_algebraic, algebraic_names); observables: names of auxiliaries saved
 beside the state at every save (r.observables, r.observable_names); events: a dict {name: expression
-or {"expr", "direction": "rising" | "falling" | "both", "action": "record" | "terminal", "max": K}}
-or a list of expressions, as a model file's [events]; drivers: the names of time-varying inputs the
-equations read (their samples are given when solving: drivers={"u": samples, "dt": h, ...}).
+or {"expr", "direction": "rising" | "falling" | "both", "action": "record" | "terminal", "max": K,
+"assign": "<state> = <expr>; ..."}} or a list of expressions, as a model file's [events] (assign:
+statements applied when the event fires, simultaneously: every right side from the state before it,
+e.g. {"spike": {"expr": "v - 30", "direction": "rising", "assign": "v = -65; u = u + d"}}); drivers:
+the names of time-varying inputs the equations read (their samples are given when solving:
+drivers={"u": samples, "dt": h, ...}).
 Mistakes raise batchode.ModelError with line and column.
 )doc")
       .def(py::init([](const std::string& equations, const py::object& states, const py::object& parameters,
@@ -228,11 +243,13 @@ Mistakes raise batchode.ModelError with line and column.
               spec["direction"] = e.direction;
               spec["action"] = e.action;
               spec["max"] = e.max;
+              if (!e.assign.empty()) spec["assign"] = e.assign;
               out[py::str(e.name)] = spec;
             }
             return out;
           },
-          "The model's events: {name: {\"expr\", \"direction\", \"action\", \"max\"}}, in order.")
+          "The model's events: {name: {\"expr\", \"direction\", \"action\", \"max\"}}, in order, with\n"
+          "\"assign\" for an event that changes the state when it fires.")
       .def_property_readonly("source", [](const PyModel& p) { return p.model().description().source; })
       .def_property_readonly(
           "sparsity", [](const PyModel& p) { return models::describe_sparsity(p.model()); },

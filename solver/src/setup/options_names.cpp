@@ -109,6 +109,8 @@ std::string to_string(Status s) {
     case Status::stopped_by_event: return "stopped_by_event";
     case Status::inconsistent_initial_values:
       return "inconsistent_initial_values";
+    case Status::zeno_events:
+      return "zeno_events";
   }
   return fmt::format("unknown_status({})", static_cast<int>(s));
 }

@@ -24,8 +24,13 @@
 //     const;
 //     // a model with events: static constexpr batchode::port::size_t n_events = 2; and
 //     template <class T> BATCHODE_HOST_DEVICE void events(T t, const T* y, const T* p, T* g) const;
+//     // and where some event has an `assign` (bit e of the mask: event e has one):
+//     static constexpr batchode::port::uint32_t event_assignments = 5;
+//     template <class T> BATCHODE_HOST_DEVICE void event_assign(batchode::port::size_t e, T t, T* y,
+//     const T* p) const;  // event e's assign, simultaneous: every right side from y as it is, then stored
 //     // a model with drivers: n_drivers, driver_names, and every member takes their values at t, u,
-//     // before its output: operator()(T t, const T* y, const T* p, const T* u, T* dydt); no
+//     // before its output (event_assign: after p, last): operator()(T t, const T* y, const T* p,
+//     // const T* u, T* dydt); no
 //     // time_derivative (f_t by AD in t through the drivers: kernels/outputs/driven_system.hpp)
 //   };
 //

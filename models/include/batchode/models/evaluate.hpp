@@ -4,6 +4,8 @@
 // it; the CLI uses it to evaluate a model without compiling anything.
 #pragma once
 
+#include <cstddef>
+
 #include "batchode/models/model.hpp"
 
 namespace batchode::models {
@@ -23,6 +25,13 @@ void evaluate_jacobian(const Model& model, double t, const double* y, const doub
 /// g = the event functions' values (Model::events order), as the generated events() computes them.
 void evaluate_events(const Model& model, double t, const double* y, const double* p, double* g,
                      const double* u = nullptr);
+
+/// Event `event`'s `assign` applied to y (n_states values, changed in place), as the generated
+/// event_assign() does: every right side is computed from y as it was (and the auxiliaries computed from
+/// it), then all are stored (simultaneous). An event without assign leaves y alone. std::out_of_range
+/// when `event` is not below the number of events.
+void apply_event_assignments(const Model& model, std::size_t event, double t, double* y, const double* p,
+                             const double* u = nullptr);
 
 /// The auxiliaries' values in order of definition (Model::auxiliary_names), for observables.
 void evaluate_auxiliaries(const Model& model, double t, const double* y, const double* p, double* values,

@@ -46,7 +46,8 @@ class Model {
   /// The auxiliaries' names in order of definition.
   std::vector<std::string> auxiliary_names() const;
   const std::vector<std::string>& observables() const;
-  /// The event functions as written (checked), in order; their trees are equations().events.
+  /// The event functions as written (checked), in order; their trees are equations().events, their
+  /// assign statements' equations().event_assignments.
   const std::vector<EventDescription>& events() const;
   /// The structurally nonzero Jacobian entries (i = equation, j = state), row by row: those whose
   /// simplified symbolic derivative is not the literal 0.
@@ -72,10 +73,12 @@ class Model {
 /// definition, an invalid number, a line d<name> = ... where <name> is not a state and nothing reads the
 /// auxiliary (no later line, event or observable); an observable that is not an auxiliary, or listed twice;
 /// an event whose name is not an identifier or is used twice, whose direction, action or max is not one of
-/// the words or >= 1, whose expression does not parse (at its line and column), or more than 8 events; an
-/// algebraic variable with a d equation, a `0 =` line too many or too few, or one that is not `0 =`, and an
-/// algebraic variable that no `0 =` equation can be matched to (none depends on it, or too few: the DAE is
-/// not of index 1; at its [algebraic] entry).
+/// the words or >= 1, whose expression does not parse (at its line and column), whose assign is empty, has a
+/// statement that is not `<state> = <expr>`, assigns anything but a differential state (each kind named) or
+/// one state twice, or has a right side that does not parse (each inside the assign string), or more than 8
+/// events; an algebraic variable with a d equation, a `0 =` line too many or too few, or one that is not
+/// `0 =`, and an algebraic variable that no `0 =` equation can be matched to (none depends on it, or too
+/// few: the DAE is not of index 1; at its [algebraic] entry).
 Model parse_model(const ModelDescription& description);
 
 /// read_model_file + parse_model.

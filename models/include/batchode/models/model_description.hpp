@@ -24,6 +24,12 @@
 //   beta = 2.6666666666666665
 //   [events]                  # optional: zero crossings of g(t, y, p), at most 8
 //   x_zero = { expr = "x", direction = "rising", action = "record", max = 4 }
+//   spike = { expr = "x - 30", direction = "rising", assign = "x = -65; y = y + rho" }
+//   # assign (optional): `<state> = <expr>` statements, separated by `;` or line breaks, applied when the
+//   # event fires (at the located crossing), after which integration restarts from the new state; a
+//   # terminal event applies them, then ends the run. Simultaneous (as SBML's event assignments): every
+//   # right side is evaluated with the state before the event (and the auxiliaries computed from it),
+//   # then all are stored, so "x = y; y = x" swaps x and y. Only differential states can be assigned.
 //   # or, without [events]: events = ["x", "z - 27"]  (named event0, event1, ...; both ways, recorded once)
 //   [drivers]                 # optional: time-varying inputs, read by name in the equations
 //   u = { dt = 0.5, values = [0.0, 1.0, 0.0], order = 1 }   # samples here (uniform from t0, or times =
@@ -58,6 +64,9 @@ struct EventDescription {
   std::string direction = "both";  ///< "rising", "falling" or "both"
   std::string action = "record";   ///< "record" (the first `max` crossings) or "terminal" (ends the run)
   long long max = 1;               ///< crossings stored per run, at least 1
+  /// `<state> = <expr>` statements (`;` or line breaks between them) applied when the event fires,
+  /// simultaneously (see the TOML format above); empty: the event leaves the state alone.
+  std::string assign;
 };
 
 /// A driver (a time-varying input) as written: its name, and its samples when the file gives them
@@ -95,7 +104,8 @@ struct ModelDescription {
   /// "algebraic" (the tables), "states.<name>", "algebraic.<name>", "parameters.<name>",
   /// "constants.<name>", "observables.<index>", and per event index i "events.<i>" (its name or list
   /// entry), "events.<i>.expr" (the expression's first character), "events.<i>.direction",
-  /// "events.<i>.action", "events.<i>.max"; "drivers.<name>".
+  /// "events.<i>.action", "events.<i>.max", "events.<i>.assign" (the first character of its text, as
+  /// for expr); "drivers.<name>".
   std::map<std::string, SourceLocation> locations;
 };
 

@@ -27,6 +27,15 @@ struct Auxiliary {
   SourceLocation where;
 };
 
+/// One statement `<state> = <expr>` of an event's `assign` (model_description.hpp): when the event fires,
+/// differential state `state` becomes `value`, computed from the state before the event (an event's
+/// statements are simultaneous: every value is computed before any is stored).
+struct EventAssignment {
+  std::size_t state = 0;  ///< index into the states (never an algebraic variable)
+  ExprPtr value;
+  SourceLocation where;  ///< the state's name in the statement
+};
+
 /// The equations as trees.
 struct ParsedEquations {
   std::vector<Auxiliary> auxiliaries;  ///< in order of definition (index = ExprKind::auxiliary's index)
@@ -35,12 +44,16 @@ struct ParsedEquations {
   std::vector<ExprPtr> rhs;
   std::vector<SourceLocation> rhs_where;  ///< where each state's equation starts (a residual: at its 0)
   std::vector<ExprPtr> events;            ///< events[e]: event function e (ModelDescription::events)
+  /// event_assignments[e]: event e's `assign` statements in written order, empty for an event without
+  /// one; as many entries as events.
+  std::vector<std::vector<EventAssignment>> event_assignments;
 };
 
 /// Parses `d.equations`, then each event's expression (one line, in the same grammar as a statement's
-/// value, with every auxiliary in scope). The declarations (states, parameters, constants) must
-/// already be checked (unique, not reserved: parse_model does it). Throws ModelError at the offending
-/// line and column (an event's: ModelDescription::locations "events.<i>.expr", else the source).
+/// value, with every auxiliary in scope) and its `assign` statements (their values in that grammar too).
+/// The declarations (states, parameters, constants) must already be checked (unique, not reserved:
+/// parse_model does it). Throws ModelError at the offending line and column (an event's:
+/// ModelDescription::locations "events.<i>.expr" or "events.<i>.assign", else the source).
 ParsedEquations parse_equations(const ModelDescription& d);
 
 /// The file position of the character at (line, column) of the equations' text (both 1-based).

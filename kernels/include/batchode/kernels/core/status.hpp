@@ -32,10 +32,14 @@ enum class Status : port::int32_t {
   /// them at t0 did not converge, or dg/dz was singular there. The run ends at t0 with its initial state
   /// (the algebraic variables as far as the iteration got).
   inconsistent_initial_values = 7,
+  /// Events that change the state (kernels/core/system.hpp's event_assign) kept firing at one time
+  /// (a Zeno run, as a bouncing ball's bounces accumulate): the run ended at the last of them, with
+  /// the state after its assignments.
+  zeno_events = 8,
 };
 
 /// The last Status value (lists of every status loop to it).
-inline constexpr Status last_status = Status::inconsistent_initial_values;
+inline constexpr Status last_status = Status::zeno_events;
 
 /// Whether a run ended as it should: at t_end, or at a terminal event.
 BATCHODE_HOST_DEVICE inline constexpr bool finished(Status s) {

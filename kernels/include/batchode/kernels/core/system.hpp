@@ -59,6 +59,12 @@
 //   n_events, events     static constexpr size_t E (at most 8) and void events(T t, const T* y,
 //                        const T* p, T* g) const writing g[0 .. E): located, recorded or terminal zero
 //                        crossings (kernels/loop/events.hpp). [n_events_v]
+//   event_assignments, event_assign
+//                        static constexpr uint32_t mask (bit e: event e changes the state when it
+//                        fires) and void event_assign(size_t e, T t, T* y, const T* p) const: applies
+//                        event e's assignments to y at its crossing time t (a driven system takes u
+//                        after p). The run then restarts there from the new state; a terminal event
+//                        applies them and ends the run (kernels/loop/events.hpp). [event_assignments_v]
 //   next_break           T next_break(T t) const: the first time after t where f is not smooth; adaptive
 //                        steps end there (kernels/loop/adaptive_loop.hpp; Driven has it). [has_breaks_v]
 //   summary_kinds        static constexpr uint32_t, summary_bit(SummaryKind::mean) | ...: the summary
@@ -146,6 +152,11 @@ BATCHODE_SYSTEM_COUNT(declared_lanes, lanes_per_run, 0)
 BATCHODE_SYSTEM_COUNT(sparse_jacobian_nonzeros, jacobian_nonzeros, 0)
 BATCHODE_SYSTEM_COUNT(sparse_lu_slots, sparse_lu_size, 0)
 #undef BATCHODE_SYSTEM_COUNT
+template <class S, class = void>
+struct assignment_mask : port::integral_constant<port::uint32_t, 0> {};
+template <class S>
+struct assignment_mask<S, port::void_t<decltype(port::uint32_t{S::event_assignments})>>
+    : port::integral_constant<port::uint32_t, S::event_assignments> {};
 
 // A const member `member(T t, const T* y, const T* p, T* out)` in precision T (a driven system's take
 // u after p: Driven gives them the plain form).
@@ -276,6 +287,11 @@ inline constexpr port::size_t n_observables_v = detail::observable_count<S>::val
 /// The number of event functions of system S: S::n_events, or 0 when it has none.
 template <class S>
 inline constexpr port::size_t n_events_v = detail::event_count<S>::value;
+
+/// The events of system S that change the state when they fire (bit e: event e; its event_assign):
+/// S::event_assignments, or 0.
+template <class S>
+inline constexpr port::uint32_t event_assignments_v = detail::assignment_mask<S>::value;
 
 /// The number of algebraic states of system S (the last ones): S::n_algebraic, or 0 for an ODE.
 template <class S>

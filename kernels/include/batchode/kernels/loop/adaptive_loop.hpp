@@ -126,9 +126,19 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     // stored and forgotten (forget_values), h_kept was decided before the step, t is in memory.
     // Lorenz dopri5 on one core: 727 -> 667 instructions per step with the other changes here.
     const T t_new = lands ? t_stop : t + h_try;
-    if (stopped_by_event(events, stepper, sys, t, t_new, y, y_new, p, plan, sink, counters, next_save,
-                         lands && stop_is_save, t_reached)) {
-      return Status::stopped_by_event;
+    const EventStop event_stop = stopped_by_event(events, stepper, sys, t, t_new, y, y_new, p, plan, sink,
+                                                  counters, next_save, lands && stop_is_save, t_reached);
+    if (event_stop == EventStop::ended) return Status::stopped_by_event;
+    if constexpr (EventTracker<System, T>::acting != 0) {
+      if (event_stop == EventStop::restart) {  // assignments changed the state at t_reached
+        t = t_reached;
+        const Status restarted = restart_after_assignments(stepper, sys, t, y, p, plan, events, counters);
+        if (restarted != Status::success) return ended(restarted);
+        h = min_of(initial_step<N, Stepper::order>(sys, t, y, stepper.derivative(), p, plan), plan.dt_max);
+        counters.rhs_evaluations += 1;
+        log_e2_prev = control.first_log_e2_prev();
+        continue;
+      }
     }
     [[maybe_unused]] DenseStep<Stepper, N> dense;
     if constexpr (Sink::active) {

@@ -3,7 +3,9 @@
 // evaluate them at the new point, and where one changed sign in its direction it locates the root on
 // the step's dense output (the method's own or the Hermite cubic: StepInterpolant) by the Illinois method, to
 // RunSettings::event_tolerance in t. A crossing is recorded (time and state, the first `max` of
-// each event per run) or, for a terminal event, ends the run there with the interpolated state.
+// each event per run) or, for a terminal event, ends the run there with the interpolated state. An
+// event with assignments (the system's event_assignments and event_assign) ends the step there too:
+// the loops apply them to the interpolated state and restart the run from it (step_outputs.hpp).
 // Systems without events compile none of this.
 #pragma once
 
@@ -38,8 +40,15 @@ struct EventTracker {
   static constexpr port::size_t E = n_events_v<System>;
   static constexpr port::size_t N = System::n_states;
   static_assert(E <= max_events, "a system may have at most 8 event functions (kernels/loop/events.hpp)");
+  /// The events that change the state when they fire (kernels/core/system.hpp's event_assign).
+  static constexpr port::uint32_t acting = event_assignments_v<System>;
   T g[E > 0 ? E : 1];
   port::uint32_t count[E > 0 ? E : 1];
+  port::uint32_t at_stop = 0;  ///< after check() returned a stop <= 1: the events that fired there
+  // Systems with assignments: the time of the last ones and how many came in a row each within a
+  // Zeno span of the one before (repeated_action).
+  T last_action{};
+  port::uint32_t quick_actions = 0;
 
   BATCHODE_HD_TEMPLATE
   template <class State>
@@ -49,10 +58,31 @@ struct EventTracker {
     for (port::size_t e = 0; e < E; ++e) count[e] = 0;
   }
 
+  /// Assignments applied at t: whether they keep coming at one time, a Zeno run (a bouncing ball's
+  /// bounces accumulate at a finite time, and a run would step on with ever smaller flights until it
+  /// tunnelled through the floor or ran out of steps): the fourth in a row each within 64 event
+  /// tolerances of the one before. A run's first assignments are never such.
+  BATCHODE_HOST_DEVICE bool repeated_action(T t, const RunSettings<T>& plan) {
+    const bool quick = count_actions_ && t - last_action <= T(64) * plan.event_tolerance;
+    quick_actions = quick ? quick_actions + 1 : 0;
+    last_action = t;
+    count_actions_ = true;
+    return quick_actions >= 3;
+  }
+
+  /// After an event's assignments changed the state to y at t: the functions' values there, from
+  /// which the next crossings are counted (the counts go on).
+  BATCHODE_HD_TEMPLATE
+  template <class State>
+  BATCHODE_HOST_DEVICE void restart(const System& sys, T t, const State& y, const T* p) {
+    sys.events(t, &y[0], p, g);
+  }
+
   /// After an accepted attempt, before accept(): `dense` is its dense output (StepInterpolant, from
   /// (t, y) to (t_new, y_new); t_new exactly). Records the step's crossings and returns the step
-  /// fraction of the earliest terminal one, whose time and state are then in t_stop and y_stop (2
-  /// when none: the run goes on); crossings after it are not recorded.
+  /// fraction of the earliest terminal one or one with assignments, whose time and state are then in
+  /// t_stop and y_stop and the events there in at_stop (2 when none: the run goes on); crossings
+  /// after it are not recorded.
   BATCHODE_HD_TEMPLATE
   template <class Dense, class Sink, class State>
   BATCHODE_HOST_DEVICE T check(Dense& dense, T t_new, const State& y_new, const RunSettings<T>& plan, Sink& sink,
@@ -67,6 +97,7 @@ struct EventTracker {
       }
     }
     T stop = T(2);
+    const port::uint32_t ends = plan.event_terminal | acting;  // crossings the step ends at
     if (fired != 0) {
       const T t = dense.t, h = dense.h;
       T theta[E];
@@ -75,7 +106,7 @@ struct EventTracker {
         theta[e] = T(2);
         if ((fired >> e) & 1u) {
           theta[e] = root(dense, e, g[e], g_new[e], plan.event_tolerance / h);
-          if (((plan.event_terminal >> e) & 1u) && theta[e] < stop) stop = theta[e];
+          if (((ends >> e) & 1u) && theta[e] < stop) stop = theta[e];
         }
       }
       T at[N];
@@ -92,6 +123,13 @@ struct EventTracker {
       if (stop <= T(1)) {
         t_stop = stop >= T(1) ? t_new : t + stop * h;
         dense.state(stop, &y_stop[0]);
+        if constexpr (acting != 0) {
+          at_stop = 0;
+          BATCHODE_UNROLL
+          for (port::size_t e = 0; e < E; ++e) {
+            if ((((fired & ends) >> e) & 1u) != 0 && theta[e] == stop) at_stop |= 1u << e;
+          }
+        }
       }
     }
     BATCHODE_UNROLL
@@ -107,6 +145,8 @@ struct EventTracker {
   }
 
  private:
+  bool count_actions_ = false;  // repeated_action has seen an assignment
+
   /// The Illinois method on theta in [0, 1] (g_a = g at 0, g_b at 1, of opposite signs or g_b = 0):
   /// secant steps, halving the retained end's value when the same end is kept twice (superlinear,
   /// never slower than bisection by much), until the bracket is below `width` (the tolerance over h)

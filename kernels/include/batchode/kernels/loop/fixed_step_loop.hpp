@@ -218,6 +218,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
   while (t < plan.t_end) {
     bool stop_is_save;
     const T t_stop = next_stop<Sink>(plan, next_save, stop_is_save);
+    [[maybe_unused]] bool restarted = false;  // events' assignments ended the segment (ended only with some)
     const T span = t_stop - t;
     const port::uint64_t allowed = plan.max_steps - attempts;
     // The step count in T first: span / h can exceed what 64 bits hold (dt = 1 to t_end = 1e300),
@@ -241,15 +242,32 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
         }
         stepper.step(sys, tj, y, p, h, y_new, err);
         if constexpr (n_events_v<System> > 0) {  // (systems with events only: the loop stays as it is)
-          if (stopped_by_event(events, stepper, sys, tj, tj + h, y, y_new, p, plan, sink, counters, next_save, false,
-                               t)) {
+          const EventStop event_stop = stopped_by_event(events, stepper, sys, tj, tj + h, y, y_new, p, plan,
+                                                        sink, counters, next_save, false, t);
+          if (event_stop == EventStop::ended) {
             counters.accepted_steps += static_cast<port::uint32_t>(base + j);  // this segment's earlier steps
             return Status::stopped_by_event;
+          }
+          if constexpr (EventTracker<System, T>::acting != 0) {
+            if (event_stop == EventStop::restart) {
+              counters.accepted_steps += static_cast<port::uint32_t>(base + j);
+              attempts += base + j + 1;
+              restarted = true;  // at t, with the assigned state: a new segment from there
+              break;
+            }
           }
         }
         keep_step(stepper, sys, tj + h, y, y_new, p);
       }
+      if (restarted) break;
       base += round;
+    }
+    if constexpr (EventTracker<System, T>::acting != 0) {
+      if (restarted) {
+        const Status status = restart_after_assignments(stepper, sys, t, y, p, plan, events, counters);
+        if (status != Status::success) return status;
+        continue;
+      }
     }
     attempts += full;
     counters.accepted_steps += static_cast<port::uint32_t>(full);
@@ -259,9 +277,16 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
       return Status::max_steps_reached;
     }
     stepper.step(sys, t_last, y, p, t_stop - t_last, y_new, err);
-    if (stopped_by_event(events, stepper, sys, t_last, t_stop, y, y_new, p, plan, sink, counters, next_save,
-                         stop_is_save, t)) {
-      return Status::stopped_by_event;
+    const EventStop event_stop = stopped_by_event(events, stepper, sys, t_last, t_stop, y, y_new, p, plan,
+                                                  sink, counters, next_save, stop_is_save, t);
+    if (event_stop == EventStop::ended) return Status::stopped_by_event;
+    if constexpr (EventTracker<System, T>::acting != 0) {
+      if (event_stop == EventStop::restart) {
+        ++attempts;
+        const Status status = restart_after_assignments(stepper, sys, t, y, p, plan, events, counters);
+        if (status != Status::success) return status;
+        continue;
+      }
     }
     t = t_stop;
     keep_step(stepper, sys, t, y, y_new, p);
@@ -288,23 +313,40 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System
   using State = typename Stepper::state_type;
   constexpr port::size_t N = System::n_states;
   const T h = plan.dt;
-  const T span = plan.t_end - plan.t0;
-  const T steps_wanted = steps_over(span, h);
-  const bool within = steps_wanted <= T(plan.max_steps);
-  const port::uint64_t steps = within ? static_cast<port::uint64_t>(steps_wanted) : plan.max_steps;
+  // Steps from t_start (t0; with events' assignments, the last time they restarted the run: the steps
+  // go on from there, dt apart, the last one landing on t_end), `done` of max_steps taken before it.
+  T t_start = plan.t0;
+  port::uint64_t done = 0;
+  T steps_wanted = steps_over(plan.t_end - t_start, h);
+  bool within = steps_wanted <= T(plan.max_steps);
+  port::uint64_t steps = within ? static_cast<port::uint64_t>(steps_wanted) : plan.max_steps;
   State y_new{}, err{};
   DenseStep<Stepper, N> dense;
   for (port::uint64_t j = 0; j < steps; ++j) {
     // The times and steps of integrate_fixed's one segment: the same numbers as a solve without saves.
-    const T t = plan.t0 + T(j) * h;
+    const T t = t_start + T(j) * h;
     t_reached = t;
     if (stop_asked(plan, j)) return Status::not_solved;
     const bool last = within && j + 1 == steps;
     const T t_new = last ? plan.t_end : t + h;
     stepper.step(sys, t, y, p, last ? plan.t_end - t : h, y_new, err);
-    if (stopped_by_event(events, stepper, sys, t, t_new, y, y_new, p, plan, sink, counters, next_save, false,
-                         t_reached)) {
-      return Status::stopped_by_event;
+    const EventStop event_stop = stopped_by_event(events, stepper, sys, t, t_new, y, y_new, p, plan, sink,
+                                                  counters, next_save, false, t_reached);
+    if (event_stop == EventStop::ended) return Status::stopped_by_event;
+    if constexpr (EventTracker<System, T>::acting != 0) {
+      if (event_stop == EventStop::restart) {  // at t_reached: the steps start again from there
+        const Status status =
+            restart_after_assignments(stepper, sys, t_reached, y, p, plan, events, counters);
+        if (status != Status::success) return status;
+        done += j + 1;
+        t_start = t_reached;
+        steps_wanted = steps_over(plan.t_end - t_start, h);
+        within = steps_wanted <= T(plan.max_steps - done);
+        steps = within ? static_cast<port::uint64_t>(steps_wanted) : plan.max_steps - done;
+        if (t_start >= plan.t_end) return Status::success;
+        j = static_cast<port::uint64_t>(-1);  // ++j: 0
+        continue;
+      }
     }
     dense.before_accept(stepper, sys, t, y, t_new, y_new, p, plan, sink, next_save, counters);
     keep_step(stepper, sys, t_new, y, y_new, p);

@@ -18,6 +18,23 @@ namespace batchode {
 
 namespace detail {
 
+// Steppers that solve systems with algebraic states declare `static constexpr bool solves_dae = true`
+// (kernels/methods/rosenbrock_stepper.hpp for rodas4 and rodas5p) and have make_consistent.
+template <class Stepper, class = void>
+struct stepper_solves_dae : port::false_type {};
+template <class Stepper>
+struct stepper_solves_dae<Stepper, port::void_t<decltype(Stepper::solves_dae)>>
+    : port::bool_constant<Stepper::solves_dae> {};
+
+// Steppers whose right-hand-side evaluations follow from the step counts (static
+// rhs_evaluations(accepted, rejected): kernels/methods/rk_stepper.hpp) rather than counted as they go.
+template <class Stepper, class = void>
+struct evaluations_from_steps : port::false_type {};
+template <class Stepper>
+struct evaluations_from_steps<
+    Stepper, port::void_t<decltype(Stepper::rhs_evaluations(port::uint32_t{}, port::uint32_t{}))>>
+    : port::true_type {};
+
 template <class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool is_finite(T x) {
   return port::fabs(x) <= port::numeric_limits<T>::max();  // false for NaN and +-inf

@@ -36,14 +36,6 @@ namespace batchode {
 
 namespace detail {
 
-// Steppers that solve systems with algebraic states declare `static constexpr bool solves_dae = true`
-// (kernels/methods/rosenbrock_stepper.hpp for rodas4 and rodas5p) and have make_consistent.
-template <class Stepper, class = void>
-struct stepper_solves_dae : port::false_type {};
-template <class Stepper>
-struct stepper_solves_dae<Stepper, port::void_t<decltype(Stepper::solves_dae)>>
-    : port::bool_constant<Stepper::solves_dae> {};
-
 /// A run whose algebraic states could not be made consistent at t0 ends there: no save is kept, its
 /// events record nothing, and the Newton iteration's evaluations are counted.
 template <class System, class T, class State, class Sink>
@@ -63,13 +55,6 @@ BATCHODE_HOST_DEVICE Status end_inconsistent(const System& sys, const State& y, 
   return Status::inconsistent_initial_values;
 }
 
-template <class Stepper, class = void>
-struct evaluations_from_steps : port::false_type {};
-template <class Stepper>
-struct evaluations_from_steps<
-    Stepper, port::void_t<decltype(Stepper::rhs_evaluations(port::uint32_t{}, port::uint32_t{}))>>
-    : port::true_type {};
-
 }  // namespace detail
 
 /// Integrates one run in place: y holds y0 on entry and the final state on exit.
@@ -81,8 +66,9 @@ struct evaluations_from_steps<
 /// request, Status::not_solved) ended.
 BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink>
-BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
-                                          const T* p, const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
+BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys,
+                                          typename Stepper::state_type& y, const T* p,
+                                          const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
                                           T& t_reached) {
   port::uint32_t next_save = 0;
   [[maybe_unused]] const RunCounters at_start = counters;
@@ -100,19 +86,21 @@ BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys, t
   }
   stepper.reset(sys, plan.t0, y, p);
   detail::EventTracker<System, T> events;
-  if constexpr (n_events_v<System> > 0) events.start(sys, plan.t0, y, p);
+  if constexpr (n_events_v < System >> 0) events.start(sys, plan.t0, y, p);
   Status status;
   if constexpr (Stepper::adaptive) {
-    status = detail::integrate_adaptive(stepper, sys, y, p, plan, sink, counters, next_save, events, t_reached);
+    status =
+        detail::integrate_adaptive(stepper, sys, y, p, plan, sink, counters, next_save, events, t_reached);
   } else if constexpr (Sink::active) {
-    status = plan.interpolate_saves != 0
-                 ? detail::integrate_fixed_dense(stepper, sys, y, p, plan, sink, counters, next_save, events,
-                                                 t_reached)
-                 : detail::integrate_fixed(stepper, sys, y, p, plan, sink, counters, next_save, events, t_reached);
+    status =
+        plan.interpolate_saves != 0
+            ? detail::integrate_fixed_dense(stepper, sys, y, p, plan, sink, counters, next_save, events,
+                                            t_reached)
+            : detail::integrate_fixed(stepper, sys, y, p, plan, sink, counters, next_save, events, t_reached);
   } else {
     status = detail::integrate_fixed(stepper, sys, y, p, plan, sink, counters, next_save, events, t_reached);
   }
-  if constexpr (n_events_v<System> > 0) events.finish(sink, plan);
+  if constexpr (n_events_v < System >> 0) events.finish(sink, plan);
   if constexpr (Sink::active) {
     for (port::uint32_t s = next_save; s < plan.n_saves; ++s) sink.mark_unsaved(s);
   }

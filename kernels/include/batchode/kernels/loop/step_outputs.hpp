@@ -95,27 +95,37 @@ struct DenseStep {
   }
 };
 
+/// What an accepted attempt's events did to the run.
+enum class EventStop {
+  none,     ///< nothing: the step stands
+  ended,    ///< a terminal event ended the run inside the step
+  restart,  ///< events with assignments fired inside the step: the run restarts there from their state
+};
+
 /// The events of one accepted attempt from (t, y) to (t_new, y_new), before accept(): records its
-/// crossings (EventTracker::check) and returns true when a terminal one ended the run. Then y holds
-/// the state at the event and t_reached its time, the step counts as accepted, and the saves the run
-/// passed before the event are made: interpolated ones up to it, or a landed one at t_new when the
-/// event is there. Systems without events: nothing, false.
+/// crossings (EventTracker::check). When a terminal event or one with assignments fired, the step ends
+/// at the earliest: y holds the state there (after the assignments of every event with some that
+/// fired there, in the events' order) and t_reached its time, the step counts as accepted, and the
+/// saves the run passed before it are made with the state before the assignments: interpolated ones
+/// up to it (a save at the event's time keeps the value before), or a landed one at t_new when the
+/// event is there. Returns ended when a terminal event was among them (after its assignments: the
+/// run's final state), restart for assignments alone. Systems without events: nothing, none.
 BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink, class State>
-BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool stopped_by_event(
-    EventTracker<System, T>& events, const Stepper& stepper, const System& sys, T t, T t_new, State& y,
-    const State& y_new, const T* p, const RunSettings<T>& plan, Sink& sink, RunCounters& counters,
-    port::uint32_t& next_save, bool landed_save, T& t_reached) {
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE EventStop
+stopped_by_event(EventTracker<System, T>& events, const Stepper& stepper, const System& sys, T t, T t_new,
+                 State& y, const State& y_new, const T* p, const RunSettings<T>& plan, Sink& sink,
+                 RunCounters& counters, port::uint32_t& next_save, bool landed_save, T& t_reached) {
   if constexpr (n_events_v<System> == 0) {
     (void)events, (void)stepper, (void)sys, (void)t, (void)t_new, (void)y, (void)y_new, (void)p, (void)plan;
     (void)sink, (void)counters, (void)next_save, (void)landed_save, (void)t_reached;
-    return false;
+    return EventStop::none;
   } else {
     constexpr port::size_t N = System::n_states;
     StepInterpolant<Stepper, System, T> dense{stepper, sys, p, t, t_new - t, y, y_new, counters};
     T t_event{};
     State y_event{};
-    if (!(events.check(dense, t_new, y_new, plan, sink, t_event, y_event) <= T(1))) return false;
+    if (!(events.check(dense, t_new, y_new, plan, sink, t_event, y_event) <= T(1))) return EventStop::none;
     if constexpr (Sink::active) {
       if (plan.interpolate_saves != 0) {
         T out[N];
@@ -129,12 +139,52 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool stopped_by_event(
         sink.save(next_save++, t_new, &y_event[0]);
       }
     }
+    if constexpr (EventTracker<System, T>::acting != 0) {
+      BATCHODE_UNROLL
+      for (port::size_t e = 0; e < n_events_v<System>; ++e) {
+        if (((events.at_stop & EventTracker<System, T>::acting) >> e) & 1u)
+          sys.event_assign(e, t_event, &y_event[0], p);
+      }
+    }
     BATCHODE_UNROLL
     for (port::size_t i = 0; i < N; ++i) y[i] = y_event[i];
     t_reached = t_event;
     ++counters.accepted_steps;
-    return true;
+    if constexpr (EventTracker<System, T>::acting != 0) {
+      if ((events.at_stop & plan.event_terminal) == 0) return EventStop::restart;
+    }
+    return EventStop::ended;
   }
+}
+
+/// After events' assignments changed the state to (t, y) (stopped_by_event's restart): the run goes on
+/// from there as from a new start. The stepper starts from the new state (its f; a Rosenbrock step's
+/// linearisation; a DAE's algebraic states made consistent again with the assigned ones), the event
+/// functions are taken there, and the evaluations so far are counted. Returns success, or the status
+/// that ends the run there: zeno_events (EventTracker::repeated_action), non_finite_state (an
+/// assignment made the state NaN or infinite), inconsistent_initial_values (a DAE).
+BATCHODE_HD_TEMPLATE
+template <class Stepper, class System, class T, class State>
+BATCHODE_HOST_DEVICE Status restart_after_assignments(Stepper& stepper, const System& sys, T t, State& y,
+                                                      const T* p, const RunSettings<T>& plan,
+                                                      EventTracker<System, T>& events,
+                                                      RunCounters& counters) {
+  if (!states_finite<System::n_states>(sys, y)) return Status::non_finite_state;
+  if (events.repeated_action(t, plan)) return Status::zeno_events;
+  if constexpr (evaluations_from_steps<Stepper>::value) {
+    counters.rhs_evaluations += 1;  // reset's f: the count from the steps has one for the run's start only
+  } else {
+    counters.rhs_evaluations += stepper.rhs_evaluations();  // reset() starts the stepper's own count again
+  }
+  if constexpr (n_algebraic_v < System >> 0 && stepper_solves_dae<Stepper>::value) {
+    port::uint32_t newton_evaluations = 0;
+    const bool consistent = stepper.make_consistent(sys, t, y, p, plan.rtol, plan.atol, newton_evaluations);
+    counters.rhs_evaluations += newton_evaluations;
+    if (!consistent) return Status::inconsistent_initial_values;
+  }
+  stepper.reset(sys, t, y, p);
+  events.restart(sys, t, y, p);
+  return Status::success;
 }
 
 }  // namespace batchode::detail

@@ -37,6 +37,8 @@ struct Driven {
   static constexpr port::size_t n_params = System::n_params;
   static constexpr port::size_t n_observables = n_observables_v<System>;
   static constexpr port::size_t n_events = n_events_v<System>;
+  static constexpr port::uint32_t event_assignments = event_assignments_v<System>;
+  static constexpr port::size_t n_algebraic = n_algebraic_v<System>;  // a DAE's algebraic states, the last
   static constexpr port::size_t D = n_drivers_v<System>;
   static_assert(D > 0, "Driven<System>: System reads no drivers");
   /// System's Jacobian band (kernels/linalg/band.hpp), or dense.
@@ -121,6 +123,13 @@ struct Driven {
     X u[D];
     inputs(t, u);
     driven.events(t, y, p, u, g);
+  }
+  template <class X, class S = System>
+  BATCHODE_HOST_DEVICE auto event_assign(port::size_t e, X t, X* y, const X* p) const
+      -> decltype(port::declval<const S&>().event_assign(e, t, y, p, y), void()) {
+    X u[D];
+    inputs(t, u);
+    driven.event_assign(e, t, y, p, u);
   }
 };
 
