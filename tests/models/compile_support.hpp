@@ -126,4 +126,19 @@ inline RunResult compile(const std::vector<std::string>& sources, const std::vec
   return run_program(argv, log_file);
 }
 
+/// Compiles `dir`'s `source` (with `flags`) into `dir`/run and runs it: the run's result, or, when it
+/// did not build, the compiler's, its output prefixed "does not compile: " so a test's one check of the
+/// exit code names which step failed.
+inline RunResult build_and_run(const TempDir& dir, const std::string& source,
+                               const std::vector<std::string>& flags = {}) {
+  std::vector<std::string> extra = flags;
+  extra.insert(extra.end(), {"-o", dir.file("run")});
+  RunResult built = compile({dir.file(source)}, extra, dir.file("build.txt"));
+  if (built.exit_code != 0) {
+    built.output = "does not compile: " + built.output;
+    return built;
+  }
+  return run_program({dir.file("run")}, dir.file("run.txt"));
+}
+
 }  // namespace batchode::models::testing

@@ -343,11 +343,8 @@ int main() {
   }
   program += "}\n";
   support::write_file(dir.file("run.cpp"), program);
-  const support::RunResult built =
-      support::compile({dir.file("run.cpp")}, {"-O0", "-o", dir.file("run")}, dir.file("build.txt"));
-  ASSERT_EQ(built.exit_code, 0) << built.output << "\nprogram:\n" << program;
-  const support::RunResult ran = support::run_program({dir.file("run")}, dir.file("out.txt"));
-  ASSERT_EQ(ran.exit_code, 0) << ran.output;
+  const support::RunResult ran = support::build_and_run(dir, "run.cpp", {"-O0"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.output << "\nprogram:\n" << program;
 
   std::map<std::string, std::vector<double>> x;
   std::map<std::string, int> factored;

@@ -176,11 +176,8 @@ int main() {
 )";
   support::TempDir dir;
   support::write_file(dir.file("run.cpp"), program);
-  const support::RunResult built =
-      support::compile({dir.file("run.cpp")}, {"-O0", "-o", dir.file("run")}, dir.file("build.txt"));
-  ASSERT_EQ(built.exit_code, 0) << built.output << "\nprogram:\n" << program;
-  const support::RunResult r = support::run_program({dir.file("run")}, dir.file("out.txt"));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const support::RunResult r = support::build_and_run(dir, "run.cpp", {"-O0"});
+  ASSERT_EQ(r.exit_code, 0) << r.output << "\nprogram:\n" << program;
   double dydt = 0, J = 0, drive = 0;
   ASSERT_EQ(std::sscanf(r.output.c_str(), "%lf %lf %lf", &dydt, &J, &drive), 3) << r.output;
   EXPECT_EQ(dydt, -0.5 * 0.5 + (2.0 * 0.25 + -1.0));

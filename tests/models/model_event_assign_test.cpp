@@ -332,11 +332,8 @@ TEST(ModelEventAssign, GeneratedEventAssignSwapsAndMatchesTheInterpreter) {
                           "  Swap{}.event_assign(1, 0.0f, f, pf);  // templated on T\n"
                           "  return f[0] == 2.0f && f[1] == 1.0f ? 0 : 1;\n"
                           "}\n");
-  const support::RunResult built =
-      support::compile({dir.file("main.cpp")}, {"-o", dir.file("main")}, dir.file("build.txt"));
-  ASSERT_EQ(built.exit_code, 0) << built.output << "\nsource:\n" << source;
-  const support::RunResult ran = support::run_program({dir.file("main")}, dir.file("run.txt"));
-  ASSERT_EQ(ran.exit_code, 0) << ran.output;
+  const support::RunResult ran = support::build_and_run(dir, "main.cpp");
+  ASSERT_EQ(ran.exit_code, 0) << ran.output << "\nsource:\n" << source;
   EXPECT_EQ(ran.output, expected);  // bit for bit (hex floats)
 }
 
@@ -366,11 +363,8 @@ TEST(ModelEventAssign, DrivenModelsPassTheDriversLast) {
                                                 "  Driven{}.event_assign(0, 0.0, y, p, u);\n"
                                                 "  return y[0] == 1.75 ? 0 : 1;\n"
                                                 "}\n");
-  const support::RunResult built =
-      support::compile({dir.file("main.cpp")}, {"-o", dir.file("main")}, dir.file("build.txt"));
-  ASSERT_EQ(built.exit_code, 0) << built.output << "\nsource:\n" << source;
-  const support::RunResult ran = support::run_program({dir.file("main")}, dir.file("run.txt"));
-  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  const support::RunResult ran = support::build_and_run(dir, "main.cpp");
+  EXPECT_EQ(ran.exit_code, 0) << ran.output << "\nsource:\n" << source;
 }
 
 }  // namespace

@@ -154,11 +154,8 @@ TEST(ModelEvents, GeneratedCodeIsASystemWithEventsComputingTheInterpretersValues
                           "static_assert(batchode::n_events_v<Ball> == 2, \"two events\");\n"
                           "int main() {\n  const double y[] = {0.25, -1.5}, p[] = {9.0};\n  double g[2];\n"
                           "  Ball{}.events(0.5, y, p, g);\n  std::printf(\"%a %a\\n\", g[0], g[1]);\n}\n");
-  const support::RunResult built =
-      support::compile({dir.file("main.cpp")}, {"-o", dir.file("main")}, dir.file("build.txt"));
-  ASSERT_EQ(built.exit_code, 0) << built.output << "\nsource:\n" << source;
-  const support::RunResult ran = support::run_program({dir.file("main")}, dir.file("run.txt"));
-  ASSERT_EQ(ran.exit_code, 0) << ran.output;
+  const support::RunResult ran = support::build_and_run(dir, "main.cpp");
+  ASSERT_EQ(ran.exit_code, 0) << ran.output << "\nsource:\n" << source;
   EXPECT_EQ(ran.output, expected);  // bit for bit (hex floats)
 }
 
