@@ -108,9 +108,15 @@ def test_gpu_matches_cpu_run_by_run(precision):
     if reason:
         pytest.skip(reason)
     current = numpy.linspace(1.1, 3.0, 4096)
+    period = 10 * numpy.log(current / (current - 1))
+    # No spike within 1e-3 of t_end: one at the end within rounding is fired by one arithmetic only.
+    current = current[numpy.abs(100.0 - period * numpy.round(100.0 / period)) > 1e-3]
     tol = 1e-9 if precision == "float64" else 1e-5
+    # float32's default event tolerance at t = 100 is 1.2e-3 (100 ulps), by which each reset would move
+    # the later spikes, differently on each arithmetic; 2e-5 is near float32's resolution of t there.
+    event_tolerance = 1e-10 if precision == "float64" else 2e-5
     common = dict(t_span=(0.0, 100.0), parameters={"I": current}, method="dopri5", rtol=tol, atol=tol,
-                  precision=precision, save_every=5.0, **quiet())
+                  precision=precision, save_every=5.0, event_tolerance=event_tolerance, **quiet())
     cpu = batchode.solve_ivp(model, backend="cpu", **common)
     gpu = batchode.solve_ivp(model, backend="gpu", **common)
     assert cpu.success.all() and gpu.success.all()
