@@ -128,7 +128,7 @@ TYPED_TEST(WriteH5, WritesEveryDatasetAndAttribute) {
   EXPECT_EQ(h5.strings("/status", "status_names"),
             (std::vector<std::string>{"success", "max_steps_reached", "step_size_underflow",
                                       "non_finite_state", "singular_matrix", "not_solved",
-                                      "stopped_by_event"}));
+                                      "stopped_by_event", "inconsistent_initial_values", "zeno_events"}));
 
   EXPECT_EQ(h5.shape("/t_stop"), (std::vector<hsize_t>{runs}));
   EXPECT_EQ(h5.type("/t_stop"), std::make_pair(H5T_FLOAT, size));
