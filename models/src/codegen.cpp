@@ -462,7 +462,7 @@ class Generator {
 
     // W's initial values: -J in the nonzeros' slots, plus diag on the differential rows' diagonal (W = M
     // diag - J: an algebraic row has no diag, and its diagonal is a nonzero of J by the matching of
-    // models/src/algebraic.hpp); 0 in the fill.
+    // models/src/parse/algebraic.hpp); 0 in the fill.
     const std::size_t n_diff = n - m_.n_algebraic();
     std::vector<std::string> initial(plan.slots.size(), "T(0)");
     std::vector<std::string> diagonal_terms(n);  // |diag| (+ |J(i, i)|): the pivot's first terms

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <utility>
 
-#include "algebraic.hpp"
+#include "parse/algebraic.hpp"
 #include "batchode/checks/identifier.hpp"
 
 namespace batchode::models {

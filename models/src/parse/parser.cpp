@@ -1,4 +1,4 @@
-// models/: the recursive-descent parser of the equations (grammar in parser.hpp). Conditions and
+// models/src/parse/: the recursive-descent parser of the equations (grammar in parser.hpp). Conditions and
 // numbers are parsed by one grammar and told apart by the node they produce, so a comparison in the
 // wrong place gets a message about where comparisons may go rather than a bare "unexpected '<'".
 // Nesting is bounded (kMaxNesting, kMaxDepth): a hostile file cannot exhaust the stack here or in the

@@ -1,4 +1,4 @@
-// models/: parse_event_assignments (event_assignments.hpp). The assign string is cut into lines, a `#`
+// models/src/parse/: parse_event_assignments (event_assignments.hpp). The assign string is cut into lines, a `#`
 // comment is dropped, and each line is cut at `;` before the lexer sees it (';' is no token of the
 // equations' language); every piece keeps its own start in the file, so the lexer's and the parser's
 // columns land inside the assign string as they do in the equations.

@@ -1,4 +1,4 @@
-// models/: the expression tree's helpers and the language's vocabulary (functions, arities, reserved
+// models/src/parse/: the expression tree's helpers and the language's vocabulary (functions, arities, reserved
 // words), one table shared by the parser, the derivative pass, the code generator and the interpreter.
 #include "batchode/models/expression.hpp"
 

@@ -1,4 +1,4 @@
-// models/: splitting one line of equations into tokens (lexer.hpp). Columns count characters
+// models/src/parse/: splitting one line of equations into tokens (lexer.hpp). Columns count characters
 // (UTF-8 code points), as toml++ and editors do. Numbers are converted with std::from_chars, which
 // ignores the C locale (strtod would read "1,5" in some locales and refuse "1.5").
 #include "batchode/models/lexer.hpp"

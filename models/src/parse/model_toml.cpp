@@ -1,4 +1,4 @@
-// models/: reading a TOML model file into a ModelDescription (toml++). Only the file's shape is
+// models/src/parse/: reading a TOML model file into a ModelDescription (toml++). Only the file's shape is
 // checked here (keys, value types, required entries; and a driver's samples, whose rules need the
 // places of its keys and entries), each mistake with its line and column; the
 // equations and the names are checked by parse_model (model.cpp), which finds their places in the

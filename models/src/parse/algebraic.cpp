@@ -1,4 +1,4 @@
-// models/: the residual lines' checks and the matching of residuals to algebraic variables
+// models/src/parse/: the residual lines' checks and the matching of residuals to algebraic variables
 // (algebraic.hpp). The matching is Kuhn's augmenting paths, O(K * nonzeros of dg/dz): K is a model's
 // handful of algebraic variables, and the search runs once per parse.
 #include "algebraic.hpp"

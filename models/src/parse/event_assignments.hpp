@@ -1,4 +1,4 @@
-// models/ (private): an event's `assign` (model_description.hpp): its text split into `<state> = <expr>`
+// models/src/parse/ (private): an event's `assign` (model_description.hpp): its text split into `<state> = <expr>`
 // statements, each left side checked to be a differential state assigned once, each right side parsed by
 // the equations' parser (parser.cpp passes it in, with every auxiliary in scope), and every mistake
 // reported at its line and column inside the assign string.

@@ -1,4 +1,4 @@
-// models/ (private): the algebraic variables of a semi-explicit index-1 DAE (model_description.hpp's
+// models/src/parse/ (private): the algebraic variables of a semi-explicit index-1 DAE (model_description.hpp's
 // [algebraic], one `0 = <expr>` line each): the checks of the residual lines that parser.cpp calls
 // while it reads them, and the matching of residuals to variables that parse_model applies to the
 // parsed rows and their derivatives.
