@@ -599,13 +599,14 @@ ParsedEquations parse_equations(const ModelDescription& d) {
     scope.symbols[d.drivers[i].name] = {ExprKind::driver, i};
   // Algebraic variables are states after the differential ones: every later stage treats them alike.
   const std::size_t n_diff = d.states.size();
-  std::map<std::string, std::size_t, std::less<>> algebraic_index;
-  for (std::size_t k = 0; k < d.algebraic.size(); ++k) {
+  for (std::size_t k = 0; k < d.algebraic.size(); ++k)
     scope.symbols[d.algebraic[k].name] = {ExprKind::state, n_diff + k};
-    algebraic_index[d.algebraic[k].name] = k;
-  }
+  // `d<name> = ...` for an algebraic variable: a state's symbol past the differential ones.
   auto algebraic_equation = [&](std::string_view name) {
-    return name.size() >= 2 && name[0] == 'd' && algebraic_index.count(name.substr(1)) != 0;
+    if (name.size() < 2 || name[0] != 'd') return false;
+    const auto symbol = scope.symbols.find(name.substr(1));
+    return symbol != scope.symbols.end() && symbol->second.kind == ExprKind::state &&
+           symbol->second.index >= n_diff;
   };
 
   auto equation_state = [&](std::string_view name) -> const std::size_t* {

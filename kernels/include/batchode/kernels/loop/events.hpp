@@ -45,9 +45,9 @@ struct EventTracker {
   T g[E > 0 ? E : 1];
   port::uint32_t count[E > 0 ? E : 1];
   port::uint32_t at_stop = 0;  ///< after check() returned a stop <= 1: the events that fired there
-  // Systems with assignments: the time of the last ones and how many came in a row each within a
-  // Zeno span of the one before (repeated_action).
-  T last_action{};
+  // Systems with assignments: the time of the last ones (none yet: -inf) and how many came in a row
+  // each within a Zeno span of the one before (repeated_action).
+  T last_action = -port::numeric_limits<T>::infinity();
   port::uint32_t quick_actions = 0;
 
   BATCHODE_HD_TEMPLATE
@@ -61,12 +61,10 @@ struct EventTracker {
   /// Assignments applied at t: whether they keep coming at one time, a Zeno run (a bouncing ball's
   /// bounces accumulate at a finite time, and a run would step on with ever smaller flights until it
   /// tunnelled through the floor or ran out of steps): the fourth in a row each within 64 event
-  /// tolerances of the one before. A run's first assignments are never such.
+  /// tolerances of the one before. A run's first assignments are never such (t - -inf is +inf).
   BATCHODE_HOST_DEVICE bool repeated_action(T t, const RunSettings<T>& plan) {
-    const bool quick = count_actions_ && t - last_action <= T(64) * plan.event_tolerance;
-    quick_actions = quick ? quick_actions + 1 : 0;
+    quick_actions = t - last_action <= T(64) * plan.event_tolerance ? quick_actions + 1 : 0;
     last_action = t;
-    count_actions_ = true;
     return quick_actions >= 3;
   }
 
@@ -145,8 +143,6 @@ struct EventTracker {
   }
 
  private:
-  bool count_actions_ = false;  // repeated_action has seen an assignment
-
   /// The Illinois method on theta in [0, 1] (g_a = g at 0, g_b at 1, of opposite signs or g_b = 0):
   /// secant steps, halving the retained end's value when the same end is kept twice (superlinear,
   /// never slower than bisection by much), until the bracket is below `width` (the tolerance over h)

@@ -317,9 +317,13 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System
   // go on from there, dt apart, the last one landing on t_end), `done` of max_steps taken before it.
   T t_start = plan.t0;
   port::uint64_t done = 0;
-  T steps_wanted = steps_over(plan.t_end - t_start, h);
-  bool within = steps_wanted <= T(plan.max_steps);
-  port::uint64_t steps = within ? static_cast<port::uint64_t>(steps_wanted) : plan.max_steps;
+  bool within = false;  // the steps to t_end fit in what is left of max_steps
+  const auto steps_from_start = [&] {
+    const T steps_wanted = steps_over(plan.t_end - t_start, h);
+    within = steps_wanted <= T(plan.max_steps - done);
+    return within ? static_cast<port::uint64_t>(steps_wanted) : plan.max_steps - done;
+  };
+  port::uint64_t steps = steps_from_start();
   State y_new{}, err{};
   DenseStep<Stepper, N> dense;
   for (port::uint64_t j = 0; j < steps; ++j) {
@@ -340,9 +344,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System
         if (status != Status::success) return status;
         done += j + 1;
         t_start = t_reached;
-        steps_wanted = steps_over(plan.t_end - t_start, h);
-        within = steps_wanted <= T(plan.max_steps - done);
-        steps = within ? static_cast<port::uint64_t>(steps_wanted) : plan.max_steps - done;
+        steps = steps_from_start();
         if (t_start >= plan.t_end) return Status::success;
         j = static_cast<port::uint64_t>(-1);  // ++j: 0
         continue;
