@@ -122,7 +122,7 @@ endfunction()
 # batchode_target_gpu(<target>): compiles every C++ source of <target> with the configured GPU
 # compiler, so that batchode's kernels are instantiated for the target's systems; in a CPU-only build
 # it does nothing. A macro so that it can enable the GPU language in the caller's directory (above):
-# a project written as README.md shows needs no enable_language() of its own.
+# a project written as docs/guide/installing.md shows needs no enable_language() of its own.
 macro(batchode_target_gpu _batchode_gpu_target)
   batchode_enable_gpu_language()
   _batchode_compile_with_gpu(${_batchode_gpu_target})

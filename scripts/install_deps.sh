@@ -17,7 +17,9 @@ set -euo pipefail
 # OpenMPI and mpi4py for a batch over MPI processes (mpi/, tests under mpiexec, comm= in Python), and
 # h5py to read back the .h5 file they write; scipy, whose find_peaks the summary tests check the
 # peaks against (python/tests/test_summaries.py); ccache, through which scripts/test.sh's main variant
-# compiles, so that the builds its tests make of the same sources (pip install) are the cache's.
+# compiles, so that the builds its tests make of the same sources (pip install) are the cache's;
+# Sphinx with MyST (the Markdown pages), Breathe, Doxygen and the Read the Docs theme for the
+# documentation (scripts/build_docs.sh: the guide, and the API reference from docstrings and `///`).
 packages=(
   build-essential cmake ninja-build ccache
   hipcc libamdhip64-dev rocm-device-libs
@@ -28,6 +30,7 @@ packages=(
   python3-scipy
   libtomlplusplus-dev libssl-dev libcli11-dev libhdf5-dev
   libopenmpi-dev openmpi-bin python3-mpi4py python3-h5py
+  python3-sphinx python3-myst-parser python3-breathe doxygen python3-sphinx-rtd-theme
 )
 
 missing=()

@@ -21,6 +21,9 @@ cp python/batchode/*.py "$kit/python/batchode/"
 mapfile -t commands < <(ninja -C build-cuda -t commands batchode_python |
   grep -E 'python/CMakeFiles/batchode_python.dir/src/|-o python/batchode/_batchode')
 ((${#commands[@]} == 7)) || { echo "nvidia_python.sh: expected 6 compile lines and a link line" >&2; exit 1; }
+# A compiler launcher of this machine's (ccache, from CMAKE_CXX_COMPILER_LAUNCHER) is not on the GPU
+# machine: the commands run the compiler itself there.
+commands=("${commands[@]/#ccache /}")
 link=${commands[6]}
 # Static libraries by their build-cuda/ paths; shared ones (Debian's) into lib/ by soname. Their own
 # dependencies are left to the GPU machine (Ubuntu there has HDF5's compression libraries, curl, ...).

@@ -7,7 +7,8 @@
 #                      usable), and the tests asan cannot run: Python, packages (each consumer route
 #                      once, BATCHODE_CONSUMER_TESTS=routes), MPI, those too slow under the sanitizers,
 #                      and those whose answer depends on the build (EVERY_BUILD). Where asan is not
-#                      among the variants, every CPU test too (BATCHODE_CPU_TESTS).
+#                      among the variants, every CPU test too (BATCHODE_CPU_TESTS). Then the
+#                      documentation: scripts/build_docs.sh (phase main:docs)
 #   asan  build-asan/  CPU only (BATCHODE_GPU=off), AddressSanitizer + UBSan at -O0, warnings as
 #                      errors: the CPU tests, ctest -L cpu (no header checks: main compiles them)
 #   cuda  build-cuda-check/  BATCHODE_GPU=cuda with nvcc, compiled and linked only (no GPU here): the
@@ -33,7 +34,7 @@ while (($# > 0)); do
     --quick) variants=main ;;
     --variants) variants=${2//,/ }; shift ;;
     --variants=*) variants=${1#--variants=}; variants=${variants//,/ } ;;
-    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -123,8 +124,14 @@ variant_main() {
     -DBATCHODE_CPU_TESTS="${BATCHODE_CPU_TESTS:-$cpu_tests}" \
     -DBATCHODE_CPU_TESTS_OPTIMIZATION="${BATCHODE_CPU_TESTS_OPTIMIZATION--O0}" \
     -DBATCHODE_TESTS_PRECOMPILED_HEADER="${BATCHODE_TESTS_PRECOMPILED_HEADER:-ON}" &&
-    batchode_phase main:build batchode_build build &&
-    batchode_phase main:ctest run_ctest build
+    batchode_phase main:build batchode_build build || return 1
+  local status=0
+  batchode_phase main:ctest run_ctest build || status=1
+  # The documentation (scripts/build_docs.sh: Doxygen and Sphinx, warnings and dead links fail it;
+  # 10 s with the Python module this build made), whether or not a test failed, so that neither
+  # failure hides the other.
+  batchode_phase main:docs bash scripts/build_docs.sh || status=1
+  return "$status"
 }
 
 variant_asan() {
@@ -168,7 +175,7 @@ variant_cuda() {
     -DCMAKE_CXX_FLAGS_RELEASE="-O0 -DNDEBUG" &&
     batchode_phase cuda:build batchode_build build-cuda-check --target batchode_gpu_compiled &&
     echo "==> [cuda] built with $nvcc: compile + link only. Its GPU tests are NOT run here (no NVIDIA" \
-      "GPU); run them with scripts/nvidia_build.sh and scripts/nvidia_run.sh (README)."
+      "GPU); run them with scripts/nvidia_build.sh and scripts/nvidia_run.sh (docs/guide/installing.md)."
 }
 
 batchode_phase deps bash scripts/install_deps.sh

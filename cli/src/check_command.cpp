@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "batchode/models/codegen.hpp"
 #include "batchode/models/model.hpp"
@@ -49,7 +50,17 @@ int check_command(const std::string& model_path, std::ostream& out) {
     out << ", " << count(model.events().size(), "event") << " (";
     for (std::size_t e = 0; e < model.events().size(); ++e) {
       const models::EventDescription& ev = model.events()[e];
-      out << (e ? ", " : "") << ev.name << ": " << ev.direction << ", " << ev.action << ", max " << ev.max;
+      out << (e ? ", " : "") << ev.name << ": "
+          << (model.is_time_event(e) ? std::string("at given times") : ev.direction) << ", " << ev.action
+          << ", max " << ev.max;
+      // What its assign sets, in written order: states by name, parameters marked (a switch).
+      const std::vector<models::EventAssignment>& assigns = model.equations().event_assignments.at(e);
+      for (std::size_t k = 0; k < assigns.size(); ++k) {
+        const models::EventAssignment& a = assigns[k];
+        out << (k ? ", " : ", assigns {")
+            << (a.parameter ? "parameter " + model.parameters()[a.index].name : model.states()[a.index].name)
+            << (k + 1 == assigns.size() ? "}" : "");
+      }
     }
     out << ")";
   }

@@ -1,4 +1,4 @@
-// jit/: the cache folder's rules (README: "Where a batch runs"). The password database is the last
+// jit/: the cache folder's rules (docs/guide/where_it_runs.md). The password database is the last
 // resort so that a daemon or a container without $HOME still caches in the user's own home rather
 // than in whatever folder it was started from.
 #include "batchode/jit/cache_directory.hpp"

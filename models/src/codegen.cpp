@@ -159,10 +159,15 @@ class Generator {
     }
     if (n_events > 0) {
       std::vector<std::pair<std::string, ExprPtr>> g;
-      for (std::size_t e = 0; e < n_events; ++e) g.emplace_back("g[" + std::to_string(e) + "]", m_.equations().events[e]);
+      for (std::size_t e = 0; e < n_events; ++e) {
+        // An event at given times has no function: its slot is left alone (event_time() below).
+        if (const ExprPtr& g_e = m_.equations().events[e])
+          g.emplace_back("g[" + std::to_string(e) + "]", g_e);
+      }
       s += "\n  // g[e]: event function e (kernels/loop/events.hpp: its zero crossings are the events).\n";
       s += function("events", "g", g);
       s += event_assign();
+      s += event_time();
     }
     if (!observables.empty()) {
       // out[o]: the auxiliary listed o-th under `observables` (checked to be one by check_observables).
@@ -254,6 +259,8 @@ class Generator {
     if (driven() && u.drivers.empty()) s += "    (void)u;\n";
     s += loads(u, "    ");
     s += before;
+    if (outputs.empty() && before.empty())
+      s += std::string("    (void)") + out + ";\n";  // (events at given times only)
     for (const auto& [target, value] : outputs) s += "    " + target + " = " + print(*value) + ";\n";
     s += "  }\n";
     return s;
@@ -286,30 +293,55 @@ class Generator {
 
   /// The mask of the events with an `assign` and event_assign(), or "" when no event has one (the code
   /// is then exactly what it was before events could assign). Each case loads what its right sides read
-  /// from y as it is into locals, computes every new value, and only then stores them: the statements are
-  /// simultaneous (model_description.hpp), so `x = y; y = x` swaps.
+  /// from y (and p) as they are into locals, computes every new value, and only then stores them: the
+  /// statements are simultaneous (model_description.hpp), so `x = y; y = x` swaps. When some event assigns
+  /// a parameter, the mask parameter_assignments says which, and event_assign takes p mutable (the run's
+  /// own copy, kernels/core/system.hpp) in every case; when none does, the code is exactly what it was
+  /// before parameters could be assigned.
   std::string event_assign() {
     const std::vector<std::vector<EventAssignment>>& all = m_.equations().event_assignments;
-    unsigned long mask = 0;
+    unsigned long mask = 0, parameter_mask = 0;
+    bool stores_state = false;
     Uses every;
     for (std::size_t e = 0; e < all.size(); ++e) {
       if (all[e].empty()) continue;
       mask |= 1ul << e;  // at most 8 events (model.cpp's check_events)
-      for (const EventAssignment& a : all[e]) collect(*a.value, every);
+      for (const EventAssignment& a : all[e]) {
+        collect(*a.value, every);
+        if (a.parameter) {
+          parameter_mask |= 1ul << e;
+        } else {
+          stores_state = true;
+        }
+      }
     }
     if (mask == 0) return "";
-    std::string s = "\n  // bit e: event e changes the state when it fires (its `assign`)\n";
-    s += "  static constexpr batchode::port::uint32_t event_assignments = " + std::to_string(mask) + ";\n";
-    s += "  // Event e's assign, at its crossing: every right side is computed from y as it is (and the\n"
-         "  // auxiliaries computed from it), then all are stored (simultaneous, as SBML's event "
-         "assignments).\n";
+    const bool sets_parameters = parameter_mask != 0;
+    std::string s;
+    if (!sets_parameters) {
+      s += "\n  // bit e: event e changes the state when it fires (its `assign`)\n";
+      s += "  static constexpr batchode::port::uint32_t event_assignments = " + std::to_string(mask) + ";\n";
+      s += "  // Event e's assign, at its crossing: every right side is computed from y as it is (and the\n"
+           "  // auxiliaries computed from it), then all are stored (simultaneous, as SBML's event "
+           "assignments).\n";
+    } else {
+      s += "\n  // bit e: event e changes the state or the parameters when it fires (its `assign`)\n";
+      s += "  static constexpr batchode::port::uint32_t event_assignments = " + std::to_string(mask) + ";\n";
+      s += "  // bit e: event e's assign sets parameters: the run's own copy p, which its later steps,\n"
+           "  // events and times read\n";
+      s += "  static constexpr batchode::port::uint32_t parameter_assignments = " +
+           std::to_string(parameter_mask) + ";\n";
+      s += "  // Event e's assign, when it fires: every right side is computed from y and p as they are\n"
+           "  // (and the auxiliaries computed from them), then all are stored into y and p\n"
+           "  // (simultaneous, as SBML's event assignments).\n";
+    }
     s += "  template <class T>\n";
-    s += std::string(
-             "  BATCHODE_HOST_DEVICE void event_assign(batchode::port::size_t e, T t, T* y, const T* p") +
-         (driven() ? ", const T* u" : "") + ") const {\n";
+    s += std::string("  BATCHODE_HOST_DEVICE void event_assign(batchode::port::size_t e, T t, T* y, ") +
+         (sets_parameters ? "T* p" : "const T* p") + (driven() ? ", const T* u" : "") + ") const {\n";
     if (every.math) s += "    namespace mm = batchode::model_math;\n";
     if (!every.time) s += "    (void)t;\n";
-    if (!every.any_parameter()) s += "    (void)p;\n";
+    if (!every.any_state() && !stores_state) s += "    (void)y;\n";  // (parameters assigned only)
+    if (!every.any_parameter() && !sets_parameters) s += "    (void)p;\n";
     if (driven() && every.drivers.empty()) s += "    (void)u;\n";
     s += "    switch (e) {\n";
     for (std::size_t e = 0; e < all.size(); ++e) {
@@ -318,15 +350,83 @@ class Generator {
       for (const EventAssignment& a : all[e]) collect(*a.value, u);
       s += "      case " + std::to_string(e) + ": {  // " + m_.events()[e].name + "\n";
       s += loads(u, "        ");
+      // Names are unique across states and parameters (model.cpp), so next_<name> is too.
+      auto target = [&](const EventAssignment& a) -> const std::string& {
+        return a.parameter ? m_.parameters()[a.index].name : state(a.index);
+      };
       for (const EventAssignment& a : all[e]) {
-        s += "        const T next_" + state(a.state) + " = " + print(*a.value) + ";\n";
+        s += "        const T next_" + target(a) + " = " + print(*a.value) + ";\n";
       }
       for (const EventAssignment& a : all[e]) {
-        s += "        y[" + std::to_string(a.state) + "] = next_" + state(a.state) + ";\n";
+        s += std::string("        ") + (a.parameter ? "p[" : "y[") + std::to_string(a.index) + "] = next_" +
+             target(a) + ";\n";
       }
       s += "        break;\n      }\n";
     }
     s += "      default:  // an event without assign leaves the state alone\n        break;\n    }\n  }\n";
+    return s;
+  }
+
+  /// The mask of the events at given times and event_time(), or "" when there are none (the code is then
+  /// exactly what it was before events could happen at given times). Each case loads the parameters and
+  /// constants its times read; `at`: a switch on i, +inf past the last; `every`: start + T(i) * every, as
+  /// the interpreter computes it (evaluate.cpp), +inf for i > 0 when every is not > 0 in a run.
+  std::string event_time() {
+    const std::vector<EventTimes>& all = m_.equations().event_times;
+    unsigned long mask = 0;
+    Uses used;
+    for (std::size_t e = 0; e < all.size(); ++e) {
+      if (!all[e].timed()) continue;
+      mask |= 1ul << e;  // at most 8 events (model.cpp's check_events)
+      for (const ExprPtr& time : all[e].at) collect(*time, used);
+      if (all[e].every) {
+        collect(*all[e].every, used);
+        collect(*all[e].start, used);
+      }
+    }
+    if (mask == 0) return "";
+    const std::string never = "batchode::port::numeric_limits<T>::infinity()";
+    std::string s =
+        "\n  // bit e: event e happens at given times (its `at`, or `every` from `start`), not at a zero\n"
+        "  // crossing; events() leaves its g[e] alone.\n";
+    s += "  static constexpr batchode::port::uint32_t time_events = " + std::to_string(mask) + ";\n";
+    s += "  // Event e's i-th time (i = 0, 1, ...; increasing in i; +inf past the last and for a\n"
+         "  // crossing): the steps land on each (kernels/loop/events.hpp). The times read the run's\n"
+         "  // parameters only.\n";
+    s += "  template <class T>\n";
+    s += "  BATCHODE_HOST_DEVICE T event_time(batchode::port::size_t e, batchode::port::uint32_t i, "
+         "const T* p) const {\n";
+    if (used.math) s += "    namespace mm = batchode::model_math;\n";
+    if (!used.any_parameter()) s += "    (void)p;\n";
+    s += "    switch (e) {\n";
+    for (std::size_t e = 0; e < all.size(); ++e) {
+      const EventTimes& times = all[e];
+      if (!times.timed()) continue;
+      Uses u;
+      for (const ExprPtr& time : times.at) collect(*time, u);
+      if (times.every) {
+        collect(*times.every, u);
+        collect(*times.start, u);
+      }
+      s += "      case " + std::to_string(e) + ": {  // " + m_.events()[e].name + "\n";
+      s += loads(u, "        ");
+      if (!times.at.empty()) {
+        s += "        switch (i) {\n";
+        for (std::size_t k = 0; k < times.at.size(); ++k) {
+          s += "          case " + std::to_string(k) + ":\n            return " + print(*times.at[k]) + ";\n";
+        }
+        s += "          default:\n            break;\n        }\n";
+        s += "        return " + never + ";  // past the last\n";
+      } else {
+        s += "        const T start = " + print(*times.start) + ";\n";
+        s += "        const T every = " + print(*times.every) + ";\n";
+        s += "        // A period that is not > 0 in this run (or NaN): its start only.\n";
+        s += "        if (i > 0 && !(every > T(0))) return " + never + ";\n";
+        s += "        return start + T(i) * every;\n";
+      }
+      s += "      }\n";
+    }
+    s += "      default:  // a zero crossing has no times\n        return " + never + ";\n    }\n  }\n";
     return s;
   }
 

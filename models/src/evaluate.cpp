@@ -4,6 +4,8 @@
 #include "batchode/models/evaluate.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,6 +25,10 @@ class Interpreter {
     aux_.reserve(aux.size());
     for (const Auxiliary& a : aux) aux_.push_back(number(*a.value));  // each uses earlier ones only
   }
+
+  /// For trees that read parameters, constants and numbers only (an event's times): no state, t, driver
+  /// or auxiliary to give.
+  Interpreter(const Model& m, const double* p) : m_(m), t_(0), y_(nullptr), p_(p), u_(nullptr) {}
 
   const std::vector<double>& auxiliaries() const { return aux_; }
 
@@ -185,10 +191,33 @@ void evaluate_jacobian(const Model& model, double t, const double* y, const doub
 
 void evaluate_events(const Model& model, double t, const double* y, const double* p, double* g, const double* u) {
   const Interpreter in(model, t, y, p, u);
-  for (std::size_t e = 0; e < model.equations().events.size(); ++e) g[e] = in.number(*model.equations().events[e]);
+  for (std::size_t e = 0; e < model.equations().events.size(); ++e) {
+    if (const ExprPtr& g_e = model.equations().events[e]) g[e] = in.number(*g_e);  // (null: at given times)
+  }
 }
 
-void apply_event_assignments(const Model& model, std::size_t event, double t, double* y, const double* p,
+double evaluate_fixed(const Model& model, const Expr& expression, const double* p) {
+  return Interpreter(model, p).number(expression);
+}
+
+double evaluate_event_time(const Model& model, std::size_t event, std::uint32_t i, const double* p) {
+  const std::vector<EventTimes>& all = model.equations().event_times;
+  if (event >= all.size()) {
+    throw std::out_of_range("models::evaluate_event_time: model '" + model.name() + "' has " +
+                            std::to_string(all.size()) + " events, not an event " + std::to_string(event));
+  }
+  const EventTimes& times = all[event];
+  const double never = std::numeric_limits<double>::infinity();
+  const Interpreter in(model, p);
+  if (!times.at.empty()) return i < times.at.size() ? in.number(*times.at[i]) : never;
+  if (!times.every) return never;  // a zero crossing
+  const double start = in.number(*times.start);
+  const double every = in.number(*times.every);
+  if (i > 0 && !(every > 0)) return never;  // a period that is not > 0 (or NaN) at run time: start only
+  return start + static_cast<double>(i) * every;
+}
+
+void apply_event_assignments(const Model& model, std::size_t event, double t, double* y, double* p,
                              const double* u) {
   const std::vector<std::vector<EventAssignment>>& all = model.equations().event_assignments;
   if (event >= all.size()) {
@@ -198,10 +227,13 @@ void apply_event_assignments(const Model& model, std::size_t event, double t, do
   if (all[event].empty()) return;
   std::vector<double> values;
   {
-    const Interpreter in(model, t, y, p, u);  // reads y: every value before any store
+    const Interpreter in(model, t, y, p, u);  // reads y and p: every value before any store
     for (const EventAssignment& a : all[event]) values.push_back(in.number(*a.value));
   }
-  for (std::size_t k = 0; k < values.size(); ++k) y[all[event][k].state] = values[k];
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const EventAssignment& a = all[event][k];
+    (a.parameter ? p : y)[a.index] = values[k];
+  }
 }
 
 void evaluate_auxiliaries(const Model& model, double t, const double* y, const double* p, double* values,

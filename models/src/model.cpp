@@ -6,12 +6,17 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
-#include "parse/algebraic.hpp"
 #include "batchode/checks/identifier.hpp"
+#include "batchode/models/codegen.hpp"
+#include "batchode/models/evaluate.hpp"
+#include "parse/algebraic.hpp"
 
 namespace batchode::models {
 
@@ -21,6 +26,7 @@ struct ModelData {
   ParsedEquations equations;
   Derivatives derivatives;
   std::vector<std::pair<std::size_t, std::size_t>> nonzeros;
+  std::vector<std::optional<std::vector<double>>> constant_times;  // per event: Model::constant_event_times
 };
 
 namespace {
@@ -113,6 +119,46 @@ void check_observables(const ModelDescription& d, const ParsedEquations& equatio
   }
 }
 
+/// How an event's keys combine: a zero crossing (expr, direction) or given times (at, or every with
+/// start), never both kinds nor both ways of giving times. `field_at(key)`: where a key was written (the
+/// event's name when unknown).
+template <class FieldAt>
+void check_time_keys(const ModelDescription& d, std::size_t i, const FieldAt& field_at) {
+  const EventDescription& e = d.events[i];
+  const std::string key = "events." + std::to_string(i), what = "event '" + e.name + "'";
+  const bool at = !e.at.empty(), every = !e.every.empty(), start = !e.start.empty();
+  const std::string times = at ? "at" : "every";
+  if (at && every) {
+    throw ModelError(field_at("every"),
+                     what +
+                         " has both at and every: give its times one way, at = [t1, t2, ...] "
+                         "or every = <period> with start = <first time>");
+  }
+  if ((at || every) && (!e.expression.empty() || d.locations.count(key + ".expr") != 0)) {
+    throw ModelError(field_at(at ? "at" : "every"),
+                     what + " has both expr and " + times +
+                         ": an event is a zero crossing of expr or happens at given times (at, or every with "
+                         "start), not both");
+  }
+  if ((at || every) && (e.direction != "both" || d.locations.count(key + ".direction") != 0)) {
+    throw ModelError(field_at("direction"), what + ": direction = \"" + e.direction +
+                                                "\" is for zero crossings (expr); an event at given times (" +
+                                                times + ") has none: leave it out");
+  }
+  if (every && !start) {
+    throw ModelError(field_at("every"), what + ": every = " + e.every +
+                                            " needs start = <the first time> (its times are start, start + "
+                                            "every, start + 2 every, ...)");
+  }
+  if (start && !every) {
+    throw ModelError(field_at("start"),
+                     what + ": start = " + e.start +
+                         " goes with every = <period> (its times are start, start + every, "
+                         "...)" +
+                         (at ? "; at lists every time itself: leave start out" : ""));
+  }
+}
+
 /// The events' names, words and counts (their expressions are parse_equations'). At most 8: the
 /// kernels keep their directions and actions as bit masks (kernels/loop/events.hpp, max_events).
 void check_events(const ModelDescription& d) {
@@ -151,7 +197,80 @@ void check_events(const ModelDescription& d) {
       throw ModelError(field_at("max"), "event '" + e.name + "': max = " + std::to_string(e.max) +
                                             " is above 2^20 crossings stored per run");
     }
+    check_time_keys(d, i, field_at);
   }
+}
+
+bool reads_parameters(const Expr& e) {
+  if (e.kind == ExprKind::parameter) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return reads_parameters(*a); });
+}
+
+/// An event's time as messages quote it: its value, after the text written when that was more than a
+/// number (at[2] = "2 * t0" = 6).
+std::string quoted_time(const std::string& what, const std::string& text, const Expr& tree, double value) {
+  const bool number = tree.kind == ExprKind::number ||
+                      (tree.kind == ExprKind::negate && tree.args[0]->kind == ExprKind::number);
+  return what + " = " + (number ? "" : "\"" + text + "\" = ") +
+         (std::isnan(value) ? "nan" : format_number(value));
+}
+
+/// The events' times that read no parameter (the same in every run), checked once here: finite, at's
+/// increasing (each later than every constant time before it), every > 0. Returns each event's at times
+/// when all are such (Model::constant_event_times).
+std::vector<std::optional<std::vector<double>>> check_constant_times(const Model& model) {
+  const ModelDescription& d = model.description();
+  const std::vector<EventTimes>& all = model.equations().event_times;
+  std::vector<std::optional<std::vector<double>>> constant(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const EventTimes& times = all[i];
+    const EventDescription& e = d.events[i];
+    const std::string key = "events." + std::to_string(i), what = "event '" + e.name + "': ";
+    auto field_at = [&](const std::string& field) {
+      const SourceLocation f = location_of(d, key + "." + field);
+      return f.line != 0 ? f : location_of(d, key);
+    };
+    auto finite = [&](const std::string& field, const std::string& name, const std::string& text,
+                      const Expr& tree) {
+      const double value = evaluate_fixed(model, tree, nullptr);
+      if (!std::isfinite(value)) {
+        throw ModelError(field_at(field),
+                         what + quoted_time(name, text, tree, value) + " is not a finite time");
+      }
+      return value;
+    };
+    std::vector<double> at;
+    std::optional<std::size_t> latest;  // the constant time before with the largest value
+    for (std::size_t k = 0; k < times.at.size(); ++k) {
+      if (reads_parameters(*times.at[k])) continue;
+      const std::string index = std::to_string(k), name = "at[" + index + "]";
+      const double value = finite("at." + index, name, e.at[k], *times.at[k]);
+      if (latest && !(value > at.back())) {
+        const std::string before =
+            quoted_time("at[" + std::to_string(*latest) + "]", e.at[*latest], *times.at[*latest], at.back());
+        throw ModelError(field_at("at." + index),
+                         what + quoted_time(name, e.at[k], *times.at[k], value) +
+                             (value == at.back() ? " repeats " + before + ": give each time once"
+                                                 : " is before " + before + ": at's times must increase") +
+                             " (at = [t1, t2, ...] with t1 < t2 < ...)");
+      }
+      at.push_back(value);
+      latest = k;
+    }
+    if (!times.at.empty() && at.size() == times.at.size()) constant[i] = std::move(at);
+    if (times.every) {
+      if (!reads_parameters(*times.start)) finite("start", "start", e.start, *times.start);
+      if (!reads_parameters(*times.every)) {
+        const double every = finite("every", "every", e.every, *times.every);
+        if (!(every > 0)) {
+          throw ModelError(field_at("every"), what + quoted_time("every", e.every, *times.every, every) +
+                                                  " is not > 0: the period between the times start, start + "
+                                                  "every, ... must be positive");
+        }
+      }
+    }
+  }
+  return constant;
 }
 
 }  // namespace
@@ -181,6 +300,20 @@ std::vector<std::string> Model::auxiliary_names() const {
 
 std::vector<std::pair<std::size_t, std::size_t>> Model::jacobian_nonzeros() const { return data_->nonzeros; }
 
+bool Model::is_time_event(std::size_t e) const {
+  const std::vector<EventTimes>& all = data_->equations.event_times;
+  if (e >= all.size()) {
+    throw std::out_of_range("Model::is_time_event: model '" + name() + "' has " + std::to_string(all.size()) +
+                            " events, not an event " + std::to_string(e));
+  }
+  return all[e].timed();
+}
+
+std::optional<std::vector<double>> Model::constant_event_times(std::size_t e) const {
+  if (!is_time_event(e)) return std::nullopt;  // (checks e)
+  return data_->constant_times[e];
+}
+
 Model parse_model(const ModelDescription& description) {
   check_name(description);
   check_declarations(description);
@@ -199,6 +332,8 @@ Model parse_model(const ModelDescription& description) {
       if (!is_zero(*data->derivatives.jacobian[i * n + j])) data->nonzeros.emplace_back(i, j);
     }
   }
+  // The trees are complete: evaluated through a Model that shares them (not yet handed out).
+  data->constant_times = check_constant_times(Model(data));
   return Model(std::move(data));
 }
 

@@ -1,12 +1,14 @@
 """solve_ivp and Solver: the vocabulary of scipy's solve_ivp and of CuBIE over batchode's solver.
 
 Where the two name one thing differently both are accepted; giving both with different values is a
-ValueError (neither silently wins):
+ValueError (neither silently wins)::
+
     t_span=(t0, t_end)        scipy   | duration=..., t0=0.0           CuBIE
     method="dopri5"           scipy   | algorithm="dormand-prince-54"  CuBIE
     dt=...                    CuBIE   | first_step=...                 scipy (adaptive methods' first step)
     save_every=...            CuBIE   | dt_save=...                    older CuBIE
     save_at=[t, ...]          batchode | t_eval=[t, ...]               scipy
+
 Outputs as CuBIE names them: output_types=["state", "observables", "time", "iteration_counters",
 "status", <summary metrics>] (None: the state series when save_every or save_at is set, and the
 final state), or summaries=[<metrics>] beside the other keywords; summarise_every,
@@ -45,19 +47,72 @@ _PRECISIONS = {"float64": numpy.float64, "float32": numpy.float32}
 
 
 def methods():
-    """batchode's methods: dicts with name, order, adaptive, stiff, gpu (has a GPU kernel) and dae (solves
-    models with algebraic variables)."""
+    """The integration methods batchode has, with what each one is and where it runs.
+
+    Returns
+    -------
+    list of dict
+        One dict per method, in batchode's order, with the keys ``name`` (str: what ``method=`` takes),
+        ``order`` (int), ``adaptive`` (bool: an embedded error estimate controls the step), ``stiff``
+        (bool: linearly implicit, Rosenbrock), ``gpu`` (bool: has a GPU kernel; False: CPU only) and
+        ``dae`` (bool: solves models with algebraic variables).
+
+    Examples
+    --------
+    >>> [m["name"] for m in batchode.methods() if m["stiff"]]  # doctest: +SKIP
+    ['ros3p', 'rodas4', 'rosenbrock4', 'rodas5p']
+    """
     return _batchode.methods()
 
 
 def load_model(path):
-    """Reads, parses and checks a TOML model file (timed as model_parse); path: a str, bytes or
-    os.PathLike (pathlib.Path). Mistakes raise batchode.ModelError with the file, line and column."""
+    """Reads, parses and checks a TOML model file (timed as model_parse); compiles nothing yet.
+
+    Parameters
+    ----------
+    path : str, bytes or os.PathLike
+        The model file (the format of ``examples/models/*.toml``).
+
+    Returns
+    -------
+    Model
+        The model, compiled at its first solve for the method and precision that solve asks for.
+
+    Raises
+    ------
+    ModelError
+        A mistake in the file (or a file that cannot be read), with the file, line and column.
+    TypeError
+        `path` is not a path.
+    """
     return _batchode.load_model(fspath(path, "load_model: path"))
 
 
 def gpu_unavailable(model, method="dopri5", precision="float64"):
-    """Why `method` cannot run on a GPU for `model` here ('' when it can)."""
+    """Why `method` cannot run on a GPU for `model` on this machine, as far as can be told without compiling.
+
+    Parameters
+    ----------
+    model : Model
+        The model to solve.
+    method : str
+        A method name or alias, as ``solve_ivp``'s `method`.
+    precision : str or numpy.dtype
+        ``"float64"`` or ``"float32"``.
+
+    Returns
+    -------
+    str
+        ``""`` when the GPU can run it; else the reason: a CPU-only method, a build without a GPU
+        backend, no usable GPU, no runtime compiler (NVRTC or hipRTC).
+
+    Raises
+    ------
+    ValueError
+        An unknown method or precision.
+    TypeError
+        `method` is not a string.
+    """
     return _batchode.gpu_unavailable(model, _method_name(method), _precision_name(precision))
 
 
@@ -174,14 +229,49 @@ def _batch(model, y0, parameters, grid_type, precision):
 
 
 class Solver:
-    """A solver built once and solved many times: the model compiled once per method and precision,
-    the GPU buffers, CPU threads and result memory kept between solves.
+    """A solver built once and solved many times.
+
+    The model is compiled once per method and precision; the GPU buffers, CPU threads and result memory
+    are kept between solves::
 
         s = batchode.Solver(model, method="rk4", dt=1e-3, precision="float32", t_span=(0, 1))
         r = s.solve(y0=..., parameters=...)
 
-    Keywords as solve_ivp's. solve() may give another span (t_span or duration/t0); a different one
-    builds a new solver underneath (compiled code is kept, buffers are not).
+    ``solve()`` may give another span (`t_span`, or `duration` and `t0`); a different one builds a new
+    solver underneath (compiled code is kept, buffers are not).
+
+    Parameters
+    ----------
+    model : Model
+        The model (``batchode.Model(...)`` or ``batchode.load_model(path)``).
+    method : str, optional
+        The method (default ``"dopri5"``); CuBIE's name for it, `algorithm`, is taken too.
+    t_span, duration, t0
+        The span, here or at ``solve()``: ``(t0, t_end)``, or `duration` and `t0` (default 0).
+    **options
+        Every other keyword of :func:`solve_ivp`, with the same meaning and defaults: `rtol`, `atol`,
+        `dt`, `save_every`, `save_at`, `save_mode`, `save_variables`, `output_types`, `summaries`,
+        `summarise_every`, `sample_summaries_every`, `summarise_variables`, `drivers`, `max_steps`,
+        `max_step`, `precision`, `backend`, `verbosity`, `counters`, `run_order`, `cpu_threads`,
+        `memory_fraction`, `chunks`, `event_tolerance`, `comm`, and the aliases `first_step`, `dt_save`
+        and `t_eval`.
+
+    Attributes
+    ----------
+    model : Model
+        The model solved.
+    method : str
+        batchode's name of the method (an alias given is resolved).
+    precision : str
+        ``"float64"`` or ``"float32"``.
+
+    Raises
+    ------
+    TypeError
+        `model` is not a ``batchode.Model``, or an option has the wrong type.
+    ValueError
+        A bad option or a contradiction (two names of one setting with different values, `t0` alone);
+        batchode's checks of the options, by name, when the span is given.
     """
 
     def __init__(self, model, method=None, *, t_span=None, duration=None, t0=None, rtol=1e-6, atol=1e-6,
@@ -242,20 +332,54 @@ class Solver:
 
     def solve(self, y0=None, parameters=None, grid_type="combinatorial", *, t_span=None, duration=None, t0=None,
               output=None):
-        """Solves one batch; returns a batchode.Result.
+        """Solves one batch.
 
-        y0: None (the model's defaults), a dict {state: value or 1-D values}, an (n_states,) array
-            (one initial state for all runs) or an (n_runs, n_states) array (one per run).
-        parameters: the same with parameters.
-        grid_type: how the dicts' 1-D values combine: "combinatorial" (every combination, the first
-            axis slowest) or "verbatim" (the i-th value of each, all of one length).
-        output: with comm= only: an .h5 file every process writes its runs into (nothing gathered): a
-            str, bytes or os.PathLike; None: the results gathered to rank 0.
+        Parameters
+        ----------
+        y0 : None, dict or array_like
+            None: the model's defaults. A dict ``{state: value or 1-D values}``: a grid (see
+            `grid_type`). An ``(n_states,)`` array: one initial state for all runs. An ``(n_runs,
+            n_states)`` array: one per run (read in place when C-contiguous and of the solve's dtype).
+        parameters : None, dict or array_like
+            The same with the parameters.
+        grid_type : {"combinatorial", "verbatim"}
+            How the dicts' 1-D values combine: every combination, the first axis slowest, or the i-th
+            value of each (all of one length).
+        t_span, duration, t0
+            Another span than the Solver's (optional).
+        output : str, bytes or os.PathLike, optional
+            With ``comm=`` only: an .h5 file every process writes its runs into (nothing is gathered).
+            None: the results are gathered to rank 0.
 
-        With comm= every process must pass the same batch. Rank 0's Result holds every run (or, with
-        output=, its own share); the others' their share (r.local_runs: (first run, runs)); all have
-        r.ranks (each process's share, host, time, where it ran, error) and r.not_solved, and rank 0
-        prints the timing across processes (min / mean / max, imbalance) unless verbosity is "none".
+        Returns
+        -------
+        Result
+            Every run's final state, status, and what the options asked to keep.
+
+            With ``comm=`` every process must pass the same batch. Rank 0's Result holds every run (or,
+            with `output`, its own share); the others' their share (``r.local_runs``: ``(first run,
+            runs)``); all have ``r.ranks`` (each process's share, host, time, where it ran, error) and
+            ``r.not_solved``, and rank 0 prints the timing across processes (min / mean / max,
+            imbalance) unless `verbosity` is ``"none"``.
+
+        Raises
+        ------
+        ValueError
+            A bad batch (shapes, names a model does not have, NaN or infinite values, a value the
+            precision cannot hold), no span, or options that do not fit it; the message names it.
+        TypeError
+            An argument of the wrong type.
+        ModelError
+            A model mistake found when it is compiled.
+        CompileError
+            The model's generated code failed to compile (the compiler's log is in the message).
+        GpuUnavailable
+            ``backend="gpu"`` and no GPU can run the solve (the message says why).
+        GpuError
+            A GPU failed and the solve could not fall back to the CPU.
+        KeyboardInterrupt
+            Ctrl-C during the solve (it stops on the CPU within about a thousand steps of each run in
+            progress, on a GPU between chunks).
         """
         if t_span is not None or duration is not None or t0 is not None:
             if t_span is None and t0 is None and self._span is not None:
@@ -410,79 +534,142 @@ def _optional_float(value, name):
 
 def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combinatorial", duration=None, t0=None,
               **options):
-    """Solves a batch of runs of `model` in one call: Solver(model, **options).solve(...).
+    """Solves a batch of runs of `model` in one call: ``Solver(model, **options).solve(...)``.
+
+    ::
 
         r = batchode.solve_ivp(m, t_span=(0.0, 1.0), y0={"x": 1.0},
                                parameters={"rho": numpy.linspace(0, 21, 2**20)},
                                method="dopri5", rtol=1e-6, atol=1e-6)
 
-    model       batchode.Model or batchode.load_model(path)
-    t_span      (t0, t_end); or duration= and t0= (CuBIE's names)
-    y0, parameters, grid_type: as Solver.solve
-    method      "dopri5" (default), "tsit5", "rk4", "euler", "bogacki_shampine32", "cash_karp54",
-                "fehlberg78", "vern7", "vern9", "rodas4", "rodas5p", "ros3p", "rosenbrock4" (CPU only), or an
-                alias (module doc)
-    rtol, atol  tolerances of adaptive methods (1e-6)
-    dt          the step of fixed-step methods (rk4, euler: required); the first step of adaptive ones
-    save_every  save the state every save_every from t0 (r.state, r.t); None: final state only
-    save_at     save the state at these times instead (scipy's t_eval): strictly increasing, in t_span;
-                interpolated by the step's dense output (dopri5's, tsit5's, rodas4's own, else the Hermite cubic), so the
-                steps stay those of a solve without saves. A 2-D array (n_runs, n_saves) gives each run its
-                own times (the batch must then have n_runs runs; r.t is then (n_runs, n_saves))
-    output_types CuBIE's list of what to keep: "state" and "observables" (the series at save_every or
-                save_at; without either no series is kept), "time", "status" (kept anyway),
-                "iteration_counters" (r.counters) and summary metrics (as summaries=). None: the
-                series when save_every or save_at is set
-    summaries   summary metrics kept per run and window, of the states and observables (r.summaries):
-                "mean", "std", "rms", "max", "min", "extrema" (max, min), "max_magnitude",
-                "max_time", "min_time" (the time of the first max / min), "mean_std", "std_rms",
-                "mean_std_rms", "dxdt_max", "dxdt_min", "dxdt_extrema" (of backward differences /
-                dt), "d2xdt2_max", "d2xdt2_min", "d2xdt2_extrema" (second differences / dt^2),
-                "peaks[n]", "negative_peaks[n]" (the times of the first n samples strictly above
-                / below both neighbours; NaN in the slots left). Here or in output_types, not both
-    summarise_every  the windows' length: (t0 + w T, t0 + (w + 1) T], whole windows up to t_end;
-                None: the whole span
-    sample_summaries_every  the spacing dt of the samples t0 + j dt (j >= 1) the metrics are of (the
-                state at t0 only starts the history): a whole number of them per window; None:
-                summarise_every / 10 (the span / 100 without summarise_every). With a series too,
-                save_every must be a whole number of them (the series is saved at samples)
-    summarise_variables  the states and observables summarised, by name; None: all of them
-    save_variables  the states and observables the series keeps, by name, in the model's order
-                whatever order they are named in (only they take memory); needs save_every or
-                save_at. r.state is then (n_runs, n_saves, n_saved) over r.saved_state_names (None
-                when only observables are chosen), r.observables holds the chosen observables. None:
-                every state and observable. The final state, events and summaries keep every one
-    drivers     the model's time-varying inputs (its drivers=[...] or [drivers]), CuBIE's form:
-                {"u": samples, ..., "dt": h (uniform from t0) or "time": times, "order": 1 (linear,
-                default) or 3 (cubic spline), "end": "natural" | "clamped" | "periodic" |
-                "not-a-knot", "wrap": True for a periodic signal, "land": False to let adaptive steps
-                straddle the samples' times (they end on them by default: a linear driver's slope
-                jumps there, a spline's third derivative)}; samples 1-D (shared) or 2-D (n_runs,
-                n_samples: each run's own).
-                Samples a model file gives are used for drivers not named here
-    save_mode   "auto" (save_every lands; save_at interpolates, except for cash_karp54 and
-                fehlberg78, whose long steps the Hermite cubic cannot keep up with: they land), "land"
-                (steps end on every save time: the method's own values, shorter steps), "interpolate"
-    max_steps   per run (1e6)
-    max_step    the largest step adaptive methods take (scipy's name; None: no limit). Events are found
-                by the sign change of their function between steps, so a crossing and its return
-                inside one step go unseen: give max_step below the spacing of the crossings you
-                expect (scipy's advice too). Positive; the step controller picks steps up to it
-    precision   "float64" or "float32"
-    backend     "auto" (a GPU when one is usable, else the CPU; r.execution says why), "cpu", "gpu"
-                (raises batchode.GpuUnavailable when none can run)
-    verbosity   "default", "none", "verbose", "debug" (None: the time logger's level)
-    counters    also return per-run step counters (r.counters)
-    run_order   "auto" (GPU: order each chunk's runs by their inputs; not when the cost probe saw
-                its runs take the same steps: backend "auto"'s before each solve, backend "gpu"'s
-                beside a Solver's earlier solves of the same batch) or "off"; results are the same
-    cpu_threads CPU worker threads (0: every core)
-    event_tolerance  the width in t to which event times are located (the model's events; r.events);
-                None: 100 ulps of the span's larger end in the solve's precision
-    memory_fraction, chunks: the GPU's memory budget (a fraction of its free memory) and a forced
-                chunk count (0: planned from the budget)
-    comm        an mpi4py communicator: one batch over its processes (each passes the same batch; see
-                Solver.solve); output= then names an .h5 file all of them write into
+    Parameters
+    ----------
+    model : Model
+        ``batchode.Model(...)`` or ``batchode.load_model(path)``.
+    t_span : (float, float)
+        ``(t0, t_end)``; or `duration` and `t0` (CuBIE's names).
+    y0, parameters, grid_type
+        The batch, as :meth:`Solver.solve` takes it: None (the model's defaults), a dict of values or
+        1-D sweeps (a grid), one row shared by all runs, or one row per run.
+    duration, t0 : float, optional
+        The span as CuBIE gives it: ``(t0, t0 + duration)``, `t0` 0 by default.
+    method : str
+        ``"dopri5"`` (default), ``"tsit5"``, ``"rk4"``, ``"euler"``, ``"bogacki_shampine32"``,
+        ``"cash_karp54"``, ``"fehlberg78"``, ``"vern7"``, ``"vern9"``, ``"rodas4"``, ``"rodas5p"``,
+        ``"ros3p"``, ``"rosenbrock4"`` (CPU only), or an alias (scipy's, CuBIE's, OrdinaryDiffEq.jl's:
+        the module's doc); :func:`methods` lists them. CuBIE's keyword `algorithm` is taken too.
+    rtol, atol : float
+        The tolerances of adaptive methods (1e-6 each).
+    dt : float, optional
+        The step of fixed-step methods (rk4, euler: required); the first step of adaptive ones (scipy's
+        `first_step` is taken too).
+    save_every : float, optional
+        Save the state every `save_every` from t0 (``r.state``, ``r.t``); None: the final state only.
+        (`dt_save`, older CuBIE's name, is taken too.)
+    save_at : array_like, optional
+        Save the state at these times instead (scipy's `t_eval` is taken too): strictly increasing, in
+        `t_span`; interpolated by the step's dense output (dopri5's, tsit5's, rodas4's own, else the
+        Hermite cubic), so the steps stay those of a solve without saves. A 2-D array ``(n_runs,
+        n_saves)`` gives each run its own times (the batch must then have n_runs runs; ``r.t`` is then
+        ``(n_runs, n_saves)``).
+    output_types : list of str, optional
+        CuBIE's list of what to keep: ``"state"`` and ``"observables"`` (the series at `save_every` or
+        `save_at`; without either no series is kept), ``"time"``, ``"status"`` (kept anyway),
+        ``"iteration_counters"`` (``r.counters``) and summary metrics (as `summaries`). None: the
+        series when `save_every` or `save_at` is set.
+    summaries : list of str, optional
+        Summary metrics kept per run and window, of the states and observables (``r.summaries``):
+        ``"mean"``, ``"std"``, ``"rms"``, ``"max"``, ``"min"``, ``"extrema"`` (max, min),
+        ``"max_magnitude"``, ``"max_time"``, ``"min_time"`` (the time of the first max / min),
+        ``"mean_std"``, ``"std_rms"``, ``"mean_std_rms"``, ``"dxdt_max"``, ``"dxdt_min"``,
+        ``"dxdt_extrema"`` (of backward differences / dt), ``"d2xdt2_max"``, ``"d2xdt2_min"``,
+        ``"d2xdt2_extrema"`` (second differences / dt^2), ``"peaks[n]"``, ``"negative_peaks[n]"`` (the
+        times of the first n samples strictly above / below both neighbours; NaN in the slots left).
+        Here or in `output_types`, not both.
+    summarise_every : float, optional
+        The windows' length: (t0 + w T, t0 + (w + 1) T], whole windows up to t_end. None: the whole span.
+    sample_summaries_every : float, optional
+        The spacing dt of the samples t0 + j dt (j >= 1) the metrics are of (the state at t0 only
+        starts the history): a whole number of them per window. None: `summarise_every` / 10 (the span
+        / 100 without `summarise_every`). With a series too, `save_every` must be a whole number of
+        them (the series is saved at samples).
+    summarise_variables : list of str, optional
+        The states and observables summarised, by name; None: all of them.
+    save_variables : list of str, optional
+        The states and observables the series keeps, by name, in the model's order whatever order they
+        are named in (only they take memory); needs `save_every` or `save_at`. ``r.state`` is then
+        ``(n_runs, n_saves, n_saved)`` over ``r.saved_state_names`` (None when only observables are
+        chosen), ``r.observables`` holds the chosen observables. None: every state and observable. The
+        final state, events and summaries keep every one.
+    drivers : dict, optional
+        The model's time-varying inputs (its ``drivers=[...]`` or ``[drivers]``), in CuBIE's form:
+        ``{"u": samples, ..., "dt": h (uniform from t0) or "time": times, "order": 1 (linear, default)
+        or 3 (cubic spline), "end": "natural" | "clamped" | "periodic" | "not-a-knot", "wrap": True for
+        a periodic signal, "land": False to let adaptive steps straddle the samples' times}`` (they end
+        on them by default: a linear driver's slope jumps there, a spline's third derivative); samples
+        1-D (shared) or 2-D ``(n_runs, n_samples)``: each run's own. Samples a model file gives are
+        used for drivers not named here.
+    save_mode : {"auto", "land", "interpolate"}
+        ``"auto"``: `save_every` lands, `save_at` interpolates, except for cash_karp54 and fehlberg78,
+        whose long steps the Hermite cubic cannot keep up with: they land. ``"land"``: steps end on
+        every save time (the method's own values, shorter steps). ``"interpolate"``.
+    max_steps : int
+        Per run (1e6), accepted and rejected steps.
+    max_step : float, optional
+        The largest step adaptive methods take (scipy's name; None: no limit). Events are found by the
+        sign change of their function between steps, so a crossing and its return inside one step go
+        unseen: give `max_step` below the spacing of the crossings you expect (scipy's advice too).
+    precision : {"float64", "float32"}
+        The arithmetic of the solve and the dtype of the result.
+    backend : {"auto", "cpu", "gpu"}
+        ``"auto"``: a GPU when one is usable, else the CPU (``r.execution`` says why); ``"gpu"``
+        raises :class:`GpuUnavailable` when none can run.
+    verbosity : {"default", "none", "verbose", "debug"}, optional
+        What the solve's timing prints (None: the time logger's level).
+    counters : bool
+        Also return per-run step counters (``r.counters``).
+    run_order : {"auto", "off"}
+        ``"auto"``: on the GPU, order each chunk's runs by their inputs (not when the cost probe saw its
+        runs take the same steps: backend ``"auto"``'s before each solve, backend ``"gpu"``'s beside a
+        Solver's earlier solves of the same batch). Results are the same either way.
+    cpu_threads : int
+        CPU worker threads (0: every core).
+    event_tolerance : float, optional
+        The width in t to which event times are located (the model's events; ``r.events``). None: 100
+        ulps of the span's larger end in the solve's precision.
+    memory_fraction : float, optional
+        The GPU's memory budget, a fraction of its free memory.
+    chunks : int
+        A forced chunk count on the GPU (0: planned from the memory budget).
+    comm : mpi4py.MPI.Comm, optional
+        A communicator: one batch over its processes (each passes the same batch; see
+        :meth:`Solver.solve`); `output` then names an .h5 file all of them write into.
+    output : str, bytes or os.PathLike, optional
+        With `comm` only, as :meth:`Solver.solve`'s.
+
+    Returns
+    -------
+    Result
+        Every run's final state and status, with the series, observables, events, summaries and
+        counters the options asked for, and where each part of the batch ran.
+
+    Raises
+    ------
+    ValueError
+        A bad option, batch or span, or two names of one setting with different values; batchode's
+        message names it (an unknown method lists the valid names).
+    TypeError
+        An argument of the wrong type (a number given as a string, one name where a list is expected).
+    ModelError
+        A constant or default value of the model that the precision cannot hold (1e300 in float32).
+    CompileError
+        The model's generated code failed to compile (the compiler's log is in the message).
+    GpuUnavailable
+        ``backend="gpu"`` and no GPU can run the solve.
+    GpuError
+        A GPU failed and the solve could not fall back to the CPU.
+    KeyboardInterrupt
+        Ctrl-C during the solve.
     """
     output = options.pop("output", None)
     return Solver(model, t_span=t_span, duration=duration, t0=t0, **options).solve(y0, parameters, grid_type,

@@ -8,18 +8,21 @@ from . import _batchode
 
 
 class Status(enum.IntEnum):
-    """How each run ended (r.status holds these codes)."""
+    """How each run ended: ``r.status`` holds these codes (int32), ``r.status_names[code]`` their names.
+
+    An ``enum.IntEnum``, so ``r.status == batchode.Status.success`` compares the codes directly.
+    """
 
     success = 0  #: reached the end of the span
     max_steps_reached = 1  #: max_steps accepted + rejected steps before the end
     step_size_underflow = 2  #: the step controller asked for a step below dt_min or rounding level
     non_finite_state = 3  #: the state (or the error estimate) became NaN or infinite
     singular_matrix = 4  #: a Rosenbrock step met an exactly singular iteration matrix
-    not_solved = 5  #: never integrated: the MPI rank or device holding it failed and none could take over
+    not_solved = 5  #: never integrated, as the MPI rank or device holding it failed and none could take over
     stopped_by_event = 6  #: a terminal event ended the run before the end of the span (not a failure)
     #: a DAE's algebraic variables could not be made consistent at t0 (Newton failed or dg/dz singular)
     inconsistent_initial_values = 7
-    #: events that change the state kept firing at one time (Zeno): the run ended at the last of them
+    #: events that change the state kept firing at one time (Zeno); the run ended at the last of them
     zeno_events = 8
 
 
@@ -29,11 +32,22 @@ STATUS_NAMES = tuple(s.name for s in Status)
 class Event:
     """One event function's records over the batch (views of the result's memory, no copy).
 
-    name      its name (the model's [events] key, or event<k> for the list form)
-    t         (n_runs, max) times of the first `max` crossings; NaN where a run met fewer
-    state     (n_runs, max, n_states) the states there (interpolated on the step's dense output)
-    count     (n_runs,) uint32 crossings met: above max, the later ones were not stored
-    max       crossings stored per run; terminal: whether a crossing ends its run
+    Made by a solve, never by the user: ``r.events[name]``.
+
+    Attributes
+    ----------
+    name : str
+        Its name (the model's ``[events]`` key, or ``event<k>`` for the list form).
+    t : numpy.ndarray
+        ``(n_runs, max)`` times of the first `max` crossings; NaN where a run met fewer.
+    state : numpy.ndarray
+        ``(n_runs, max, n_states)`` the states there (interpolated on the step's dense output).
+    count : numpy.ndarray
+        ``(n_runs,)`` uint32 crossings met: above `max`, the later ones were not stored.
+    max : int
+        Crossings stored per run.
+    terminal : bool
+        Whether a crossing ends its run (``Status.stopped_by_event``).
     """
 
     def __init__(self, name, records, counts, max_, terminal):
@@ -52,50 +66,82 @@ assert list(STATUS_NAMES) == _batchode.status_names(), "Status out of step with 
 
 
 class Result:
-    """What one solve gives back.
+    """What one solve gives back: numpy arrays over batchode's memory, with names.
 
-    final_state   (n_runs, n_states), the state at the end of the span (NaN-free only where
-                  status == 0; a failed run holds its last accepted state)
-    t             (n_saves,) the save times; empty without save_every or save_at; (n_runs, n_saves)
-                  when each run has its own (save_at as a 2-D array)
-    state         (n_runs, n_saves, n_saved), the saved series, or None without saves (or when
-                  save_variables chose observables only); points a failed run never reached are NaN.
-                  n_saved is n_states unless save_variables chose some: saved_state_names names them
-    saved_state_names  the states the series keeps (state's last axis), in the model's order:
-                  state_names, or those save_variables chose
-    observables   (n_runs, n_saves, n_observables): the model's observables (its `observables` list of
-                  auxiliaries; those save_variables chose) at every saved point, computed from the
-                  full state; None without saves or observables. observable_names names the last axis
-    status        (n_runs,) int32 codes (batchode.Status); success: status == 0
-    t_stop        (n_runs,) the time of each run's final state: t_end for a success, the event's time
-                  for a run a terminal event stopped, else the time where the run failed (NaN for a
-                  run never solved); kept with status (None without it)
-    status_names  the names of the codes, status_names[code]
-    events        {name: batchode.Event} (t, state, count per run), in the model's order; {} without
-    stopping_event (n_runs,) int32: the index into events of the terminal event that ended each run
-                  (status == stopped_by_event), -1 for the others; stopped_by(i) names it
-    summaries     {name: array} the summary metrics asked for (summaries= or output_types), keyed by
-                  the name without a count ("peaks" for "peaks[3]"), in the order asked: (n_runs,
-                  n_windows, n_summarised) for one value per variable ("mean", "max_time", ...);
-                  (n_runs, n_windows, n_summarised, k) for a combined one ("extrema": max, min) and
-                  peaks[k] / negative_peaks[k] (times, NaN where fewer were found). A window a run
-                  never completed is NaN. {} without summaries. Each its own C-contiguous array
-    summary_variables  the states and observables summarised (the n_summarised axis), [] without
-    summary_value_names {name: the names along a summary's last axis (["max", "min"],
-                  ["peaks[0]", ...]); [] for one value}
-    summary_window_ends (n_windows,) the end of each window, t0 + (w + 1) summarise_every (its last
-                  sample's time); empty without summaries
-    counters      (n_runs,) structured (accepted_steps, rejected_steps, rhs_evaluations) when asked
-                  (counters=True), else None
-    y0, parameters (n_runs, n_states) and (n_runs, n_parameters): the runs actually solved (the grid
-                  built from dicts, or the arrays given: the very same objects when used in place)
-    state_names, parameter_names, method, precision
-    execution     where each part ran and why: dicts with backend ("cpu", "gpu:0"), reason
-                  ("gpu_available", "gpu_unavailable", "cost_model", ...), first_run, runs, wall_ms,
-                  predicted_ms, chunks and detail
+    Made by a solve, never by the user. The large arrays are views of batchode's result memory (their
+    ``.base`` is the capsule that keeps it alive): nothing is copied, and the memory goes back to
+    batchode when the last view dies.
 
-    The large arrays are views of batchode's result memory (their .base is the capsule that keeps
-    it alive): nothing is copied, and the memory goes back to batchode when the last view dies.
+    Attributes
+    ----------
+    final_state : numpy.ndarray
+        ``(n_runs, n_states)``, the state at the end of the span (NaN-free only where status == 0; a
+        failed run holds its last accepted state).
+    t : numpy.ndarray
+        ``(n_saves,)`` the save times; empty without `save_every` or `save_at`; ``(n_runs, n_saves)``
+        when each run has its own (`save_at` as a 2-D array).
+    state : numpy.ndarray or None
+        ``(n_runs, n_saves, n_saved)``, the saved series, or None without saves (or when
+        `save_variables` chose observables only); points a failed run never reached are NaN. n_saved
+        is n_states unless `save_variables` chose some: `saved_state_names` names them.
+    saved_state_names : list of str
+        The states the series keeps (`state`'s last axis), in the model's order: `state_names`, or
+        those `save_variables` chose.
+    observables : numpy.ndarray or None
+        ``(n_runs, n_saves, n_observables)``: the model's observables (its `observables` list of
+        auxiliaries; those `save_variables` chose) at every saved point, computed from the full state;
+        None without saves or observables.
+    observable_names : list of str
+        Names `observables`' last axis.
+    status : numpy.ndarray
+        ``(n_runs,)`` int32 codes (:class:`Status`); success: ``status == 0``.
+    status_names : tuple of str
+        The names of the codes, ``status_names[code]``.
+    t_stop : numpy.ndarray or None
+        ``(n_runs,)`` the time of each run's final state: t_end for a success, the event's time for a
+        run a terminal event stopped, else the time where the run failed (NaN for a run never solved);
+        kept with `status` (None without it).
+    events : dict of str to Event
+        ``{name: Event}`` (t, state, count per run), in the model's order; ``{}`` without events.
+    stopping_event : numpy.ndarray
+        ``(n_runs,)`` int32: the index into `events` of the terminal event that ended each run (status
+        ``stopped_by_event``), -1 for the others; :meth:`stopped_by` names it.
+    summaries : dict of str to numpy.ndarray
+        The summary metrics asked for (`summaries` or `output_types`), keyed by the name without a
+        count (``"peaks"`` for ``"peaks[3]"``), in the order asked: ``(n_runs, n_windows,
+        n_summarised)`` for one value per variable (``"mean"``, ``"max_time"``, ...); ``(n_runs,
+        n_windows, n_summarised, k)`` for a combined one (``"extrema"``: max, min) and ``peaks[k]`` /
+        ``negative_peaks[k]`` (times, NaN where fewer were found). A window a run never completed is
+        NaN. ``{}`` without summaries. Each its own C-contiguous array.
+    summary_variables : list of str
+        The states and observables summarised (the n_summarised axis), ``[]`` without summaries.
+    summary_value_names : dict of str to list of str
+        ``{name: the names along a summary's last axis}`` (``["max", "min"]``, ``["peaks[0]", ...]``);
+        ``[]`` for one value.
+    summary_window_ends : numpy.ndarray
+        ``(n_windows,)`` the end of each window, ``t0 + (w + 1) summarise_every`` (its last sample's
+        time); empty without summaries.
+    counters : numpy.ndarray or None
+        ``(n_runs,)`` structured (accepted_steps, rejected_steps, rhs_evaluations) when asked
+        (``counters=True``), else None.
+    y0, parameters : numpy.ndarray
+        ``(n_runs, n_states)`` and ``(n_runs, n_parameters)``: the runs actually solved (the grid built
+        from dicts, or the arrays given: the very same objects when used in place). `parameters` is
+        None for a model without parameters.
+    state_names, parameter_names : list of str
+        The model's names, in state and parameter order.
+    model_name : str
+        The model's name.
+    method, precision : str
+        The method solved with (batchode's name) and ``"float64"`` or ``"float32"``.
+    execution : list of dict
+        Where each part ran and why: dicts with ``backend`` (``"cpu"``, ``"gpu:0"``), ``reason``
+        (``"gpu_available"``, ``"gpu_unavailable"``, ``"cost_model"``, ...), ``first_run``, ``runs``,
+        ``wall_ms``, ``predicted_ms``, ``chunks`` and ``detail``.
+    local_runs, ranks, not_solved, timing_across_ranks
+        Only after a solve with ``comm=`` (:meth:`Solver.solve`): this process's ``(first run, runs)``,
+        each process's share, host, time, backend and error, the runs no process could solve, and the
+        timing across the processes.
     """
 
     def __init__(self, parts, y0, parameters, names, precision):
@@ -135,26 +181,44 @@ class Result:
 
     @property
     def n_runs(self):
+        """int: the runs of the batch (``final_state.shape[0]``)."""
         return self.final_state.shape[0]
 
     @property
     def success(self):
-        """(n_runs,) bool: the runs that reached the end of the span."""
+        """numpy.ndarray: ``(n_runs,)`` bool, the runs that reached the end of the span."""
         return self.status == Status.success
 
     @property
     def finished(self):
-        """(n_runs,) bool: the runs that reached the end of the span or stopped at a terminal event."""
+        """numpy.ndarray: ``(n_runs,)`` bool, the runs that reached the end of the span or stopped at a
+        terminal event."""
         return (self.status == Status.success) | (self.status == Status.stopped_by_event)
 
     def stopped_by(self, run):
-        """The name of the terminal event that ended run `run`, or None when none did."""
+        """The terminal event that ended one run.
+
+        Parameters
+        ----------
+        run : int
+            The run's index in the batch.
+
+        Returns
+        -------
+        str or None
+            The event's name (a key of `events`), or None when no terminal event ended the run.
+
+        Raises
+        ------
+        IndexError
+            `run` is outside the batch.
+        """
         e = int(self.stopping_event[run])
         return None if e < 0 else list(self.events)[e]
 
     @property
     def backends(self):
-        """The backends the solve ran on, e.g. ["gpu:0"] or ["cpu"]."""
+        """list of str: the backends the solve ran on, e.g. ``["gpu:0"]`` or ``["cpu"]``, in order."""
         seen = []
         for part in self.execution:
             if part["backend"] not in seen:
@@ -162,13 +226,26 @@ class Result:
         return seen
 
     def to_xarray(self):
-        """An xarray.Dataset (final_state, state, status, t_stop, inputs as coordinates); needs xarray.
+        """The result as an xarray.Dataset, the inputs as coordinates.
 
         The series is over (run, time, variable) when it keeps every state, else over (run, time,
-        saved_variable), saved_variable holding saved_state_names ("variable" stays final_state's).
-        Summaries are variables "summary_<name>" over (run, window, summary_variable), with a last
-        dimension "<name>_value" for a summary of several values (extrema: max, min; peaks[k]), and
-        the windows' ends as the coordinate "window_end" along "window"."""
+        saved_variable), saved_variable holding `saved_state_names` ("variable" stays `final_state`'s).
+        Summaries are variables ``summary_<name>`` over (run, window, summary_variable), with a last
+        dimension ``<name>_value`` for a summary of several values (extrema: max, min; peaks[k]), and
+        the windows' ends as the coordinate ``window_end`` along ``window``.
+
+        Returns
+        -------
+        xarray.Dataset
+            Variables final_state, status, t_stop, state, observables and the summaries (those the
+            result has); coordinates run, variable, the initial values (``y0_<state>``) and parameters
+            of each run, and time.
+
+        Raises
+        ------
+        ImportError
+            xarray is not installed.
+        """
         try:
             import xarray
         except ImportError as e:  # pragma: no cover - depends on the environment

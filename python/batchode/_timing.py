@@ -1,5 +1,8 @@
 """batchode.time_logger: the TimeLogger every solve records into (the process's default one).
 
+Every phase of every solve (model parsing and compiling, planning, each chunk's copies and kernels,
+the CPU's runs) is a timed event there; these functions read it::
+
     batchode.time_logger.print_summary(category="runtime")
     data = json.loads(batchode.time_logger.to_json())
     batchode.time_logger.stats("kernel_run_execution")["total_ms"]
@@ -25,11 +28,32 @@ stop_trace = _timing.stop_trace
 
 
 def start_trace(path):
-    """Writes every timed event from now on into a trace at `path` (a str, bytes or os.PathLike; the
-    Trace Event Format of Perfetto and chrome://tracing) until stop_trace(), which returns the path."""
+    """Writes every timed event from now on into a trace file, until :func:`stop_trace`.
+
+    Parameters
+    ----------
+    path : str, bytes or os.PathLike
+        The trace file (the Trace Event Format of Perfetto and chrome://tracing; scripts/plot_trace.py
+        draws it); :func:`stop_trace` returns it.
+
+    Raises
+    ------
+    TypeError
+        `path` is not a path.
+    RuntimeError
+        The file cannot be written (the message names it). A trace already running is stopped first.
+    """
     _timing.start_trace(fspath(path, "start_trace: path"))
 
 
 def print_summary(category="", file=None):
-    """Prints the summary table (only `category`'s events when given) to `file` (sys.stdout)."""
+    """Prints the summary table of the timed events: :func:`summary`'s text.
+
+    Parameters
+    ----------
+    category : str
+        Only this category's events (``"runtime"``, ...); ``""``: every event.
+    file : file-like, optional
+        Where to print (default ``sys.stdout``).
+    """
     print(_timing.summary(category), file=file if file is not None else sys.stdout)

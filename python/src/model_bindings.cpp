@@ -5,7 +5,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,14 +48,37 @@ std::vector<models::NamedValue> named_values(const py::object& values, const cha
 }
 
 /// events: a list of expressions (named event0, event1, ...) or a dict {name: expression or
-/// {"expr": ..., "direction": ..., "action": ..., "max": K, "assign": "..."}}, as a model file's events;
-/// None: none.
+/// {"expr": ..., "direction": ..., "action": ..., "max": K, "assign": "..."}}, as a model file's events,
+/// an event at given times with "at": [times] or "every": period and "start": first time in place of
+/// "expr" (each time a number or an expression in the parameters and constants); None: none.
 /// A mistake in the entries' shape is a ModelError naming the entry (the words are parse_model's).
 std::vector<models::EventDescription> event_descriptions(const py::object& events) {
   std::vector<models::EventDescription> out;
   if (events.is_none()) return out;
   auto fail = [](const std::string& message) { return models::ModelError({"<string>", 0, 0}, message); };
   auto type_of = [](const py::handle& v) { return py::str(py::type::of(v).attr("__name__")).cast<std::string>(); };
+  // A time (an entry of "at", "every", "start") as the text of an expression: a str as given, a real
+  // number as "%.17g" (the same double when parsed); `what` names it in messages.
+  auto time_text = [&](const std::string& event, const std::string& what, const py::handle& value) {
+    const std::string named = "event '" + event + "': " + what;
+    if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+    if (py::isinstance<py::bool_>(value) ||
+        !(py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value) ||
+          PyObject_HasAttrString(value.ptr(), "__float__") != 0)) {
+      throw fail(named + " must be a number or an expression (str) in the parameters and constants, not " +
+                 type_of(value));
+    }
+    const double time = PyFloat_AsDouble(value.ptr());
+    if (time == -1.0 && PyErr_Occurred() != nullptr) {
+      PyErr_Clear();
+      throw fail(named + " = " + py::repr(value).cast<std::string>() + " is not a number");
+    }
+    if (!std::isfinite(time))
+      throw fail(named + " = " + py::repr(value).cast<std::string>() + " is not a finite time");
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", time);
+    return std::string(text);
+  };
   if (py::isinstance<py::list>(events) || py::isinstance<py::tuple>(events)) {
     for (const py::handle item : events) {
       if (!py::isinstance<py::str>(item)) throw fail("events: an event must be an expression (str), not " + type_of(item));
@@ -102,6 +127,21 @@ std::vector<models::EventDescription> event_descriptions(const py::object& event
         } else {
           (name == "direction" ? e.direction : e.action) = text;
         }
+      } else if (name == "at") {
+        if (py::isinstance<py::str>(field) || !py::isinstance<py::sequence>(field)) {
+          throw fail("event '" + e.name +
+                     "': at must be a list of times (numbers or expressions, str), not " + type_of(field));
+        }
+        const py::sequence times = field.cast<py::sequence>();
+        if (times.size() == 0) {
+          throw fail("event '" + e.name +
+                     "': at = [] lists no times (give at least one, or leave the event out)");
+        }
+        for (std::size_t k = 0; k < times.size(); ++k) {
+          e.at.push_back(time_text(e.name, "at[" + std::to_string(k) + "]", times[k]));
+        }
+      } else if (name == "every" || name == "start") {
+        (name == "every" ? e.every : e.start) = time_text(e.name, name, field);
       } else if (name == "max") {
         if (!py::isinstance<py::int_>(field) || py::isinstance<py::bool_>(field)) {
           throw fail("event '" + e.name + "': max must be an int, not " + type_of(field));
@@ -114,10 +154,15 @@ std::vector<models::EventDescription> event_descriptions(const py::object& event
         e.max = k;
       } else {
         throw fail("event '" + e.name + "': unknown key '" + name +
-                   "' (an event has expr, direction, action, max and assign)");
+                   "' (an event has expr, direction, action, max and assign; or at, or every and start, in "
+                   "place of expr)");
       }
     }
-    if (!have_expression) throw fail("event '" + e.name + "' has no \"expr\"");
+    if (!have_expression && e.at.empty() && e.every.empty() && e.start.empty()) {
+      throw fail("event '" + e.name +
+                 "' has no \"expr\" (a zero crossing), \"at\" or \"every\" with \"start\" "
+                 "(given times)");
+    }
     out.push_back(std::move(e));
   }
   return out;
@@ -157,7 +202,10 @@ beside the state at every save (r.observables, r.observable_names); events: a di
 or {"expr", "direction": "rising" | "falling" | "both", "action": "record" | "terminal", "max": K,
 "assign": "<state> = <expr>; ..."}} or a list of expressions, as a model file's [events] (assign:
 statements applied when the event fires, simultaneously: every right side from the state before it,
-e.g. {"spike": {"expr": "v - 30", "direction": "rising", "assign": "v = -65; u = u + d"}}); drivers:
+e.g. {"spike": {"expr": "v - 30", "direction": "rising", "assign": "v = -65; u = u + d"}}); an event
+at given times has "at": [times] or "every": period with "start": first time in place of "expr" and
+"direction", each time a number or an expression (str) in the parameters and constants, e.g.
+{"dose": {"every": 24, "start": "t_first", "assign": "A = A + D"}}: the steps land on each; drivers:
 the names of time-varying inputs the equations read (their samples are given when solving:
 drivers={"u": samples, "dt": h, ...}).
 Mistakes raise batchode.ModelError with line and column.
@@ -239,8 +287,16 @@ Mistakes raise batchode.ModelError with line and column.
             py::dict out;
             for (const models::EventDescription& e : p.model().events()) {
               py::dict spec;
-              spec["expr"] = e.expression;
-              spec["direction"] = e.direction;
+              if (!e.at.empty() || !e.every.empty()) {  // at given times
+                if (!e.at.empty()) spec["at"] = e.at;
+                if (!e.every.empty()) {
+                  spec["every"] = e.every;
+                  spec["start"] = e.start;
+                }
+              } else {
+                spec["expr"] = e.expression;
+                spec["direction"] = e.direction;
+              }
               spec["action"] = e.action;
               spec["max"] = e.max;
               if (!e.assign.empty()) spec["assign"] = e.assign;
@@ -249,7 +305,8 @@ Mistakes raise batchode.ModelError with line and column.
             return out;
           },
           "The model's events: {name: {\"expr\", \"direction\", \"action\", \"max\"}}, in order, with\n"
-          "\"assign\" for an event that changes the state when it fires.")
+          "\"assign\" for an event that changes the state when it fires; an event at given times has\n"
+          "\"at\" (the times as expressions, str) or \"every\" and \"start\" in place of expr and direction.")
       .def_property_readonly("source", [](const PyModel& p) { return p.model().description().source; })
       .def_property_readonly(
           "sparsity", [](const PyModel& p) { return models::describe_sparsity(p.model()); },

@@ -1,7 +1,9 @@
 """Events that change the state (issue 49): an event's `assign` in a model, applied where it fires, after
 which the run restarts from the new state. Against closed forms: integrate-and-fire spikes at
 tau ln(I R / (I R - theta)), the bouncing ball's bounce times and its Zeno end; an Izhikevich neuron's
-spike count against scipy's solve_ivp with a terminal event restarted by hand; the GPU against the CPU."""
+spike count against scipy's solve_ivp with a terminal event restarted by hand; the GPU against the CPU.
+Events at given times ("at", or "every" with "start"): a one-compartment model dosed every tau from
+t_first, against its exact piecewise exponentials."""
 
 import math
 
@@ -56,6 +58,70 @@ def test_bouncing_ball_bounces_then_ends_as_zeno():
     t = r.events["bounce"].t[0]
     numpy.testing.assert_allclose(t[:20], [bounce_time(0.8, k) for k in range(20)], atol=1e-8)
     assert r.t_stop[0] == pytest.approx(bounce_time(0.8, 10 ** 6), abs=1e-6)
+
+
+def dosing():
+    dose = {"every": "tau", "start": "t_first", "assign": "A = A + D", "max": 12}
+    return batchode.Model(equations="dA = -k * A", states={"A": 0.0},
+                          parameters={"k": 0.1, "D": 2.0, "tau": 24.0, "t_first": 8.0}, events={"dose": dose},
+                          name="py_dosing")
+
+
+def dosed_amount(k, dose, times, t, through):
+    """A(t) from A(0) = 0: the sum over the doses t_i before t (through: and at t) of D exp(-k (t - t_i))."""
+    return sum(dose * math.exp(-k * (t - ti)) for ti in times if ti < t or (through and ti == t))
+
+
+def test_model_events_at_given_times_keep_their_times():
+    events = dosing().events
+    assert events["dose"] == {"every": "tau", "start": "t_first", "action": "record", "max": 12,
+                              "assign": "A = A + D"}
+    listed = batchode.Model(equations="dA = -A", states={"A": 0.0}, events={"p": {"at": [8, 32.5, "2 * 28"]}})
+    assert listed.events["p"]["at"] == ["8", "32.5", "2 * 28"]  # numbers as text, read back the same
+
+
+def test_doses_every_tau_land_exactly_and_match_the_closed_form():
+    k = numpy.array([0.05, 0.1, 0.3])
+    tau = numpy.array([24.0, 10.0])
+    t_end = 100.0
+    r = batchode.solve_ivp(dosing(), t_span=(0.0, t_end), parameters={"k": k, "tau": tau}, method="dopri5",
+                           rtol=1e-10, atol=1e-12, backend="cpu", **quiet())
+    assert r.success.all()
+    doses = r.events["dose"]
+    assert r.parameters.shape == (len(k) * len(tau), 4)  # every k with every tau
+    for run, (kr, _, taur, _) in enumerate(r.parameters):
+        times = [8.0 + i * taur for i in range(12) if 8.0 + i * taur <= t_end]
+        assert doses.count[run] == len(times)
+        # The steps land on each dose: its time exact (start + i * every, as the model computes it).
+        numpy.testing.assert_array_equal(doses.t[run, :len(times)], times)
+        assert numpy.isnan(doses.t[run, len(times):]).all()
+        # Recorded with the state before the dose; the final state after the last.
+        before = [dosed_amount(kr, 2.0, times, ti, through=False) for ti in times]
+        numpy.testing.assert_allclose(doses.state[run, :len(times), 0], before, rtol=1e-8, atol=1e-12)
+        final = dosed_amount(kr, 2.0, times, t_end, through=True)
+        assert r.final_state[run, 0] == pytest.approx(final, rel=1e-8)
+
+
+def test_time_event_mistakes_name_the_key():
+    base = dict(equations="dA = -k * A", states={"A": 0.0}, parameters={"k": 0.1}, name="m")
+    with pytest.raises(batchode.ModelError, match="event 'e': at must be a list of times"):
+        batchode.Model(events={"e": {"at": 8}}, **base)
+    with pytest.raises(batchode.ModelError, match=r"event 'e': at\[1\] must be a number or an expression"):
+        batchode.Model(events={"e": {"at": [8, None]}}, **base)
+    with pytest.raises(batchode.ModelError, match="event 'e': every must be a number or an expression"):
+        batchode.Model(events={"e": {"every": [24], "start": 8}}, **base)
+    with pytest.raises(batchode.ModelError, match="event 'e': start = inf is not a finite time"):
+        batchode.Model(events={"e": {"every": 24, "start": math.inf}}, **base)
+    with pytest.raises(batchode.ModelError, match=r"at = \[\] lists no times"):
+        batchode.Model(events={"e": {"at": []}}, **base)
+    with pytest.raises(batchode.ModelError, match="every = 24 needs start"):
+        batchode.Model(events={"e": {"every": 24}}, **base)
+    with pytest.raises(batchode.ModelError, match="has both expr and at"):
+        batchode.Model(events={"e": {"expr": "A", "at": [1]}}, **base)
+    with pytest.raises(batchode.ModelError, match=r"at\[1\] reads 'A', a state"):
+        batchode.Model(events={"e": {"at": [1, "A + 2"]}}, **base)
+    with pytest.raises(batchode.ModelError, match=r"at\[1\] = 1 repeats at\[0\] = 1"):
+        batchode.Model(events={"e": {"at": [1, 1.0]}}, **base)
 
 
 IZHIKEVICH = dict(a=0.02, b=0.2, c=-65.0, d=8.0)

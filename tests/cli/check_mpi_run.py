@@ -2,7 +2,8 @@
 """`mpiexec -n N batchode run ...` (no extra flag) against `batchode run ...` on the same sweep: the .h5
 file the N processes write together must equal the one-process file in every dataset and attribute
 but `execution` (which names the processes), the .npy gathered to rank 0 must equal the one-process
-.npy byte for byte, and only rank 0 prints. Used by CTest (cli_mpi_run) with h5_summary (no h5py)."""
+.npy byte for byte, and only rank 0 prints. Used by CTest (cli_mpi_run; cli_mpi_time_events with a model
+whose events act at given times, the events in the file) with h5_summary (no h5py)."""
 
 import argparse
 import json
@@ -26,12 +27,15 @@ def main():
     a.add_argument("--model", required=True)
     a.add_argument("--work", required=True)
     a.add_argument("--processes", type=int, default=3)
+    a.add_argument("--sweep", default="rho=linspace(0,50,101)", help="the runs (a parameter's sweep)")
+    a.add_argument("--t-end", default="2")
     args = a.parse_args()
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_btl_vader_single_copy_mechanism="none", OMPI_MCA_rmaps_base_oversubscribe="1")
-    solve = ["run", args.model, "--t-end", "2", "--method", "dopri5", "--rtol", "1e-8", "--atol", "1e-8",
-             "--save-every", "0.5", "--backend", "cpu", "--counters", "--sweep", "rho=linspace(0,50,101)"]
+    solve = ["run", args.model, "--t-end", args.t_end, "--method", "dopri5", "--rtol", "1e-8", "--atol", "1e-8",
+             "--save-every", "0.5", "--backend", "cpu", "--counters", "--sweep", args.sweep]
     mpi = [args.mpiexec, "-n", str(args.processes), args.batchode]
+    os.makedirs(args.work, exist_ok=True)
     files = {k: os.path.join(args.work, f"mpi_{k}") for k in ("one.h5", "all.h5", "one.npy", "all.npy")}
 
     run([args.batchode, *solve, "--output", files["one.h5"]], env)
@@ -59,7 +63,8 @@ def main():
 
     # Bad input: every process meets it, rank 0 alone says it and ends with the exit code (the others end
     # quietly once it has: a process ending first with an error had the launcher kill rank 0 unheard).
-    done = subprocess.run([*mpi, *solve[:-2], "--sweep", "rho=nan", "--output", files["all.npy"]], env=env,
+    nan = args.sweep.split("=")[0] + "=nan"
+    done = subprocess.run([*mpi, *solve[:-2], "--sweep", nan, "--output", files["all.npy"]], env=env,
                           capture_output=True, text=True, timeout=600)
     if done.returncode == 0 or done.stderr.count("batchode: ") != 1 or "nan" not in done.stderr.lower():
         sys.exit(f"a NaN parameter: expected one error line and a failure:\n{done.returncode}\n{done.stderr}")

@@ -579,17 +579,21 @@ std::string runtime_program(bool broken) {
     return s + generate_system(load("lorenz.toml"), {"Lorenz", true}) +
            "static_assert(!batchode::is_ode_system_v<Lorenz, float>, \"batchode_models_negative_check\");\n";
   }
-  const std::vector<Generated> models = {{"Lorenz", load("lorenz.toml"), true},
-                                         {"EveryFunction", load("every_function.toml"), true},
-                                         {"Chain", parse(kChain), true},
-                                         {"Bruss", parse(batchode::testing::bruss_toml(8)), true},
-                                         {"Pollu", load_model(batchode::testing::pollu_model_path()), true}};
+  const std::vector<Generated> models = {
+      {"Lorenz", load("lorenz.toml"), true},
+      {"EveryFunction", load("every_function.toml"), true},
+      {"Chain", parse(kChain), true},
+      {"Bruss", parse(batchode::testing::bruss_toml(8)), true},
+      {"Pollu", load_model(batchode::testing::pollu_model_path()), true},
+      // Events at given times: event_time(), events() without them.
+      {"Dosing", load_model(BATCHODE_EXAMPLE_MODELS_DIR "/dosing.toml"), true}};
   for (const Generated& g : models) {
     s += generate_system(g.model, {g.type, g.jacobian}) + "\n";
     s += "static_assert(batchode::has_analytic_linearization_v<" + g.type + ", double>);\n";
     s += "static_assert(batchode::kernels::StepperFor<batchode::tableau::Rodas4, " + g.type +
          ", float>::available);\n";
   }
+  s += "static_assert(batchode::time_events_v<Dosing> == 1u);\n";
   // BRUSS and POLLU take the sparse LU (kernels/linalg/sparse_lu.hpp) on the device too.
   s += "static_assert(batchode::kernels::RosenbrockShape<Bruss, double>::sparse && "
        "batchode::kernels::RosenbrockShape<Pollu, float>::sparse);\n";
@@ -598,7 +602,8 @@ std::string runtime_program(bool broken) {
   };
   for (const Kernel& k : {Kernel{"Rodas4", "Lorenz", "double"}, Kernel{"Rodas4", "EveryFunction", "float"},
                           Kernel{"Ros3p", "Chain", "double"}, Kernel{"Dopri5", "EveryFunction", "double"},
-                          Kernel{"Rodas4", "Bruss", "double"}, Kernel{"Ros3p", "Pollu", "float"}}) {
+                          Kernel{"Rodas4", "Bruss", "double"}, Kernel{"Ros3p", "Pollu", "float"},
+                          Kernel{"Dopri5", "Dosing", "double"}, Kernel{"Rodas4", "Dosing", "float"}}) {
     const std::string value = k.value, system = k.system;
     s += "template __global__ void batchode::kernels::integrate_chunk<batchode::tableau::" +
          std::string(k.tableau) + ", false, " + system + ", " + value + ">(" + system +

@@ -115,16 +115,16 @@ TEST(ModelEvents, SpecMistakesAtTheirPlace) {
 
 TEST(ModelEvents, DescriptionsFromCppWithoutPlaces) {
   ModelDescription d = read_model_toml(kHead + kTables, "<string>");
-  d.events.push_back({"ground", "h", "falling", "terminal", 1, ""});
+  d.events.push_back({"ground", "h", "falling", "terminal", 1, "", {}, "", ""});
   EXPECT_EQ(parse_model(d).events().size(), 1u);
-  d.events.push_back({"ground", "v", "both", "record", 2, ""});
+  d.events.push_back({"ground", "v", "both", "record", 2, "", {}, "", ""});
   try {
     parse_model(d);
     ADD_FAILURE() << "a name used twice was accepted";
   } catch (const ModelError& e) {
     EXPECT_EQ(std::string(e.what()), "<string>: event 'ground' is defined twice");
   }
-  d.events.back() = {"apex", "v +", "both", "record", 2, ""};
+  d.events.back() = {"apex", "v +", "both", "record", 2, "", {}, "", ""};
   try {
     parse_model(d);
     ADD_FAILURE() << "a bad expression was accepted";

@@ -1,6 +1,6 @@
 # tests/package/run_consumer_test.cmake: the consumer tests, run by CTest as `cmake -P`, one route and
-# one backend per run. Configures and builds tests/package/ (a project written as README.md shows),
-# runs it and checks the backend it reports and that its source went to the GPU compiler.
+# one backend per run. Configures and builds tests/package/ (a project written as
+# docs/guide/installing.md shows), runs it and checks the backend it reports and that its source went to the GPU compiler.
 #   BATCHODE_ROUTE=add_subdirectory  the consumer adds BATCHODE_SOURCE_DIR with -DBATCHODE_GPU=<backend>
 #   BATCHODE_ROUTE=find_package      cmake --install into a fresh prefix, then find_package(batchode):
 #                                    of BATCHODE_BUILD_DIR when given (the calling build, already built),

@@ -181,7 +181,7 @@ TEST_F(SolveTiming, EmptyOrInvalidEnvironmentLeavesTheSolvesLevel) {
   }
 }
 
-// A valid value overrides both the logger's level and the solve's (README, "Verbosity and timing").
+// A valid value overrides both the logger's level and the solve's (docs/guide/timing.md).
 TEST_F(SolveTiming, ValidEnvironmentOverridesTheSolveAndTheLogger) {
   ASSERT_EQ(setenv("BATCHODE_VERBOSITY", "none", 1), 0);
   std::ostringstream out;

@@ -40,24 +40,33 @@ bool declared(const std::vector<NamedValue>& values, const std::string& name) {
   return std::any_of(values.begin(), values.end(), [&](const NamedValue& v) { return v.name == name; });
 }
 
-/// Why `name` cannot be assigned, or "" when it is a differential state.
+/// Why `name` cannot be assigned, or "" when it is a differential state or a parameter.
 std::string not_assignable(const ModelDescription& d, const std::vector<Auxiliary>& auxiliaries,
                            const std::string& name) {
-  const std::string only = "only states can be assigned: '" + name + "' is ";
+  const std::string only = "only a differential state or a parameter can be assigned: '" + name + "' is ";
   if (name == "t") return only + "the time";
-  if (declared(d.states, name)) return "";
+  if (declared(d.states, name) || declared(d.parameters, name)) return "";
   if (declared(d.algebraic, name)) {
     return only + "an algebraic variable (its `0 =` equation determines it)";
   }
-  if (declared(d.parameters, name)) return only + "a parameter";
-  if (declared(d.constants, name)) return only + "a constant";
+  if (declared(d.constants, name)) {
+    return only + "a constant (compiled in: make it a parameter to assign it)";
+  }
   for (const DriverDescription& u : d.drivers) {
     if (u.name == name) return only + "a driver";
   }
   for (const Auxiliary& a : auxiliaries) {
     if (a.name == name) return only + "an auxiliary (computed from the state, it follows the new one)";
   }
-  return "unknown state '" + name + "' (states: " + names(d.states) + ")";
+  return "unknown state or parameter '" + name + "' (states: " + names(d.states) +
+         (d.parameters.empty() ? "; no parameters" : "; parameters: " + names(d.parameters)) + ")";
+}
+
+/// `name`'s index in `values` (declared: not_assignable said so).
+std::size_t index_of(const std::vector<NamedValue>& values, const std::string& name) {
+  return static_cast<std::size_t>(
+      std::find_if(values.begin(), values.end(), [&](const NamedValue& v) { return v.name == name; }) -
+      values.begin());
 }
 
 }  // namespace
@@ -105,22 +114,22 @@ std::vector<EventAssignment> parse_event_assignments(const ModelDescription& d, 
       }
       const std::string problem = not_assignable(d, auxiliaries, lhs.text);
       if (!problem.empty()) throw ModelError(at(lhs), what + ": " + problem);
-      const auto index =
-          static_cast<std::size_t>(std::find_if(d.states.begin(), d.states.end(),
-                                                [&](const NamedValue& s) { return s.name == lhs.text; }) -
-                                   d.states.begin());
+      const bool parameter = declared(d.parameters, lhs.text);
+      const std::size_t index = index_of(parameter ? d.parameters : d.states, lhs.text);
+      const std::string kind = parameter ? "parameter" : "state";
       for (const EventAssignment& before : out) {
-        if (before.state != index) continue;
+        if (before.parameter != parameter || before.index != index) continue;
         throw ModelError(at(lhs),
-                         what + " assigns state '" + lhs.text + "' twice (first in statement " +
+                         what + " assigns " + kind + " '" + lhs.text + "' twice (first in statement " +
                              std::to_string(&before - out.data() + 1) +
                              (before.where.line != 0 ? ", at line " + std::to_string(before.where.line) +
                                                            ", column " + std::to_string(before.where.column)
                                                      : std::string()) +
-                             "; its statements are simultaneous: give one value per state)");
+                             "; its statements are simultaneous: give one value per " + kind + ")");
       }
       EventAssignment assignment;
-      assignment.state = index;
+      assignment.parameter = parameter;
+      assignment.index = index;
       assignment.where = at(lhs);
       assignment.value = parse_value(tokens, 2, piece_start);
       out.push_back(std::move(assignment));

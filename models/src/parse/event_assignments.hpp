@@ -1,7 +1,7 @@
-// models/src/parse/ (private): an event's `assign` (model_description.hpp): its text split into `<state> = <expr>`
-// statements, each left side checked to be a differential state assigned once, each right side parsed by
-// the equations' parser (parser.cpp passes it in, with every auxiliary in scope), and every mistake
-// reported at its line and column inside the assign string.
+// models/src/parse/ (private): an event's `assign` (model_description.hpp): its text split into
+// `<name> = <expr>` statements, each left side checked to be a differential state or a parameter assigned
+// once, each right side parsed by the equations' parser (parser.cpp passes it in, with every auxiliary in
+// scope), and every mistake reported at its line and column inside the assign string.
 #pragma once
 
 #include <cstddef>
@@ -21,9 +21,10 @@ using StatementValueParser = std::function<ExprPtr(const std::vector<Token>& tok
 
 /// Event `event`'s assign statements in written order (empty when d.events[event].assign is). Throws
 /// ModelError at the place in the assign string (ModelDescription::locations "events.<i>.assign") for an
-/// empty assign, a statement without `=` or with nothing on either side, a left side that is not a
-/// differential state (unknown, t, an algebraic variable, a parameter, a constant, a driver or one of
-/// `auxiliaries`: each named), a state assigned twice, and any mistake of a right side (`parse_value`).
+/// empty assign, a statement without `=` or with nothing on either side, a left side that is neither a
+/// differential state nor a parameter (unknown, t, an algebraic variable, a constant, a driver or one of
+/// `auxiliaries`: each named), a state or a parameter assigned twice, and any mistake of a right side
+/// (`parse_value`).
 std::vector<EventAssignment> parse_event_assignments(const ModelDescription& d, std::size_t event,
                                                      const std::vector<Auxiliary>& auxiliaries,
                                                      const StatementValueParser& parse_value);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -193,18 +194,22 @@ class Reader {
     }
   }
 
-  /// `events = ["expr", ...]` (named event0, event1, ...) or an [events] table of
-  /// name = "expr" or name = { expr = "...", direction = "...", action = "...", max = K, assign = "..." }.
+  /// `events = ["expr", ...]` (named event0, event1, ...) or an [events] table of name = "expr" or
+  /// name = { expr = "...", direction = "...", action = "...", max = K, assign = "..." }, or, for an event
+  /// at given times, at = [...] or every = ... with start = ... in place of expr. How the keys combine
+  /// (at with every, expr with either, ...) is parse_model's check (model.cpp), with their places here.
   void read_events(const toml::node& node, ModelDescription& d) const {
-    auto add = [&](std::string name, const toml::node& expression, const SourceLocation& named_at) {
+    auto add = [&](std::string name, const SourceLocation& named_at) {
       const std::string key = "events." + std::to_string(d.events.size());
       d.locations[key] = named_at;
-      d.locations[key + ".expr"] = string_start(text_, source_, expression.source());
       EventDescription e;
       e.name = std::move(name);
-      e.expression = string_value(expression, "expr");
       d.events.push_back(std::move(e));
       return key;
+    };
+    auto set_expression = [&](const std::string& key, const toml::node& expression) {
+      d.locations[key + ".expr"] = string_start(text_, source_, expression.source());
+      d.events.back().expression = string_value(expression, "expr");
     };
     if (const toml::array* list = node.as_array()) {
       for (const toml::node& item : *list) {
@@ -212,7 +217,8 @@ class Reader {
           throw ModelError(location(source_, item.source()),
                            std::string("an event must be an expression in quotes, not ") + type_name(item));
         }
-        add("event" + std::to_string(d.events.size()), item, location(source_, item.source()));
+        set_expression(add("event" + std::to_string(d.events.size()), location(source_, item.source())),
+                       item);
       }
       return;
     }
@@ -227,7 +233,7 @@ class Reader {
       const std::string name(key_ptr->str());
       const SourceLocation named_at = location(source_, key_ptr->source());
       if (value_ptr->is_string()) {
-        add(name, *value_ptr, named_at);
+        set_expression(add(name, named_at), *value_ptr);
         continue;
       }
       const toml::table* spec = value_ptr->as_table();
@@ -236,18 +242,24 @@ class Reader {
                          "event '" + name +
                              "' must be an expression in quotes or a table { expr = \"...\", "
                              "direction = \"rising\" | \"falling\" | \"both\", action = \"record\" | "
-                             "\"terminal\", max = K, assign = \"...\" }, not " +
+                             "\"terminal\", max = K, assign = \"...\" } (or with at = [...] or every = ... "
+                             "and start = ... for given times, in place of expr), not " +
                              type_name(*value_ptr));
       }
-      const toml::node* expression = spec->get("expr");
-      if (expression == nullptr) throw ModelError(named_at, "event '" + name + "' has no expr = \"...\"");
-      const std::string key = add(name, *expression, named_at);
+      if (!spec->contains("expr") && !spec->contains("at") && !spec->contains("every") &&
+          !spec->contains("start")) {
+        throw ModelError(named_at, "event '" + name +
+                                       "' has no expr = \"...\" (a zero crossing), at = [...] or every = ... "
+                                       "with start = ... (given times)");
+      }
+      const std::string key = add(name, named_at);
       EventDescription& e = d.events.back();
       for (const auto& [field_key, value] : *spec) {
         const std::string field(field_key.str());
         const SourceLocation value_at = location(source_, value.source());
-        if (field == "expr") continue;
-        if (field == "direction" || field == "action") {
+        if (field == "expr") {
+          set_expression(key, value);
+        } else if (field == "direction" || field == "action") {
           if (!value.is_string()) {
             throw ModelError(value_at, "event '" + name + "': " + field + " must be a string, not " + type_name(value));
           }
@@ -276,13 +288,70 @@ class Reader {
                                  "' has an empty assign (write `<state> = <expr>` statements, "
                                  "separated by ';' or line breaks, or leave assign out)");
           }
+        } else if (field == "at") {
+          const toml::array* times = value.as_array();
+          if (times == nullptr) {
+            throw ModelError(value_at,
+                             "event '" + name +
+                                 "': at must be an array of times (numbers, or expressions in quotes: "
+                                 "at = [8, \"t1 + 24\"]), not " +
+                                 type_name(value));
+          }
+          d.locations[key + ".at"] = value_at;
+          if (times->empty()) {
+            throw ModelError(value_at, "event '" + name +
+                                           "': at = [] lists no times (give at least one, or "
+                                           "leave the event out)");
+          }
+          for (std::size_t k = 0; k < times->size(); ++k) {
+            const std::string what = "at[" + std::to_string(k) + "]";
+            e.at.push_back(time_text(name, what, (*times)[k], d.locations[key + ".at." + std::to_string(k)]));
+          }
+        } else if (field == "every" || field == "start") {
+          (field == "every" ? e.every : e.start) =
+              time_text(name, field, value, d.locations[key + "." + field]);
         } else {
           throw ModelError(location(source_, field_key.source()),
                            "event '" + name + "': unknown key '" + field +
-                               "' (an event has expr, direction, action, max and assign)");
+                               "' (an event has expr, direction, action, max and assign; or at, or every and "
+                               "start, in place of expr)");
         }
       }
     }
+  }
+
+  /// An event's time `what` (at[k], every, start) as the text of an expression: a string as written
+  /// (`where`: its first character), a number as "%.17g" (the same double when read back; `where`: the
+  /// number). A number that is not finite, an empty string and other types are refused at the value.
+  std::string time_text(const std::string& event, const std::string& what, const toml::node& value,
+                        SourceLocation& where) const {
+    const SourceLocation value_at = location(source_, value.source());
+    const std::string named = "event '" + event + "': " + what;
+    if (value.is_number()) {
+      where = value_at;
+      const double time = value.value<double>().value_or(0.0);
+      if (!std::isfinite(time)) {
+        const char* written = std::isnan(time) ? "nan" : time > 0 ? "inf" : "-inf";
+        throw ModelError(value_at, named + " = " + written + " is not a finite time");
+      }
+      char text[32];
+      std::snprintf(text, sizeof text, "%.17g", time);
+      return text;
+    }
+    if (!value.is_string()) {
+      throw ModelError(value_at, named +
+                                     " must be a number or an expression in quotes (in the parameters and "
+                                     "constants), not " +
+                                     type_name(value));
+    }
+    where = string_start(text_, source_, value.source());
+    std::string text = *value.value<std::string>();
+    if (text.find_first_not_of(" \t") == std::string::npos) {
+      throw ModelError(where, named +
+                                  " is an empty expression (a number, or an expression in the parameters and "
+                                  "constants)");
+    }
+    return text;
   }
 
   /// A [drivers] table of name = {} (samples given when solving) or name = { values = [...], dt = h or

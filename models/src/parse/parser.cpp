@@ -134,6 +134,13 @@ class LineParser {
              std::size_t line)
       : tokens_(tokens), line_start_(std::move(line_start)), scope_(scope), line_(line) {}
 
+  /// An event's time (its at[k], every or start, named in messages by `what`): statement_value(first)
+  /// that reads parameters, constants and numbers only, refusing any other name at its place.
+  ExprPtr fixed_value(std::size_t first, const std::string& what) {
+    fixed_ = &what;
+    return statement_value(first);
+  }
+
   /// The expression from token `first` to the end of the line: a number, never a condition.
   ExprPtr statement_value(std::size_t first) {
     pos_ = first;
@@ -382,6 +389,7 @@ class LineParser {
     Parsed p;
     p.column = p.op_column = name.column;
     if (name.text == "t") {
+      if (fixed_ != nullptr) throw not_fixed(name, "the time");
       p.expr = make_time();
       return p;
     }
@@ -395,7 +403,11 @@ class LineParser {
     }
     const auto found = scope_.symbols.find(name.text);
     if (found != scope_.symbols.end()) {
-      p.expr = make_symbol(found->second.kind, found->second.index);
+      const ExprKind kind = found->second.kind;
+      if (fixed_ != nullptr && kind != ExprKind::parameter && kind != ExprKind::constant) {
+        throw not_fixed(name, symbol_word(scope_.d, found->second));
+      }
+      p.expr = make_symbol(kind, found->second.index);
       return p;
     }
     const auto later = scope_.auxiliary_lines.find(name.text);
@@ -408,6 +420,13 @@ class LineParser {
                                    " (an auxiliary is usable in later lines only)");
     }
     throw error(name.column, unknown_symbol_message(name.text));
+  }
+
+  /// An event's time reading `name`, which is `word` ("a state", "the time", ...).
+  ModelError not_fixed(const Token& name, const std::string& word) const {
+    return error(name.column, *fixed_ + " reads '" + name.text + "', " + word +
+                                  ": an event's times are fixed per run and may read parameters, constants "
+                                  "and numbers only (a parameter gives each run its own times)");
   }
 
   std::string unknown_symbol_message(const std::string& name) const {
@@ -498,6 +517,8 @@ class LineParser {
   std::size_t line_;  // the file line, for messages about other lines
   std::size_t pos_ = 0;
   std::size_t nesting_ = 0;
+  // fixed_value's `what`: names other than parameters and constants are refused.
+  const std::string* fixed_ = nullptr;
 };
 
 /// The lines of `text` (a trailing '\r' is left to the lexer, which skips it as a blank).
@@ -552,7 +573,9 @@ void check_unread_derivative_names(const ModelDescription& d, const Scope& scope
     if (rhs) collect_read_auxiliaries(*rhs, read);  // a state without an equation is refused next
   }
   for (const Auxiliary& a : out.auxiliaries) collect_read_auxiliaries(*a.value, read);
-  for (const ExprPtr& event : out.events) collect_read_auxiliaries(*event, read);
+  for (const ExprPtr& event : out.events) {
+    if (event) collect_read_auxiliaries(*event, read);  // (null: an event at given times)
+  }
   for (const auto& assignments : out.event_assignments) {
     for (const EventAssignment& a : assignments) collect_read_auxiliaries(*a.value, read);
   }
@@ -689,17 +712,52 @@ ParsedEquations parse_equations(const ModelDescription& d) {
     out.auxiliaries.push_back(std::move(aux));
   }
 
-  for (std::size_t e = 0; e < d.events.size(); ++e) {
-    const std::string key = "events." + std::to_string(e) + ".expr";
+  auto placed = [&](const std::string& key) {
     const auto located = d.locations.find(key);
-    const SourceLocation start = located != d.locations.end() ? located->second : SourceLocation{d.source, 0, 0};
-    const std::string& text = d.events[e].expression;
-    const std::string what = "event '" + d.events[e].name + "'";
+    return located != d.locations.end() ? located->second : SourceLocation{d.source, 0, 0};
+  };
+  // An event's time `what` (at[k], every, start), its text starting at `start`.
+  auto fixed = [&](const std::string& text, const SourceLocation& start, const std::string& what) {
+    if (text.find('\n') != std::string::npos) throw ModelError(start, what + " must be one line");
+    const std::vector<Token> tokens = tokenize_line(text, start);
+    if (tokens.front().kind == TokenKind::end) {
+      throw ModelError(start, what +
+                                  " is an empty expression (a number, or an expression in the parameters "
+                                  "and constants)");
+    }
+    return LineParser(tokens, start, scope, start.line).fixed_value(0, what);
+  };
+  for (std::size_t e = 0; e < d.events.size(); ++e) {
+    const EventDescription& event = d.events[e];
+    const std::string key = "events." + std::to_string(e);
+    const std::string what = "event '" + event.name + "'";
+    EventTimes times;
+    for (std::size_t k = 0; k < event.at.size(); ++k) {
+      const std::string index = std::to_string(k);
+      times.at.push_back(fixed(event.at[k], placed(key + ".at." + index), what + ": at[" + index + "]"));
+    }
+    if (!event.every.empty()) {  // with start (parse_model's check_events)
+      times.every = fixed(event.every, placed(key + ".every"), what + ": every");
+      times.start = fixed(event.start, placed(key + ".start"), what + ": start");
+    }
+    if (times.timed()) {
+      out.events.push_back(nullptr);  // no function: events() leaves its slot alone
+      out.event_times.push_back(std::move(times));
+      continue;
+    }
+    out.event_times.emplace_back();
+    const SourceLocation start = placed(key + ".expr");
+    const std::string& text = event.expression;
     if (text.find('\n') != std::string::npos) {
       throw ModelError(start, what + ": the expression must be one line");
     }
     const std::vector<Token> tokens = tokenize_line(text, start);
-    if (tokens.front().kind == TokenKind::end) throw ModelError(start, what + " has an empty expression");
+    if (tokens.front().kind == TokenKind::end) {
+      throw ModelError(start.line != 0 ? start : placed(key),
+                       what +
+                           " has an empty expression (give expr, a zero crossing, or the event's times: at "
+                           "= [...], or every with start)");
+    }
     LineParser parser(tokens, start, scope, start.line);
     out.events.push_back(parser.statement_value(0));
   }

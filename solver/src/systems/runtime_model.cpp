@@ -6,11 +6,14 @@
 // compiler (NVRTC / hipRTC) into a code image for the GPU (runtime_model_gpu.cpp).
 #include "batchode/solver/systems/runtime_model.hpp"
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,8 +26,8 @@
 #include "batchode/kernels/methods/method_registry.hpp"
 #include "batchode/models/codegen.hpp"
 #include "batchode/solver/systems/gpu_path.hpp"
-#include "batchode/timing/timed_events.hpp"
 #include "batchode/timing/scoped_timer.hpp"
+#include "batchode/timing/timed_events.hpp"
 #include "runtime_model_parts.hpp"
 
 namespace batchode {
@@ -190,6 +193,28 @@ std::vector<EventSpec> RuntimeModel<T>::event_specs() const {
     specs.push_back(std::move(spec));
   }
   return specs;
+}
+
+template <class T>
+void RuntimeModel<T>::check_event_times(double t0, double t_end) const {
+  const models::Model& model = state_->model;
+  for (std::size_t e = 0; e < model.events().size(); ++e) {
+    const std::optional<std::vector<double>> times = model.constant_event_times(e);
+    if (!times || times->empty()) continue;
+    const std::string& name = model.events()[e].name;
+    if (times->front() < t0) {
+      throw InvalidInput(
+          fmt::format("model '{}': event '{}' has a time {} before the solve's t0 = {}: a run starts "
+                      "at t0 and would pass it over (times in [t0, t_end] act)",
+                      model.name(), name, times->front(), t0));
+    }
+    if (times->front() > t_end) {
+      throw InvalidInput(
+          fmt::format("model '{}': every time of event '{}' lies after the solve's t_end = {} (the "
+                      "first is {}): it would never act (times in [t0, t_end] act)",
+                      model.name(), name, t_end, times->front()));
+    }
+  }
 }
 
 template <class T>

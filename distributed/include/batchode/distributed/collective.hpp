@@ -1,7 +1,7 @@
 // distributed/: what a distributed solve needs from the processes it runs on, and nothing of MPI's types:
 // every process's text, one process's bytes gathered, a file written by all of them together. The
 // C++ implementation is mpi::MpiCollective (mpi/, MPI's C API); Python's is written with
-// mpi4py (python/batchode/mpi.py), so the package needs no MPI library of its own and works with the
+// mpi4py (python/batchode/_mpi.py), so the package needs no MPI library of its own and works with the
 // MPI mpi4py was built for. One interface, so the algorithm (distributed_solve.hpp) exists once.
 //
 // Every member is collective: all processes call it, in the same order, with matching arguments.
@@ -21,6 +21,9 @@ struct FilePiece {
   std::size_t bytes = 0;
 };
 
+/// The processes of a distributed solve, as the algorithm (distributed_solve.hpp) talks to them:
+/// mpi::MpiCollective in C++, an mpi4py communicator in Python. Every member is collective: all
+/// processes call it, in the same order, with matching arguments.
 class Collective {
  public:
   virtual ~Collective() = default;

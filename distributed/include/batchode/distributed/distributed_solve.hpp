@@ -178,10 +178,11 @@ LocalSolver<T> local_solver(Solver<System, T>& solver) {
 }
 
 /// The distributed counterpart of Solver: one per process, each given the same batch.
-///   batchode::mpi::MpiSession session(&argc, &argv);
-///   batchode::mpi::MpiCollective world;
-///   batchode::distributed::DistributedSolver<Lorenz, double> solver(world, Lorenz{}, options);
-///   auto r = solver.solve(batch.y0, batch.params);  // r.result: every run on rank 0
+///
+///     batchode::mpi::MpiSession session(&argc, &argv);
+///     batchode::mpi::MpiCollective world;
+///     batchode::distributed::DistributedSolver<Lorenz, double> solver(world, Lorenz{}, options);
+///     auto r = solver.solve(batch.y0, batch.params);  // r.result: every run on rank 0
 template <class System, class T = double>
 class DistributedSolver {
  public:

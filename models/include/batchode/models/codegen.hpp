@@ -28,6 +28,11 @@
 //     static constexpr batchode::port::uint32_t event_assignments = 5;
 //     template <class T> BATCHODE_HOST_DEVICE void event_assign(batchode::port::size_t e, T t, T* y,
 //     const T* p) const;  // event e's assign, simultaneous: every right side from y as it is, then stored
+//     // where some event's assign sets a parameter (bit e: event e's does; absent when none does):
+//     static constexpr batchode::port::uint32_t parameter_assignments = 4;
+//     // and event_assign takes p mutable, in every case (the run's own copy: kernels/core/system.hpp):
+//     template <class T> BATCHODE_HOST_DEVICE void event_assign(batchode::port::size_t e, T t, T* y,
+//     T* p) const;  // every right side from y and p as they are, then stored into y and p
 //     // a model with drivers: n_drivers, driver_names, and every member takes their values at t, u,
 //     // before its output (event_assign: after p, last): operator()(T t, const T* y, const T* p,
 //     // const T* u, T* dydt); no

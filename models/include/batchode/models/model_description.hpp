@@ -22,15 +22,25 @@
 //   [constants]               # optional: compiled into the code
 //   sigma = 10.0
 //   beta = 2.6666666666666665
-//   [events]                  # optional: zero crossings of g(t, y, p), at most 8
+//   [events]                  # optional: zero crossings of g(t, y, p) or given times, at most 8
 //   x_zero = { expr = "x", direction = "rising", action = "record", max = 4 }
 //   spike = { expr = "x - 30", direction = "rising", assign = "x = -65; y = y + rho" }
-//   # assign (optional): `<state> = <expr>` statements, separated by `;` or line breaks, applied when the
+//   # assign (optional): `<name> = <expr>` statements, separated by `;` or line breaks, applied when the
 //   # event fires (at the located crossing), after which integration restarts from the new state; a
-//   # terminal event applies them, then ends the run. Simultaneous (as SBML's event assignments): every
-//   # right side is evaluated with the state before the event (and the auxiliaries computed from it),
-//   # then all are stored, so "x = y; y = x" swaps x and y. Only differential states can be assigned.
+//   # terminal event applies them, then ends the run. <name> is a differential state or a parameter (a
+//   # switch: `on = { at = [10], assign = "rate = 5" }`); an assigned parameter is the run's own copy,
+//   # which its later steps, events and event times read from then on (results report the parameters
+//   # each run started with). Simultaneous (as SBML's event assignments): every right side is evaluated
+//   # with the state and parameters before the event (and the auxiliaries computed from them), then all
+//   # are stored, so "x = y; y = x" swaps x and y, and "x = rho; rho = x" a state and a parameter.
 //   # or, without [events]: events = ["x", "z - 27"]  (named event0, event1, ...; both ways, recorded once)
+//   kick = { every = "rho", start = 8, assign = "x = x + 1", max = 20 }   # at given times (no expr):
+//   probe = { at = [8, 32, "56 * beta"] }
+//   # at: the times, increasing (numbers, or expressions in quotes); every (> 0) with start: start,
+//   # start + every, start + 2 every, ... The steps land on each time in the solve's span, where the event
+//   # is recorded (the state before its assign), its assign applied and a terminal one ends the run. The
+//   # times read parameters, constants and numbers only (fixed per run: no state, t, driver or
+//   # auxiliary); a parameter gives each run its own. Such an event has no expr and no direction.
 //   [drivers]                 # optional: time-varying inputs, read by name in the equations
 //   u = { dt = 0.5, values = [0.0, 1.0, 0.0], order = 1 }   # samples here (uniform from t0, or times =
 // [...])
@@ -57,16 +67,26 @@ struct NamedValue {
 };
 
 /// An event function as written: a zero crossing of `expression` (in t, the states, parameters,
-/// constants and auxiliaries) is the event. The words are checked by parse_model.
+/// constants and auxiliaries) is the event, or, with `at` or `every` instead (expression empty), given
+/// times are. The words are checked by parse_model.
 struct EventDescription {
   std::string name;
-  std::string expression;
+  std::string expression;          ///< empty for an event at given times
   std::string direction = "both";  ///< "rising", "falling" or "both"
   std::string action = "record";   ///< "record" (the first `max` crossings) or "terminal" (ends the run)
   long long max = 1;               ///< crossings stored per run, at least 1
-  /// `<state> = <expr>` statements (`;` or line breaks between them) applied when the event fires,
-  /// simultaneously (see the TOML format above); empty: the event leaves the state alone.
+  /// `<name> = <expr>` statements (`;` or line breaks between them; name: a differential state or a
+  /// parameter) applied when the event fires, simultaneously (see the TOML format above); empty: the
+  /// event leaves the state and the parameters alone.
   std::string assign;
+  /// An event at given times (see the TOML format above): its times in increasing order, each an
+  /// expression in the parameters, constants and numbers (a number from a file is written back as text,
+  /// %.17g, so it reads as the same double); empty: none.
+  std::vector<std::string> at;
+  /// Or start + i * every, i = 0, 1, ...: `every` (> 0) and `start`, expressions as `at`'s, both or
+  /// neither; empty: none.
+  std::string every;
+  std::string start;
 };
 
 /// A driver (a time-varying input) as written: its name, and its samples when the file gives them
@@ -105,13 +125,15 @@ struct ModelDescription {
   /// "constants.<name>", "observables.<index>", and per event index i "events.<i>" (its name or list
   /// entry), "events.<i>.expr" (the expression's first character), "events.<i>.direction",
   /// "events.<i>.action", "events.<i>.max", "events.<i>.assign" (the first character of its text, as
-  /// for expr); "drivers.<name>".
+  /// for expr), "events.<i>.at" (the array), "events.<i>.at.<k>", "events.<i>.every" and
+  /// "events.<i>.start" (the first character of a string's text, or the number); "drivers.<name>".
   std::map<std::string, SourceLocation> locations;
 };
 
 /// Reads a TOML model file's text (format above). `source` names it in messages. Throws ModelError
 /// naming line and column for TOML syntax errors, unknown top-level keys, values of the wrong type
-/// and a missing `name`, `equations` or `[states]`, and a driver whose samples or settings break the
+/// and a missing `name`, `equations` or `[states]`, an event with none of expr, at and every, or with a
+/// time that is not finite or an empty at (at the value), and a driver whose samples or settings break the
 /// rules of checks::driver_problem (at the key or the entry at fault) or whose end is no spline end.
 /// The equations themselves are checked by
 /// parse_model. equations_line/column point at the first character of the equations' text: for a

@@ -27,13 +27,24 @@ struct Auxiliary {
   SourceLocation where;
 };
 
-/// One statement `<state> = <expr>` of an event's `assign` (model_description.hpp): when the event fires,
-/// differential state `state` becomes `value`, computed from the state before the event (an event's
-/// statements are simultaneous: every value is computed before any is stored).
+/// One statement `<name> = <expr>` of an event's `assign` (model_description.hpp): when the event fires,
+/// differential state or parameter `index` becomes `value`, computed from the state and parameters
+/// before the event (an event's statements are simultaneous: every value is computed before any is
+/// stored). A parameter assigned is the run's own copy: its later steps, events and times read the new
+/// value.
 struct EventAssignment {
-  std::size_t state = 0;  ///< index into the states (never an algebraic variable)
+  bool parameter = false;  ///< the target is a parameter (else a differential state)
+  std::size_t index = 0;   ///< into the states (never an algebraic variable) or the parameters
   ExprPtr value;
-  SourceLocation where;  ///< the state's name in the statement
+  SourceLocation where;  ///< the target's name in the statement
+};
+
+/// An event at given times (EventDescription's at, or every and start) as trees that read parameters,
+/// constants and numbers only (the language's functions too): its times are fixed per run.
+struct EventTimes {
+  std::vector<ExprPtr> at;  ///< at's times in written order; empty for every and for a crossing
+  ExprPtr every, start;     ///< every's period and first time; null for at and for a crossing
+  bool timed() const { return !at.empty() || every != nullptr; }
 };
 
 /// The equations as trees.
@@ -43,17 +54,24 @@ struct ParsedEquations {
   /// here; parse_model reorders them to match the algebraic variables: Model::n_algebraic).
   std::vector<ExprPtr> rhs;
   std::vector<SourceLocation> rhs_where;  ///< where each state's equation starts (a residual: at its 0)
-  std::vector<ExprPtr> events;            ///< events[e]: event function e (ModelDescription::events)
+  /// events[e]: event function e (ModelDescription::events); null for an event at given times.
+  std::vector<ExprPtr> events;
+  /// event_times[e]: event e's times (EventTimes::timed), or none for a crossing; as many entries as
+  /// events.
+  std::vector<EventTimes> event_times;
   /// event_assignments[e]: event e's `assign` statements in written order, empty for an event without
   /// one; as many entries as events.
   std::vector<std::vector<EventAssignment>> event_assignments;
 };
 
 /// Parses `d.equations`, then each event's expression (one line, in the same grammar as a statement's
-/// value, with every auxiliary in scope) and its `assign` statements (their values in that grammar too).
-/// The declarations (states, parameters, constants) must already be checked (unique, not reserved:
-/// parse_model does it). Throws ModelError at the offending line and column (an event's:
-/// ModelDescription::locations "events.<i>.expr" or "events.<i>.assign", else the source).
+/// value, with every auxiliary in scope) or its times (each one line in that grammar, reading parameters,
+/// constants and numbers only: a state, t, a driver or an auxiliary is refused at its place) and its
+/// `assign` statements (their values in that grammar too). The declarations (states, parameters,
+/// constants) must already be checked (unique, not reserved: parse_model does it), and the events' keys
+/// (an event with at or every has no expression). Throws ModelError at the offending line and column (an
+/// event's: ModelDescription::locations "events.<i>.expr", "events.<i>.at.<k>", "events.<i>.every",
+/// "events.<i>.start" or "events.<i>.assign", else the source).
 ParsedEquations parse_equations(const ModelDescription& d);
 
 /// The file position of the character at (line, column) of the equations' text (both 1-based).

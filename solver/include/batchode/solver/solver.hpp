@@ -118,6 +118,7 @@ class Solver {
     detail::check_method_solves_system(system_, options_.method);
     detail::check_run_fits_stack<System, T>(system_, options_.method);
     check_events_for_system(options_, detail::n_events_of(system_));
+    detail::check_event_times(system_, options_);
     if (!options_.summaries.empty()) {
       summaries_ = std::make_shared<const SummaryLayout>(
           plan_summaries(options_, detail::state_names_of(system_), detail::observable_names_of(system_)));

@@ -65,6 +65,19 @@
 //                        event e's assignments to y at its crossing time t (a driven system takes u
 //                        after p). The run then restarts there from the new state; a terminal event
 //                        applies them and ends the run (kernels/loop/events.hpp). [event_assignments_v]
+//   parameter_assignments
+//                        static constexpr uint32_t mask (bit e: event e's assignments change the run's
+//                        parameters too); event_assign then takes them mutable, (size_t e, T t, T* y,
+//                        T* p): the run's own copy, which its later steps, events and times read (the
+//                        batch's stay as given). [parameter_assignments_v]
+//   time_events, event_time
+//                        static constexpr uint32_t mask (bit e: event e happens at given times, not at
+//                        a zero crossing: events() need not write g[e]) and T event_time(size_t e,
+//                        uint32_t i, const T* p) const: event e's i-th time (i = 0, 1, ..., increasing
+//                        in i; +inf past the last; a run's parameters may set them: doses every p[k]).
+//                        Steps land on each time in [t0, t_end] (one at t0 fires after the save there);
+//                        it is recorded and its assignments applied there as a crossing's
+//                        (kernels/loop/events.hpp). [time_events_v]
 //   next_break           T next_break(T t) const: the first time after t where f is not smooth; adaptive
 //                        steps end there (kernels/loop/adaptive_loop.hpp; Driven has it). [has_breaks_v]
 //   summary_kinds        static constexpr uint32_t, summary_bit(SummaryKind::mean) | ...: the summary
@@ -157,6 +170,16 @@ struct assignment_mask : port::integral_constant<port::uint32_t, 0> {};
 template <class S>
 struct assignment_mask<S, port::void_t<decltype(port::uint32_t{S::event_assignments})>>
     : port::integral_constant<port::uint32_t, S::event_assignments> {};
+template <class S, class = void>
+struct parameter_assignment_mask : port::integral_constant<port::uint32_t, 0> {};
+template <class S>
+struct parameter_assignment_mask<S, port::void_t<decltype(port::uint32_t{S::parameter_assignments})>>
+    : port::integral_constant<port::uint32_t, S::parameter_assignments> {};
+template <class S, class = void>
+struct time_event_mask : port::integral_constant<port::uint32_t, 0> {};
+template <class S>
+struct time_event_mask<S, port::void_t<decltype(port::uint32_t{S::time_events})>>
+    : port::integral_constant<port::uint32_t, S::time_events> {};
 
 // A const member `member(T t, const T* y, const T* p, T* out)` in precision T (a driven system's take
 // u after p: Driven gives them the plain form).
@@ -292,6 +315,16 @@ inline constexpr port::size_t n_events_v = detail::event_count<S>::value;
 /// S::event_assignments, or 0.
 template <class S>
 inline constexpr port::uint32_t event_assignments_v = detail::assignment_mask<S>::value;
+
+/// The events of system S whose assignments change the run's parameters (bit e: event e; its
+/// event_assign takes T* p): S::parameter_assignments, or 0.
+template <class S>
+inline constexpr port::uint32_t parameter_assignments_v = detail::parameter_assignment_mask<S>::value;
+
+/// The events of system S that happen at given times (bit e: event e; its event_time): S::time_events,
+/// or 0.
+template <class S>
+inline constexpr port::uint32_t time_events_v = detail::time_event_mask<S>::value;
 
 /// The number of algebraic states of system S (the last ones): S::n_algebraic, or 0 for an ODE.
 template <class S>

@@ -92,7 +92,9 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
   State y_new{}, err{};
   while (t < plan.t_end) {
     bool stop_is_save;
-    const T t_stop = stop_at_break(sys, t, next_stop<Sink>(plan, next_save, stop_is_save), stop_is_save);
+    const T t_stop = stop_at_time_event(
+        events, stop_at_break(sys, t, next_stop<Sink>(plan, next_save, stop_is_save), stop_is_save),
+        stop_is_save);
     if (attempts >= plan.max_steps) return ended(Status::max_steps_reached);
     if (stop_asked(plan, attempts)) return ended(Status::not_solved);
     const T remaining = t_stop - t;

@@ -6,7 +6,9 @@
 // each event per run) or, for a terminal event, ends the run there with the interpolated state. An
 // event with assignments (the system's event_assignments and event_assign) ends the step there too:
 // the loops apply them to the interpolated state and restart the run from it (step_outputs.hpp).
-// Systems without events compile none of this.
+// Events at given times (the system's time_events and event_time: doses, switches, measurements) are
+// no crossings: the loops end a step on each (next_time), where it is recorded and acts as a crossing
+// would, at the step's end. Systems without events compile none of this.
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
@@ -42,8 +44,14 @@ struct EventTracker {
   static_assert(E <= max_events, "a system may have at most 8 event functions (kernels/loop/events.hpp)");
   /// The events that change the state when they fire (kernels/core/system.hpp's event_assign).
   static constexpr port::uint32_t acting = event_assignments_v<System>;
+  /// The events at given times (kernels/core/system.hpp's event_time); their g slots are not read.
+  static constexpr port::uint32_t timed = time_events_v<System>;
+  static_assert((timed >> (E > 0 ? E : 1)) == 0, "time_events names an event past n_events");
   T g[E > 0 ? E : 1];
   port::uint32_t count[E > 0 ? E : 1];
+  // Events at given times: the index of each one's next time, and that time (+inf past the last).
+  port::uint32_t time_index[timed != 0 ? E : 1];
+  T time_next[timed != 0 ? E : 1];
   port::uint32_t at_stop = 0;  ///< after check() returned a stop <= 1: the events that fired there
   // Systems with assignments: the time of the last ones (none yet: -inf) and how many came in a row
   // each within a Zeno span of the one before (repeated_action).
@@ -53,9 +61,52 @@ struct EventTracker {
   BATCHODE_HD_TEMPLATE
   template <class State>
   BATCHODE_HOST_DEVICE void start(const System& sys, T t, const State& y, const T* p) {
-    sys.events(t, &y[0], p, g);
+    evaluate(sys, t, &y[0], p, g);
     BATCHODE_UNROLL
     for (port::size_t e = 0; e < E; ++e) count[e] = 0;
+    if constexpr (timed != 0) {
+      BATCHODE_UNROLL
+      for (port::size_t e = 0; e < E; ++e) {
+        if (((timed >> e) & 1u) != 0) find_time_from(sys, e, t, p);
+      }
+    }
+  }
+
+  /// The earliest time of an event at given times still to come (+inf: none, or no such events): the
+  /// loops end a step there.
+  BATCHODE_HOST_DEVICE T next_time() const {
+    T next = port::numeric_limits<T>::infinity();
+    if constexpr (timed != 0) {
+      BATCHODE_UNROLL
+      for (port::size_t e = 0; e < E; ++e) {
+        if (((timed >> e) & 1u) != 0 && time_next[e] < next) next = time_next[e];
+      }
+    }
+    return next;
+  }
+
+  /// The events at given times due at t (their next time <= t; the run's start: step_outputs.hpp's
+  /// time_events_at_start): recorded with the state y, counted and moved on to their next times.
+  /// Returns them (bit e: event e), also in at_stop.
+  BATCHODE_HD_TEMPLATE
+  template <class Sink>
+  BATCHODE_HOST_DEVICE port::uint32_t fire_due(const System& sys, T t, const T* y, const T* p,
+                                               const RunSettings<T>& plan, Sink& sink) {
+    port::uint32_t due = 0;
+    if constexpr (timed != 0) {
+      BATCHODE_UNROLL
+      for (port::size_t e = 0; e < E; ++e) {
+        if (((timed >> e) & 1u) == 0 || !(time_next[e] <= t)) continue;
+        due |= 1u << e;
+        if (count[e] < plan.event_max[e]) sink.record_event(static_cast<port::uint32_t>(e), count[e], t, y);
+        ++count[e];
+        move_on(sys, e, t, p);
+      }
+    } else {
+      (void)sys, (void)t, (void)y, (void)p, (void)plan, (void)sink;
+    }
+    at_stop = due;
+    return due;
   }
 
   /// Assignments applied at t: whether they keep coming at one time, a Zeno run (a bouncing ball's
@@ -69,29 +120,44 @@ struct EventTracker {
   }
 
   /// After an event's assignments changed the state to y at t: the functions' values there, from
-  /// which the next crossings are counted (the counts go on).
+  /// which the next crossings are counted (the counts go on). Where assignments change parameters,
+  /// the times of events at given times may read them (every = "tau"): each one's next time is found
+  /// again, the first after t.
   BATCHODE_HD_TEMPLATE
   template <class State>
   BATCHODE_HOST_DEVICE void restart(const System& sys, T t, const State& y, const T* p) {
-    sys.events(t, &y[0], p, g);
+    evaluate(sys, t, &y[0], p, g);
+    if constexpr (timed != 0 && parameter_assignments_v<System> != 0) {
+      BATCHODE_UNROLL
+      for (port::size_t e = 0; e < E; ++e) {
+        if (((timed >> e) & 1u) == 0) continue;
+        find_time_from(sys, e, t, p);
+        if (time_next[e] <= t) move_on(sys, e, t, p);  // (fired at t)
+      }
+    }
   }
 
   /// After an accepted attempt, before accept(): `dense` is its dense output (StepInterpolant, from
-  /// (t, y) to (t_new, y_new); t_new exactly). Records the step's crossings and returns the step
-  /// fraction of the earliest terminal one or one with assignments, whose time and state are then in
-  /// t_stop and y_stop and the events there in at_stop (2 when none: the run goes on); crossings
-  /// after it are not recorded.
+  /// (t, y) to (t_new, y_new); t_new exactly). Records the step's crossings, and its events at given
+  /// times (at its end: the loops end steps on them, next_time), and returns the step fraction of the
+  /// earliest terminal one or one with assignments, whose time and state are then in t_stop and y_stop
+  /// and the events there in at_stop (2 when none: the run goes on); events after it are not recorded
+  /// (a time one then still to come).
   BATCHODE_HD_TEMPLATE
   template <class Dense, class Sink, class State>
   BATCHODE_HOST_DEVICE T check(Dense& dense, T t_new, const State& y_new, const RunSettings<T>& plan, Sink& sink,
                                T& t_stop, State& y_stop) {
     T g_new[E];
-    dense.sys.events(t_new, &y_new[0], dense.p, g_new);
+    evaluate(dense.sys, t_new, &y_new[0], dense.p, g_new);
     port::uint32_t fired = 0;
     BATCHODE_UNROLL
     for (port::size_t e = 0; e < E; ++e) {
-      if (crossed(g[e], g_new[e], (plan.event_rising >> e) & 1u, (plan.event_falling >> e) & 1u)) {
+      if (((timed >> e) & 1u) == 0 &&
+          crossed(g[e], g_new[e], (plan.event_rising >> e) & 1u, (plan.event_falling >> e) & 1u)) {
         fired |= 1u << e;
+      }
+      if constexpr (timed != 0) {
+        if (((timed >> e) & 1u) != 0 && time_next[e] <= t_new) fired |= 1u << e;
       }
     }
     T stop = T(2);
@@ -103,7 +169,11 @@ struct EventTracker {
       for (port::size_t e = 0; e < E; ++e) {
         theta[e] = T(2);
         if ((fired >> e) & 1u) {
-          theta[e] = root(dense, e, g[e], g_new[e], plan.event_tolerance / h);
+          if (((timed >> e) & 1u) != 0) {
+            theta[e] = time_next[e] >= t_new ? T(1) : (time_next[e] - t) / h;  // (the loops land on it: 1)
+          } else {
+            theta[e] = root(dense, e, g[e], g_new[e], plan.event_tolerance / h);
+          }
           if (((ends >> e) & 1u) && theta[e] < stop) stop = theta[e];
         }
       }
@@ -117,6 +187,10 @@ struct EventTracker {
                             at);
         }
         ++count[e];
+        if constexpr (timed != 0) {
+          if (((timed >> e) & 1u) != 0)
+            move_on(dense.sys, e, theta[e] >= T(1) ? t_new : t + theta[e] * h, dense.p);
+        }
       }
       if (stop <= T(1)) {
         t_stop = stop >= T(1) ? t_new : t + stop * h;
@@ -143,6 +217,60 @@ struct EventTracker {
   }
 
  private:
+  /// The event functions at (t, y); the slots of events at given times 0 (events() need not write them).
+  BATCHODE_HOST_DEVICE static void evaluate(const System& sys, T t, const T* y, const T* p, T* values) {
+    if constexpr (timed != 0) {
+      BATCHODE_UNROLL
+      for (port::size_t e = 0; e < E; ++e) values[e] = T(0);
+    }
+    sys.events(t, y, p, values);
+  }
+
+  /// Event e's i-th time; NaN (a parameter that makes no time) as +inf: never.
+  BATCHODE_HOST_DEVICE static T time_of(const System& sys, port::size_t e, port::uint32_t i, const T* p) {
+    const T time = sys.event_time(e, i, p);
+    return time == time ? time : port::numeric_limits<T>::infinity();
+  }
+
+  /// The index of event e's first time >= t: doubling, then bisection (the times increase with the
+  /// index), so a long list or a start far before t costs a few dozen calls, not one per time.
+  BATCHODE_HOST_DEVICE static port::uint32_t first_time_from(const System& sys, port::size_t e, T t,
+                                                             const T* p) {
+    if (time_of(sys, e, 0, p) >= t) return 0;
+    port::uint32_t below = 0, from = 1;  // time(below) < t; from: a candidate
+    while (time_of(sys, e, from, p) < t) {
+      below = from;
+      if (from >= (1u << 30)) return ~0u;  // none below 2^31 times: never
+      from *= 2;
+    }
+    while (from - below > 1) {
+      const port::uint32_t mid = below + (from - below) / 2;
+      if (time_of(sys, e, mid, p) < t) {
+        below = mid;
+      } else {
+        from = mid;
+      }
+    }
+    return from;
+  }
+
+  /// Event e's next time: its first at or after t.
+  BATCHODE_HOST_DEVICE void find_time_from(const System& sys, port::size_t e, T t, const T* p) {
+    time_index[e] = first_time_from(sys, e, t, p);
+    time_next[e] =
+        time_index[e] == ~0u ? port::numeric_limits<T>::infinity() : time_of(sys, e, time_index[e], p);
+  }
+
+  /// Event e at given times fired at t: on to its first later time (times listed twice pass once).
+  BATCHODE_HOST_DEVICE void move_on(const System& sys, port::size_t e, T t, const T* p) {
+    for (int passed = 0; passed < 64; ++passed) {
+      if (time_index[e] == ~0u) break;
+      time_next[e] = time_of(sys, e, ++time_index[e], p);
+      if (time_next[e] > t) return;
+    }
+    time_next[e] = port::numeric_limits<T>::infinity();
+  }
+
   /// The Illinois method on theta in [0, 1] (g_a = g at 0, g_b at 1, of opposite signs or g_b = 0):
   /// secant steps, halving the retained end's value when the same end is kept twice (superlinear,
   /// never slower than bisection by much), until the bracket is below `width` (the tolerance over h)

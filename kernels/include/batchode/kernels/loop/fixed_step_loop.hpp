@@ -217,7 +217,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
   State y_new{}, err{};
   while (t < plan.t_end) {
     bool stop_is_save;
-    const T t_stop = next_stop<Sink>(plan, next_save, stop_is_save);
+    const T t_stop = stop_at_time_event(events, next_stop<Sink>(plan, next_save, stop_is_save), stop_is_save);
     [[maybe_unused]] bool restarted = false;  // events' assignments ended the segment (ended only with some)
     const T span = t_stop - t;
     const port::uint64_t allowed = plan.max_steps - attempts;
@@ -302,7 +302,8 @@ BATCHODE_HOST_DEVICE Status integrate_fixed(Stepper& stepper, const System& sys,
 
 /// Fixed steps with interpolated saves: the steps of integrate_fixed without save stops (t0 + j dt,
 /// the last one landing on t_end), each save time interpolated from the step that passes it. A
-/// plain loop (no unrolling): only solves that interpolate a series build it.
+/// step that would pass an event at a given time ends on it, and the steps go on dt apart from there.
+/// A plain loop (no unrolling): only solves that interpolate a series build it.
 BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink>
 BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System& sys,
@@ -332,8 +333,17 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System
     t_reached = t;
     if (stop_asked(plan, j)) return Status::not_solved;
     const bool last = within && j + 1 == steps;
-    const T t_new = last ? plan.t_end : t + h;
-    stepper.step(sys, t, y, p, last ? plan.t_end - t : h, y_new, err);
+    T t_new = last ? plan.t_end : t + h;
+    T h_step = last ? plan.t_end - t : h;
+    [[maybe_unused]] bool on_time_event = false;
+    if constexpr (EventTracker<System, T>::timed != 0) {
+      if (const T t_event = events.next_time(); t_event < t_new) {
+        on_time_event = true;
+        t_new = t_event;
+        h_step = t_event - t;
+      }
+    }
+    stepper.step(sys, t, y, p, h_step, y_new, err);
     const EventStop event_stop = stopped_by_event(events, stepper, sys, t, t_new, y, y_new, p, plan, sink,
                                                   counters, next_save, false, t_reached);
     if (event_stop == EventStop::ended) return Status::stopped_by_event;
@@ -358,6 +368,14 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System
       if (!states_finite<N>(sys, y)) return Status::non_finite_state;
     }
     dense.after_accept(stepper, sys, t, t_new, y, p, plan, sink, next_save, counters);
+    if constexpr (EventTracker<System, T>::timed != 0) {
+      if (on_time_event) {  // recorded there: the steps start again from it
+        done += j + 1;
+        t_start = t_new;
+        steps = steps_from_start();
+        j = static_cast<port::uint64_t>(-1);  // ++j: 0
+      }
+    }
   }
   if (!within) return Status::max_steps_reached;
   return states_finite<N>(sys, y) ? Status::success : Status::non_finite_state;

@@ -87,8 +87,11 @@ BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys,
   stepper.reset(sys, plan.t0, y, p);
   detail::EventTracker<System, T> events;
   if constexpr (n_events_v < System >> 0) events.start(sys, plan.t0, y, p);
-  Status status;
-  if constexpr (Stepper::adaptive) {
+  // Events at given times due at t0 act after the save there (none: success, and no code).
+  Status status = detail::time_events_at_start(stepper, sys, y, p, plan, sink, events, counters);
+  if (status != Status::success) {
+    t_reached = plan.t0;
+  } else if constexpr (Stepper::adaptive) {
     status =
         detail::integrate_adaptive(stepper, sys, y, p, plan, sink, counters, next_save, events, t_reached);
   } else if constexpr (Sink::active) {
@@ -107,7 +110,11 @@ BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys,
   if constexpr (detail::evaluations_from_steps<Stepper>::value) {
     // A run a terminal event stopped never accept()ed its last step (no evaluation there for methods
     // that are not FSAL): counted as an attempt that was not accepted.
-    const port::uint32_t unaccepted = status == Status::stopped_by_event ? 1u : 0u;
+    port::uint32_t unaccepted = status == Status::stopped_by_event ? 1u : 0u;
+    if constexpr (detail::EventTracker<System, T>::timed != 0) {
+      // (A terminal event at a given time at t0 ended the run before any attempt.)
+      if (counters.accepted_steps == at_start.accepted_steps) unaccepted = 0;
+    }
     counters.rhs_evaluations +=
         Stepper::rhs_evaluations(counters.accepted_steps - at_start.accepted_steps - unaccepted,
                                  counters.rejected_steps - at_start.rejected_steps + unaccepted);

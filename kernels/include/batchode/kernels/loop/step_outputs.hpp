@@ -102,6 +102,48 @@ enum class EventStop {
   restart,  ///< events with assignments fired inside the step: the run restarts there from their state
 };
 
+/// The assignments of the events that fired at t (events.at_stop), in the events' order, to y (and,
+/// for a system whose assignments change parameters, to p: the run's own copy, which every caller of
+/// integrate_run makes for such a system: batch_kernel.hpp's registers, run_range.hpp's).
+BATCHODE_HD_TEMPLATE
+template <class System, class T, class State>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void apply_assignments(const EventTracker<System, T>& events,
+                                                                 const System& sys, T t, State& y,
+                                                                 const T* p) {
+  if constexpr (EventTracker<System, T>::acting != 0) {
+    BATCHODE_UNROLL
+    for (port::size_t e = 0; e < n_events_v<System>; ++e) {
+      if (((events.at_stop & EventTracker<System, T>::acting) >> e) & 1u) {
+        if constexpr (parameter_assignments_v<System> != 0) {
+          sys.event_assign(e, t, &y[0], const_cast<T*>(p));
+        } else {
+          sys.event_assign(e, t, &y[0], p);
+        }
+      }
+    }
+  } else {
+    (void)events, (void)sys, (void)t, (void)y, (void)p;
+  }
+}
+
+/// The stop a step from t heads for, `t_stop` (a save, t_end, a break), or the next event at a given
+/// time before it (EventTracker::next_time), which is then no save. Systems without such events:
+/// t_stop.
+template <class System, class T>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T stop_at_time_event(const EventTracker<System, T>& events,
+                                                               T t_stop, bool& is_save) {
+  if constexpr (EventTracker<System, T>::timed != 0) {
+    const T t_event = events.next_time();
+    if (t_event < t_stop) {
+      is_save = false;
+      return t_event;
+    }
+  } else {
+    (void)events, (void)is_save;
+  }
+  return t_stop;
+}
+
 /// The events of one accepted attempt from (t, y) to (t_new, y_new), before accept(): records its
 /// crossings (EventTracker::check). When a terminal event or one with assignments fired, the step ends
 /// at the earliest: y holds the state there (after the assignments of every event with some that
@@ -139,13 +181,7 @@ stopped_by_event(EventTracker<System, T>& events, const Stepper& stepper, const 
         sink.save(next_save++, t_new, &y_event[0]);
       }
     }
-    if constexpr (EventTracker<System, T>::acting != 0) {
-      BATCHODE_UNROLL
-      for (port::size_t e = 0; e < n_events_v<System>; ++e) {
-        if (((events.at_stop & EventTracker<System, T>::acting) >> e) & 1u)
-          sys.event_assign(e, t_event, &y_event[0], p);
-      }
-    }
+    apply_assignments(events, sys, t_event, y_event, p);
     BATCHODE_UNROLL
     for (port::size_t i = 0; i < N; ++i) y[i] = y_event[i];
     t_reached = t_event;
@@ -184,6 +220,30 @@ BATCHODE_HOST_DEVICE Status restart_after_assignments(Stepper& stepper, const Sy
   }
   stepper.reset(sys, t, y, p);
   events.restart(sys, t, y, p);
+  return Status::success;
+}
+
+/// Events at given times due at the run's start t0 (a dose then), after the save there (which keeps
+/// the state before, as at every event): recorded, their assignments applied, and the run started
+/// again from the new state (restart_after_assignments). Returns success (the run goes on from t0),
+/// stopped_by_event (a terminal one among them: the state after the assignments is the run's final
+/// one), or the status a failed restart ends the run with. Systems without such events: success.
+BATCHODE_HD_TEMPLATE
+template <class Stepper, class System, class T, class Sink, class State>
+BATCHODE_HOST_DEVICE Status time_events_at_start(Stepper& stepper, const System& sys, State& y, const T* p,
+                                                 const RunSettings<T>& plan, Sink& sink,
+                                                 EventTracker<System, T>& events, RunCounters& counters) {
+  if constexpr (EventTracker<System, T>::timed != 0) {
+    const port::uint32_t due = events.fire_due(sys, plan.t0, &y[0], p, plan, sink);
+    if (due == 0) return Status::success;
+    apply_assignments(events, sys, plan.t0, y, p);
+    if ((due & plan.event_terminal) != 0) return Status::stopped_by_event;
+    if ((due & EventTracker<System, T>::acting) != 0) {
+      return restart_after_assignments(stepper, sys, plan.t0, y, p, plan, events, counters);
+    }
+  } else {
+    (void)stepper, (void)sys, (void)y, (void)p, (void)plan, (void)sink, (void)events, (void)counters;
+  }
   return Status::success;
 }
 

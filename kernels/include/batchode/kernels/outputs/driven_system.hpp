@@ -38,6 +38,8 @@ struct Driven {
   static constexpr port::size_t n_observables = n_observables_v<System>;
   static constexpr port::size_t n_events = n_events_v<System>;
   static constexpr port::uint32_t event_assignments = event_assignments_v<System>;
+  static constexpr port::uint32_t time_events = time_events_v<System>;
+  static constexpr port::uint32_t parameter_assignments = parameter_assignments_v<System>;
   static constexpr port::size_t n_algebraic = n_algebraic_v<System>;  // a DAE's algebraic states, the last
   static constexpr port::size_t D = n_drivers_v<System>;
   static_assert(D > 0, "Driven<System>: System reads no drivers");
@@ -124,12 +126,19 @@ struct Driven {
     inputs(t, u);
     driven.events(t, y, p, u, g);
   }
-  template <class X, class S = System>
-  BATCHODE_HOST_DEVICE auto event_assign(port::size_t e, X t, X* y, const X* p) const
+  /// (Param: const X, or X where the system's assignments change parameters: parameter_assignments.)
+  template <class X, class Param, class S = System>
+  BATCHODE_HOST_DEVICE auto event_assign(port::size_t e, X t, X* y, Param* p) const
       -> decltype(port::declval<const S&>().event_assign(e, t, y, p, y), void()) {
     X u[D];
     inputs(t, u);
     driven.event_assign(e, t, y, p, u);
+  }
+  /// An event's times depend on the run's parameters alone, not on the drivers.
+  template <class X, class S = System>
+  BATCHODE_HOST_DEVICE auto event_time(port::size_t e, port::uint32_t i, const X* p) const
+      -> decltype(port::declval<const S&>().event_time(e, i, p)) {
+    return driven.event_time(e, i, p);
   }
 };
 

@@ -19,7 +19,7 @@ namespace batchode {
 /// A part is one record, or several when GPUs shared their runs (one per contiguous piece a GPU ran;
 /// the records of all parts cover the batch once).
 struct ExecutionRecord {
-  BackendId backend;  ///< the CPU or GPU <index> (to_string: "cpu", "gpu:<index>")
+  BackendId backend;  ///< the CPU or a GPU by index (to_string: `"cpu"`, `"gpu:<index>"`)
   sched::Reason reason = sched::Reason::gpu_available;  ///< to_string gives its name ("cost_model")
   std::size_t first_run = 0;
   std::size_t runs = 0;

@@ -41,6 +41,11 @@
 
 namespace batchode {
 
+/// What a batch solve returns (Solver::solve, solve_ivp): every run's final state and status, and the
+/// series, observables, events, summaries and counters its SolveOptions asked for, in precision T,
+/// with where each part of the batch ran (execution()). The arrays are run-major, laid out as the
+/// comment at the top of batchode/solver/results/result.hpp says; a failed run is never
+/// dropped (its status says why).
 template <class T>
 class SolveResult {
  public:

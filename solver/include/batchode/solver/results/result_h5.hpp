@@ -95,17 +95,16 @@ void write_h5(const SolveResult<T>& r, const std::string& path, const SolveOptio
 /// fill the rows themselves: row r of /final_state at final_state + r * n_states * sizeof(T), of
 /// /series at series + r * n_saves * columns * sizeof(T) (columns: the series' states, all of them or
 /// the save_variables chosen), of /observables at observables + r * n_saves * n_observables * sizeof(T)
-/// (the observables kept), of /status at status + 4 r, of /t_stop at
-/// t_stop + r * sizeof(T), of /counters at counters + 12 r; of event e's /events/<name>/t at event_t[e] + r *
-/// max_e * sizeof(T), of its state at event_state[e] + r * max_e * n_states * sizeof(T), of its count at
-/// event_count[e] + 4 r (empty without events). std::nullopt for an array the file does not have (or one of
-/// no bytes).
+/// (the observables kept), of /status at status + 4 r, of /t_stop at t_stop + r * sizeof(T), of
+/// /counters at counters + 12 r; of event e's `/events/<name>/t` at event_t[e] + r * max_e * sizeof(T),
+/// of its state at event_state[e] + r * max_e * n_states * sizeof(T), of its count at event_count[e] + 4 r
+/// (empty without events). std::nullopt for an array the file does not have (or one of no bytes).
 struct H5RowOffsets {
   std::optional<std::uint64_t> final_state, series, status, counters;
   std::optional<std::uint64_t> observables;
   std::vector<std::uint64_t> event_t, event_state, event_count;
   std::optional<std::uint64_t> t_stop;  ///< with status
-  /// Each summary output's /summaries/<name> (SummaryLayout::outputs' order): row r at summaries[o] + r *
+  /// Each summary output's `/summaries/<name>` (SummaryLayout::outputs' order): row r at summaries[o] + r *
   /// windows * variables * width * sizeof(T) (SolveResult::summary's dense rows); empty without summaries.
   std::vector<std::uint64_t> summaries;
 };

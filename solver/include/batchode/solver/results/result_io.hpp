@@ -234,7 +234,7 @@ void write_events_csv(const SolveResult<T>& r, const std::string& path) {
 
 /// Writes the result's summaries (SolveOptions::summaries) as CSV, one row per run, window and summarised
 /// variable, runs in order, then windows, then variables:
-///   run,window,window_end,variable,<value>,<value>,...
+///   `run,window,window_end,variable,<value>,<value>,...`
 /// window_end is t0 + (window + 1) summarise_every (`t0`: the solve's); variable its name; then one
 /// column per value of each summary in the order asked for: a summary of one value is named by the
 /// summary ("mean"), one with named values by them ("max,min" for extrema, "peaks[0],peaks[1]" for
@@ -273,9 +273,9 @@ void write_summaries_csv(const SolveResult<T>& r, const std::string& path, doubl
 /// t_end, a terminal event's time, or where a failed run stopped), the states and observables named
 /// as the system names them ("y<s>" for a system without names; a name that is one of the file's own
 /// columns as "state.<name>" / "observable.<name>"):
-///   no series:  one row per run, at its stop time:        run,t,status,<states>
+///   no series:  one row per run, at its stop time:        `run,t,status,<states>`
 ///   a series:   one row per run and saved time (NaN past where a run stopped):
-///                                                          run,t,status,t_stop,<saved states>,<observables>
+///                                                         `run,t,status,t_stop,<saved states>,<observables>`
 /// (the saved states: every one, or those SolveOptions::save_variables chose). status is the name
 /// ("success", "step_size_underflow", ...); without statuses (SolveOptions.outputs.status off) status
 /// is "-" and the stop time "nan". Summaries are not in this file: write them with

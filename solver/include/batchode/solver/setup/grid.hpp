@@ -12,6 +12,8 @@
 
 namespace batchode {
 
+/// How GridBuilder combines its axes: `verbatim`, run i takes the i-th value of every axis (all of one
+/// length); `combinatorial`, every combination (the Cartesian product), the first axis slowest.
 enum class GridKind { verbatim, combinatorial };
 
 /// Run-major initial values and parameters of a batch, ready for Solver::solve.

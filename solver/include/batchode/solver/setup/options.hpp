@@ -32,8 +32,8 @@ enum class RunOrder {
   /// Adaptive and stiff methods on the GPU: each chunk's runs are ordered by their inputs on the
   /// device (kernels/launch/run_order_kernels.hpp, planned by arrays/run_order.hpp), so the runs sharing a
   /// warp cost about the same and finish together; a batch already in input order (a sweep in its
-  /// own order) is left as it is, and so is one whose cost probe (16 runs spread over it: Backend::
-  /// automatic's before each solve; under Backend::gpu the earlier solves' of the same batch, run
+  /// own order) is left as it is, and so is one whose cost probe (16 runs spread over it:
+  /// Backend::automatic's before each solve; under Backend::gpu the earlier solves' of the same batch, run
   /// beside the GPU) took the same steps to within 10%. Timed as run_ordering. Fixed-step methods
   /// and the CPU: the batch's order (nothing to gain: fixed steps cost the same in every run, and CPU
   /// threads take blocks of runs as they finish). Costs and gains on the H100: benchmarks/RESULTS.md.

@@ -50,6 +50,13 @@ struct RuntimeModelState;  // defined in solver/src/systems/runtime_model_parts.
 /// Throws models::ModelError naming the file, line and column.
 models::Model load_model(const std::string& path, TimeLogger& logger = default_timelogger());
 
+/// A model defined at run time (models::Model: equations as text or a TOML file), solved like a
+/// compiled-in system in precision T: its generated C++ is compiled for the CPU by the host compiler
+/// and for the GPU by the runtime compiler (NVRTC, hipRTC), per method, on first use, and cached on
+/// disk. Copies share the compiled state. Thread-safe.
+///
+///     batchode::RuntimeModel<double> lorenz(batchode::load_model("lorenz.toml"));
+///     batchode::SolveResult<double> r = batchode::solve_ivp(lorenz, y0, params, options);
 template <class T>
 class RuntimeModel {
  public:
@@ -67,6 +74,11 @@ class RuntimeModel {
   std::size_t n_events() const noexcept { return n_events_; }
   /// The model's events as a solve's default SolveOptions::events (names, directions, actions, max).
   std::vector<EventSpec> event_specs() const;
+  /// Refuses (InvalidInput, naming the event and the time) an event at given times whose times are
+  /// the same in every run (`at` without parameters) and cannot act in a solve over [t0, t_end]: one
+  /// before t0 (a run starts there: it would be passed over, a dose silently not given), or all of
+  /// them after t_end. A schedule that runs on past t_end is fine: the run ends first.
+  void check_event_times(double t0, double t_end) const;
   /// The model's observables (its `observables` list of auxiliaries; kernels/outputs/observables.hpp), saved
   /// beside the state at every save.
   std::size_t n_observables() const noexcept;

@@ -225,6 +225,17 @@ void check_method_solves_system(const System& system, Method method) {
                      ": a differential-algebraic system); the methods built for a mass matrix can: " + able);
 }
 
+/// Refuses, before any work, a runtime model's events at given times that cannot act over the solve's
+/// span (RuntimeModel::check_event_times). Compiled-in systems' times are the system's code: not seen.
+template <class System>
+void check_event_times(const System& system, const SolveOptions& o) {
+  if constexpr (is_runtime_model_v<System>) {
+    system.check_event_times(o.t0, o.t_end);
+  } else {
+    (void)system, (void)o;
+  }
+}
+
 /// Refuses, before any work, a system too large for a CPU run's stack (cpu::run_stack_problem): the CPU
 /// path may run under every backend (Backend::gpu's cost probe too), and no GPU holds such a run either.
 template <class System, class T>

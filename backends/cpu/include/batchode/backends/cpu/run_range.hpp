@@ -74,7 +74,13 @@ void integrate_one_run(const System& sys, const T* y0, const T* params, std::siz
   constexpr std::size_t P = System::n_params;
   typename Stepper::state_type y{};
   for (std::size_t s = 0; s < N; ++s) y[s] = y0[r * N + s];
+  // A system whose events assign parameters changes them in a copy of the run's own (apply_assignments).
+  [[maybe_unused]] T own_params[P > 0 ? P : 1];
   const T* p = P > 0 ? params + r * P : nullptr;
+  if constexpr (parameter_assignments_v<System> != 0 && P > 0) {
+    for (std::size_t i = 0; i < P; ++i) own_params[i] = params[r * P + i];
+    p = own_params;
+  }
   RunCounters counters{};
   T t_reached = plan.t0;
   // Per-run save times: this run's row of the batch's.
