@@ -385,7 +385,11 @@ class Runner:
         for name, target in links.items():
             link = os.path.join(tools, name)
             if not os.path.lexists(link):
-                os.symlink(target, link)
+                # A script that runs the target, not a link to it: a virtual environment's python found
+                # through a link elsewhere would not know its environment (its packages: matplotlib).
+                with open(link, "w") as f:
+                    f.write(f'#!/bin/sh\nexec "{target}" "$@"\n')
+                os.chmod(link, 0o755)
         env["PATH"] = tools + os.pathsep + env.get("PATH", "")
         python = self.args.python_path or (os.path.join(self.build, "python") if self.build else None)
         if python:
