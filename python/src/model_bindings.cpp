@@ -186,29 +186,52 @@ void bind_models(py::module_& m) {
   py::class_<PyModel, std::shared_ptr<PyModel>>(m, "Model", R"doc(
 A model written as equations, parsed and checked now, compiled at its first solve.
 
+Parameters
+----------
+equations : str
+    One statement per line: ``d<state> = <expr>`` for every state, ``name = <expr>`` for
+    auxiliaries and ``0 = <expr>`` for every algebraic variable.
+states : dict
+    ``{name: default initial value}``; the order is the state index.
+parameters : dict, optional
+    ``{name: default value}`` of the values that vary per run (order = parameter index).
+constants : dict, optional
+    ``{name: value}`` compiled into the code.
+name : str, optional
+    The model's name (messages, the compiled-model cache).
+observables : list of str, optional
+    Auxiliaries saved beside the state at every save (``r.observables``, ``r.observable_names``).
+events : dict or list, optional
+    As a model file's ``[events]``: ``{name: expression}`` or ``{name: {"expr", "direction":
+    "rising" | "falling" | "both", "action": "record" | "terminal", "max": K, "assign":
+    "<target> = <expr>; ..."}}``, or a list of expressions. ``assign`` applies its statements when
+    the event fires, simultaneously (every right side from the values before it); a target is a
+    state or a parameter (the run's own copy). An event at given times has ``"at": [times]`` or
+    ``"every": period`` with ``"start": first time`` in place of ``"expr"`` and ``"direction"``,
+    each time a number or an expression (str) in the parameters and constants: the steps land on
+    each.
+drivers : list of str, optional
+    Time-varying inputs the equations read; their samples are given when solving
+    (``drivers={"u": samples, "dt": h, ...}``).
+algebraic : dict, optional
+    ``{name: initial guess}`` of algebraic variables (a semi-explicit index-1 DAE: the ``0 =``
+    lines' residuals must determine them); they are the last states (``n_states`` counts them,
+    ``state_names`` and ``default_y0`` end with them).
+
+Raises
+------
+batchode.ModelError
+    For any mistake in the model, with its line and column.
+
+Examples
+--------
+::
+
     Model(equations="dx = -k * x", states={"x": 1.0}, parameters={"k": 0.5},
-          constants={}, name="decay", observables=[],
+          name="decay",
           events={"half": {"expr": "x - 0.5", "direction": "falling", "action": "terminal"}})
     Model(equations="dy1 = -y1 + y2 * y3\ndy2 = y1 - y2 * y3\n0 = y1 + y2 + y3 - 1",
           states={"y1": 1.0, "y2": 0.0}, algebraic={"y3": 0.0})
-
-equations: one statement per line, `d<state> = <expr>` for every state, `name = <expr>` for
-auxiliaries and `0 = <expr>` for every algebraic variable; states, parameters, constants: dicts
-{name: default value} (order = index); parameters vary per run, constants are compiled in;
-algebraic: a dict {name: initial guess} of algebraic variables (a semi-explicit index-1 DAE: the
-`0 =` lines' residuals must determine them), the last states (n_states counts them, state_names and
-default_y0 end with them; n_algebraic, algebraic_names); observables: names of auxiliaries saved
-beside the state at every save (r.observables, r.observable_names); events: a dict {name: expression
-or {"expr", "direction": "rising" | "falling" | "both", "action": "record" | "terminal", "max": K,
-"assign": "<state> = <expr>; ..."}} or a list of expressions, as a model file's [events] (assign:
-statements applied when the event fires, simultaneously: every right side from the state before it,
-e.g. {"spike": {"expr": "v - 30", "direction": "rising", "assign": "v = -65; u = u + d"}}); an event
-at given times has "at": [times] or "every": period with "start": first time in place of "expr" and
-"direction", each time a number or an expression (str) in the parameters and constants, e.g.
-{"dose": {"every": 24, "start": "t_first", "assign": "A = A + D"}}: the steps land on each; drivers:
-the names of time-varying inputs the equations read (their samples are given when solving:
-drivers={"u": samples, "dt": h, ...}).
-Mistakes raise batchode.ModelError with line and column.
 )doc")
       .def(py::init([](const std::string& equations, const py::object& states, const py::object& parameters,
                        const py::object& constants, const std::string& name,
@@ -239,23 +262,30 @@ Mistakes raise batchode.ModelError with line and column.
             return std::make_shared<PyModel>(models::parse_model(models::read_model_toml(text, source)));
           },
           py::arg("text"), py::arg("source") = "<string>",
-          "A model from the text of a TOML model file (the format of examples/models/*.toml).")
-      .def_property_readonly("name", [](const PyModel& p) { return p.model().name(); })
+          "A model from the text of a TOML model file (the format of examples/models/*.toml).\n\n"
+          "Parameters\n----------\ntext : str\n    The file's text.\nsource : str, optional\n"
+          "    The name messages give it (a file name).\n\nReturns\n-------\nModel\n\n"
+          "Raises\n------\nbatchode.ModelError\n    For any mistake, with its line and column in `source`.")
+      .def_property_readonly(
+          "name", [](const PyModel& p) { return p.model().name(); }, "The model's name.")
       .def_property_readonly(
           "n_states", [](const PyModel& p) { return p.model().n_states(); },
           "The states, algebraic variables included (they are the last n_algebraic).")
       .def_property_readonly(
           "n_algebraic", [](const PyModel& p) { return p.model().n_algebraic(); },
-          "The algebraic variables ([algebraic]): the last n_algebraic of the states.")
-      .def_property_readonly("n_parameters", [](const PyModel& p) { return p.model().n_params(); })
+          "The number of algebraic variables ([algebraic]), which are the last of the states.")
+      .def_property_readonly(
+          "n_parameters", [](const PyModel& p) { return p.model().n_params(); },
+          "The parameters: the values that vary per run.")
       .def_property_readonly(
           "state_names", [](const PyModel& p) { return names_of(p.model().states()); },
           "The states' names in state order, the algebraic variables last.")
       .def_property_readonly(
           "algebraic_names", [](const PyModel& p) { return names_of(p.model().description().algebraic); },
           "The algebraic variables' names in declaration order (state_names' last).")
-      .def_property_readonly("parameter_names",
-                             [](const PyModel& p) { return names_of(p.model().parameters()); })
+      .def_property_readonly(
+          "parameter_names", [](const PyModel& p) { return names_of(p.model().parameters()); },
+          "The parameters' names in parameter order.")
       .def_property_readonly(
           "observables", [](const PyModel& p) { return p.model().observables(); },
           "The auxiliaries saved beside the state at every save (r.observables).")
@@ -266,21 +296,25 @@ Mistakes raise batchode.ModelError with line and column.
             for (const models::DriverDescription& u : p.model().drivers()) names.push_back(u.name);
             return names;
           },
-          "The time-varying inputs the equations read ([drivers]; solve(..., drivers={name: samples, ...})).")
-      .def_property_readonly("constants",
-                             [](const PyModel& p) {
-                               py::dict out;
-                               for (const models::NamedValue& c : p.model().constants())
-                                 out[py::str(c.name)] = c.value;
-                               return out;
-                             })
+          "The names of the time-varying inputs the equations read ([drivers]), whose samples a solve's\n"
+          "drivers= gives.")
+      .def_property_readonly(
+          "constants",
+          [](const PyModel& p) {
+            py::dict out;
+            for (const models::NamedValue& c : p.model().constants()) out[py::str(c.name)] = c.value;
+            return out;
+          },
+          "The constants compiled into the code, {name: value}.")
       .def_property_readonly(
           "default_y0", [](const PyModel& p) { return values_of(p.model().states()); },
-          "The [states] values, then the [algebraic] guesses: state order (float64).")
+          "The [states] values, then the [algebraic] guesses, in state order (float64).")
       .def_property_readonly(
           "default_parameters", [](const PyModel& p) { return values_of(p.model().parameters()); },
           "The [parameters] values, in parameter order (float64).")
-      .def_property_readonly("equations", [](const PyModel& p) { return p.model().description().equations; })
+      .def_property_readonly(
+          "equations", [](const PyModel& p) { return p.model().description().equations; },
+          "The equations' text as written.")
       .def_property_readonly(
           "events",
           [](const PyModel& p) {
@@ -304,10 +338,13 @@ Mistakes raise batchode.ModelError with line and column.
             }
             return out;
           },
-          "The model's events: {name: {\"expr\", \"direction\", \"action\", \"max\"}}, in order, with\n"
-          "\"assign\" for an event that changes the state when it fires; an event at given times has\n"
-          "\"at\" (the times as expressions, str) or \"every\" and \"start\" in place of expr and direction.")
-      .def_property_readonly("source", [](const PyModel& p) { return p.model().description().source; })
+          "The model's events in order, a dict from each name to its spec (the keys \"expr\",\n"
+          "\"direction\", \"action\", \"max\", and \"assign\" for an event that changes the state or\n"
+          "parameters when it fires); an event at given times has \"at\" (the times as expressions, str)\n"
+          "or \"every\" and \"start\" in place of expr and direction.")
+      .def_property_readonly(
+          "source", [](const PyModel& p) { return p.model().description().source; },
+          "Where the model came from: its file's path, or \"<string>\".")
       .def_property_readonly(
           "sparsity", [](const PyModel& p) { return models::describe_sparsity(p.model()); },
           "The Jacobian's sparsity, as `batchode check` prints it.")
@@ -325,7 +362,11 @@ Mistakes raise batchode.ModelError with line and column.
         const QuietAtDefaultLevel quiet;
         return std::make_shared<PyModel>(load_model(path));
       },
-      py::arg("path"), "Reads, parses and checks a TOML model file (timed as model_parse).");
+      py::arg("path"),
+      "Reads, parses and checks a TOML model file (timed as model_parse).\n\n"
+      "Parameters\n----------\npath : str\n    The file (examples/models/*.toml shows the format).\n\n"
+      "Returns\n-------\nModel\n\nRaises\n------\nbatchode.ModelError\n"
+      "    A file that cannot be read, or any mistake in it, with its line and column.");
 }
 
 }  // namespace batchode::python

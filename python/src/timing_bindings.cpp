@@ -131,18 +131,34 @@ void bind_timing(py::module_& m) {
         "The logger prints nothing (it still records): MPI processes other than rank 0.");
   t.def(
       "summary", [](const std::string& category) { return default_timelogger().summary(category); },
-      py::arg("category") = "", "The summary table (only `category`'s events when given).");
-  t.def("to_json", [] { return default_timelogger().to_json(); });
-  t.def("reset", [] { default_timelogger().reset(); }, "Forgets every finished occurrence.");
-  t.def("set_verbosity", [](const std::string& level) { default_timelogger().set_verbosity(parse_verbosity(level)); },
-        py::arg("level"), "none | default | verbose | debug");
-  t.def("verbosity", [] {
-    const Verbosity v = default_timelogger().verbosity();
-    return std::string(v == Verbosity::none      ? "none"
-                       : v == Verbosity::verbose ? "verbose"
-                       : v == Verbosity::debug   ? "debug"
-                                                 : "default");
-  });
+      py::arg("category") = "",
+      "The summary table of what was recorded, as text.\n\nParameters\n----------\ncategory : str, optional\n"
+      "    Only this category's events (\"compile\", \"runtime\", ...); all when empty.\n\n"
+      "Returns\n-------\nstr");
+  t.def(
+      "to_json", [] { return default_timelogger().to_json(); },
+      "Every recorded occurrence and the aggregates, as JSON text.\n\nReturns\n-------\nstr");
+  t.def(
+      "reset", [] { default_timelogger().reset(); },
+      "Forgets every finished occurrence (the registered events stay).");
+  t.def(
+      "set_verbosity",
+      [](const std::string& level) { default_timelogger().set_verbosity(parse_verbosity(level)); },
+      py::arg("level"),
+      "Sets how much the default logger records and prints.\n\nParameters\n----------\nlevel : str\n"
+      "    \"none\", \"default\" (or \"normal\"), \"verbose\" or \"debug\".\n\nRaises\n------\n"
+      "ValueError\n    Another word.");
+  t.def(
+      "verbosity",
+      [] {
+        const Verbosity v = default_timelogger().verbosity();
+        return std::string(v == Verbosity::none      ? "none"
+                           : v == Verbosity::verbose ? "verbose"
+                           : v == Verbosity::debug   ? "debug"
+                                                     : "default");
+      },
+      "The default logger's level: \"none\", \"default\", \"verbose\" or "
+      "\"debug\".\n\nReturns\n-------\nstr");
   t.def(
       "stats",
       [](const std::string& label) {
@@ -160,10 +176,25 @@ void bind_timing(py::module_& m) {
         d["total_nbytes"] = s.total_nbytes;
         return d;
       },
-      py::arg("label"), "Aggregate of one registered event (count, total/mean/min/max ms, GPU ms, bytes).");
-  t.def("is_registered", [](const std::string& label) { return default_timelogger().is_registered(label); });
-  t.def("start_trace", [](const std::string& path) { default_timelogger().start_trace(path); }, py::arg("path"));
-  t.def("stop_trace", [] { return default_timelogger().stop_trace(); });
+      py::arg("label"),
+      "The aggregate of one registered event.\n\nParameters\n----------\nlabel : str\n    The event's label "
+      "(\"kernel_launch\", ...).\n\nReturns\n-------\ndict\n    label, category, count, total_ms, mean_ms, "
+      "min_ms, max_ms, gpu_count, total_gpu_ms, total_nbytes.\n\nRaises\n------\nRuntimeError\n"
+      "    A label that is not registered.");
+  t.def(
+      "is_registered", [](const std::string& label) { return default_timelogger().is_registered(label); },
+      py::arg("label"),
+      "Whether an event of this label is registered.\n\nParameters\n----------\nlabel : str\n\n"
+      "Returns\n-------\nbool");
+  t.def(
+      "start_trace", [](const std::string& path) { default_timelogger().start_trace(path); }, py::arg("path"),
+      "Writes every event from now on to a Chrome trace file (chrome://tracing, Perfetto).\n\n"
+      "Parameters\n----------\npath : str\n    The JSON file; a trace already running is stopped first.\n\n"
+      "Raises\n------\nRuntimeError\n    A path that cannot be written.");
+  t.def(
+      "stop_trace", [] { return default_timelogger().stop_trace(); },
+      "Finishes the trace file (after the GPU parts still pending).\n\nReturns\n-------\nstr\n"
+      "    Its path, or \"\" when no trace was running.");
 }
 
 }  // namespace batchode::python
