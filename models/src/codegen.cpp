@@ -317,16 +317,16 @@ class Generator {
     }
     if (mask == 0) return "";
     const bool sets_parameters = parameter_mask != 0;
-    std::string s;
+    std::string s =
+        sets_parameters
+            ? "\n  // bit e: event e changes the state or the parameters when it fires (its `assign`)\n"
+            : "\n  // bit e: event e changes the state when it fires (its `assign`)\n";
+    s += "  static constexpr batchode::port::uint32_t event_assignments = " + std::to_string(mask) + ";\n";
     if (!sets_parameters) {
-      s += "\n  // bit e: event e changes the state when it fires (its `assign`)\n";
-      s += "  static constexpr batchode::port::uint32_t event_assignments = " + std::to_string(mask) + ";\n";
       s += "  // Event e's assign, at its crossing: every right side is computed from y as it is (and the\n"
            "  // auxiliaries computed from it), then all are stored (simultaneous, as SBML's event "
            "assignments).\n";
     } else {
-      s += "\n  // bit e: event e changes the state or the parameters when it fires (its `assign`)\n";
-      s += "  static constexpr batchode::port::uint32_t event_assignments = " + std::to_string(mask) + ";\n";
       s += "  // bit e: event e's assign sets parameters: the run's own copy p, which its later steps,\n"
            "  // events and times read\n";
       s += "  static constexpr batchode::port::uint32_t parameter_assignments = " +
@@ -373,16 +373,20 @@ class Generator {
   /// the interpreter computes it (evaluate.cpp), +inf for i > 0 when every is not > 0 in a run.
   std::string event_time() {
     const std::vector<EventTimes>& all = m_.equations().event_times;
+    // What an event's times read (its at, or its every and start).
+    const auto collect_times = [this](const EventTimes& times, Uses& uses) {
+      for (const ExprPtr& time : times.at) collect(*time, uses);
+      if (times.every) {
+        collect(*times.every, uses);
+        collect(*times.start, uses);
+      }
+    };
     unsigned long mask = 0;
     Uses used;
     for (std::size_t e = 0; e < all.size(); ++e) {
       if (!all[e].timed()) continue;
       mask |= 1ul << e;  // at most 8 events (model.cpp's check_events)
-      for (const ExprPtr& time : all[e].at) collect(*time, used);
-      if (all[e].every) {
-        collect(*all[e].every, used);
-        collect(*all[e].start, used);
-      }
+      collect_times(all[e], used);
     }
     if (mask == 0) return "";
     const std::string never = "batchode::port::numeric_limits<T>::infinity()";
@@ -403,11 +407,7 @@ class Generator {
       const EventTimes& times = all[e];
       if (!times.timed()) continue;
       Uses u;
-      for (const ExprPtr& time : times.at) collect(*time, u);
-      if (times.every) {
-        collect(*times.every, u);
-        collect(*times.start, u);
-      }
+      collect_times(times, u);
       s += "      case " + std::to_string(e) + ": {  // " + m_.events()[e].name + "\n";
       s += loads(u, "        ");
       if (!times.at.empty()) {

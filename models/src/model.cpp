@@ -119,11 +119,18 @@ void check_observables(const ModelDescription& d, const ParsedEquations& equatio
   }
 }
 
+/// Where event i's `field` (direction, at.2, ...) was written, else the event itself (a description
+/// filled in by code has no places for its fields).
+SourceLocation event_field_at(const ModelDescription& d, std::size_t i, const std::string& field) {
+  const std::string key = "events." + std::to_string(i);
+  const SourceLocation f = location_of(d, key + "." + field);
+  return f.line != 0 ? f : location_of(d, key);
+}
+
 /// How an event's keys combine: a zero crossing (expr, direction) or given times (at, or every with
-/// start), never both kinds nor both ways of giving times. `field_at(key)`: where a key was written (the
-/// event's name when unknown).
-template <class FieldAt>
-void check_time_keys(const ModelDescription& d, std::size_t i, const FieldAt& field_at) {
+/// start), never both kinds nor both ways of giving times.
+void check_time_keys(const ModelDescription& d, std::size_t i) {
+  const auto field_at = [&](const std::string& field) { return event_field_at(d, i, field); };
   const EventDescription& e = d.events[i];
   const std::string key = "events." + std::to_string(i), what = "event '" + e.name + "'";
   const bool at = !e.at.empty(), every = !e.every.empty(), start = !e.start.empty();
@@ -177,10 +184,7 @@ void check_events(const ModelDescription& d) {
                                "' is not a valid name (a letter or '_', then letters, digits or '_')");
     }
     if (!names.insert(e.name).second) throw ModelError(at, "event '" + e.name + "' is defined twice");
-    auto field_at = [&](const char* field) {
-      const SourceLocation f = location_of(d, key + "." + field);
-      return f.line != 0 ? f : at;
-    };
+    const auto field_at = [&](const std::string& field) { return event_field_at(d, i, field); };
     if (e.direction != "rising" && e.direction != "falling" && e.direction != "both") {
       throw ModelError(field_at("direction"), "event '" + e.name + "': direction '" + e.direction +
                                                   "' is not \"rising\", \"falling\" or \"both\"");
@@ -197,7 +201,7 @@ void check_events(const ModelDescription& d) {
       throw ModelError(field_at("max"), "event '" + e.name + "': max = " + std::to_string(e.max) +
                                             " is above 2^20 crossings stored per run");
     }
-    check_time_keys(d, i, field_at);
+    check_time_keys(d, i);
   }
 }
 
@@ -225,11 +229,8 @@ std::vector<std::optional<std::vector<double>>> check_constant_times(const Model
   for (std::size_t i = 0; i < all.size(); ++i) {
     const EventTimes& times = all[i];
     const EventDescription& e = d.events[i];
-    const std::string key = "events." + std::to_string(i), what = "event '" + e.name + "': ";
-    auto field_at = [&](const std::string& field) {
-      const SourceLocation f = location_of(d, key + "." + field);
-      return f.line != 0 ? f : location_of(d, key);
-    };
+    const std::string what = "event '" + e.name + "': ";
+    const auto field_at = [&](const std::string& field) { return event_field_at(d, i, field); };
     auto finite = [&](const std::string& field, const std::string& name, const std::string& text,
                       const Expr& tree) {
       const double value = evaluate_fixed(model, tree, nullptr);

@@ -325,6 +325,14 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System
     return within ? static_cast<port::uint64_t>(steps_wanted) : plan.max_steps - done;
   };
   port::uint64_t steps = steps_from_start();
+  // After step j ended at t_at (events' assignments, an event at a given time): the steps start again
+  // from there (j: -1, ++j: 0).
+  [[maybe_unused]] const auto start_again_at = [&](T t_at, port::uint64_t& j) {
+    done += j + 1;
+    t_start = t_at;
+    steps = steps_from_start();
+    j = static_cast<port::uint64_t>(-1);
+  };
   State y_new{}, err{};
   DenseStep<Stepper, N> dense;
   for (port::uint64_t j = 0; j < steps; ++j) {
@@ -352,11 +360,8 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System
         const Status status =
             restart_after_assignments(stepper, sys, t_reached, y, p, plan, events, counters);
         if (status != Status::success) return status;
-        done += j + 1;
-        t_start = t_reached;
-        steps = steps_from_start();
-        if (t_start >= plan.t_end) return Status::success;
-        j = static_cast<port::uint64_t>(-1);  // ++j: 0
+        if (t_reached >= plan.t_end) return Status::success;
+        start_again_at(t_reached, j);
         continue;
       }
     }
@@ -369,12 +374,7 @@ BATCHODE_HOST_DEVICE Status integrate_fixed_dense(Stepper& stepper, const System
     }
     dense.after_accept(stepper, sys, t, t_new, y, p, plan, sink, next_save, counters);
     if constexpr (EventTracker<System, T>::timed != 0) {
-      if (on_time_event) {  // recorded there: the steps start again from it
-        done += j + 1;
-        t_start = t_new;
-        steps = steps_from_start();
-        j = static_cast<port::uint64_t>(-1);  // ++j: 0
-      }
+      if (on_time_event) start_again_at(t_new, j);  // recorded there
     }
   }
   if (!within) return Status::max_steps_reached;
