@@ -230,6 +230,22 @@ void RuntimeModel<T>::prepare(Method method, TimeLogger& logger, const std::atom
 template <class T>
 cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logger,
                                                 const std::atomic<bool>* stop) const {
+  return *loaded_cpu_entry(method, logger, stop, true);
+}
+
+template <class T>
+bool RuntimeModel<T>::cpu_code_ready(Method method, TimeLogger& logger) const {
+  try {
+    return loaded_cpu_entry(method, logger, nullptr, false).has_value();
+  } catch (const jit::JitError&) {
+    return false;  // no host compiler, or a cached object that does not load: a compile would say why
+  }
+}
+
+template <class T>
+std::optional<cpu::RuntimeEntry<T>> RuntimeModel<T>::loaded_cpu_entry(Method method, TimeLogger& logger,
+                                                                      const std::atomic<bool>* stop,
+                                                                      bool compile_missing) const {
   if (!is_known_method(method))
     throw InvalidInput("unknown method value " + std::to_string(static_cast<int>(method)));
   register_solver_events_quietly(logger);
@@ -242,11 +258,12 @@ cpu::RuntimeEntry<T> RuntimeModel<T>::cpu_entry(Method method, TimeLogger& logge
       const char* value = sizeof(T) == 4 ? "float" : "double";
       std::shared_ptr<const jit::SharedObject> loaded;
       try {
-        loaded =
-            detail::compile_and_load(state, detail::translation_unit(state, method, value), logger, stop);
+        loaded = detail::compile_and_load(state, detail::translation_unit(state, method, value), logger, stop,
+                                          compile_missing);
       } catch (const jit::CompileInterrupted& e) {
         throw SolveInterrupted(e.what());  // what a stopped solve throws, wherever it stopped
       }
+      if (!loaded) return std::nullopt;  // not compiled yet, and not to be compiled now
       cpu::RuntimeAbi abi{};
       loaded->function<cpu::RuntimeAbiFunction>(cpu::runtime_abi_symbol)(&abi);
       const cpu::RuntimeAbi want = cpu::expected_runtime_abi<T>(

@@ -118,7 +118,8 @@ std::optional<std::filesystem::path> precompiled_prelude(const jit::ArtifactCach
 
 std::shared_ptr<const jit::SharedObject> compile_and_load(const RuntimeModelState& state,
                                                           const std::string& tu, TimeLogger& logger,
-                                                          const std::atomic<bool>* stop) {
+                                                          const std::atomic<bool>* stop,
+                                                          bool compile_missing) {
   const jit::HostCompiler& compiler = host_compiler();
   const Headers& tools = headers();
   const std::vector<std::string> flags = model_compile_flags();
@@ -175,12 +176,14 @@ std::shared_ptr<const jit::SharedObject> compile_and_load(const RuntimeModelStat
       if (!cached) timer.add_metadata("miss", jit::to_string(found.miss));
     }
     if (cached) return load(*cached);
+    if (!compile_missing) return nullptr;
     bytes = compile();
     if (const auto path = store_entry(*cache, key, *bytes, "loading the model from a private folder"))
       return load(*path);
   }
   // No cache (or it would not take the entry): a private folder of our own, removed once the object
   // is mapped (or the compile threw).
+  if (!compile_missing) return nullptr;
   const jit::PrivateFolder folder("batchode-model");
   if (!bytes) bytes = compile();
   const std::filesystem::path file = folder.path() / "model.so";

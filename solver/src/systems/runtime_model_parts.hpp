@@ -106,9 +106,11 @@ std::string translation_unit(const RuntimeModelState& state, Method method, cons
 /// Compiles `tu` and loads the object: from the cache when a verified entry exists, else compiled and
 /// stored; without a usable cache, or one that cannot take the entry, written into a private
 /// temporary folder and loaded from there. A set `stop` ends a compile (jit::CompileInterrupted).
+/// Without `compile_missing`: null where the cache holds no entry (nothing is compiled).
 std::shared_ptr<const jit::SharedObject> compile_and_load(const RuntimeModelState& state,
                                                           const std::string& tu, TimeLogger& logger,
-                                                          const std::atomic<bool>* stop);
+                                                          const std::atomic<bool>* stop,
+                                                          bool compile_missing = true);
 
 // runtime_model_gpu.cpp: the GPU path's code image.
 

@@ -4,11 +4,12 @@
 // test here; split, each file would need its own copy of them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <batchode/batchode.hpp>
 #include <batchode/solver/scheduling/cost_model.hpp>
 #include <batchode/solver/scheduling/scheduler.hpp>
-#include <batchode/solver/solver.hpp>
 #include <batchode/solver/scheduling/telemetry.hpp>
+#include <batchode/solver/solver.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -123,6 +124,32 @@ TEST(SchedulerPlan, WithoutCostsAGpuIsUsedAsAvailable) {
   EXPECT_EQ(sel.backend, "gpu:0");
   EXPECT_EQ(sel.reason, Reason::gpu_available);
   EXPECT_FALSE(sel.predicted_ms.has_value());
+}
+
+TEST(SchedulerPlan, WithoutCostsSeveralGpusTakeAsManyRunsEachAndTheDetailSaysWhy) {
+  BackendCapabilities c = fake_cpu(0, 0), g0 = fake_gpu(0, 0, 0), g1 = fake_gpu(1, 0, 0);
+  c.cost.reset();
+  g0.cost.reset();
+  g1.cost.reset();
+  sched::Request req = request(1001);
+  req.no_cost_detail = "the model's CPU code is not compiled";
+  auto sel = sched::plan({c, g0, g1}, Strategy::automatic(), req);
+  EXPECT_EQ(sel.backend, "gpu:0+gpu:1");
+  ASSERT_EQ(sel.parts.size(), 2u);
+  EXPECT_EQ(sel.parts[0].first_run, 0u);
+  EXPECT_EQ(sel.parts[0].runs + sel.parts[1].runs, 1001u);
+  EXPECT_EQ(sel.parts[1].first_run, sel.parts[0].runs);
+  EXPECT_LE(std::max(sel.parts[0].runs, sel.parts[1].runs) - std::min(sel.parts[0].runs, sel.parts[1].runs),
+            1u);
+  for (const sched::Part& p : sel.parts) {
+    EXPECT_EQ(p.reason, Reason::gpu_available);
+    EXPECT_FALSE(p.predicted_ms.has_value());
+  }
+  EXPECT_EQ(sel.detail, "the model's CPU code is not compiled: runs split evenly over 2 GPUs");
+  // One run for two GPUs: one part.
+  EXPECT_EQ(sched::plan({c, g0, g1}, Strategy::automatic(), request(1)).parts.size(), 1u);
+  EXPECT_EQ(sched::plan({c, g0}, Strategy::automatic(), req).detail,
+            "the model's CPU code is not compiled: GPU used as available");
 }
 
 TEST(SchedulerPlan, SplitProportionalToThroughputFinishesTogether) {

@@ -248,6 +248,39 @@ TEST_F(RuntimeModelGpuTest, ASolveCompilesOnlyTheKernelsItLaunches) {
   solve_compiling(Method::dopri5, true, "");
 }
 
+// Backend::gpu: a new model's solve waits for no host compiler. Its run-order probe (16 runs on a CPU
+// thread beside the GPU) is skipped while the model's CPU code is not compiled, and runs once it is.
+TEST_F(RuntimeModelGpuTest, AGpuSolveOfANewModelCompilesNoCpuCode) {
+  BATCHODE_REQUIRE_GPU();
+  std::vector<double> y0, params;
+  lorenz_sweep<double>(1000, y0, params);
+  batchode::TimeLogger log(nullptr, batchode::Verbosity::normal);
+  RuntimeModel<double> runtime(parse(kLorenzToml), options(), log);
+  SolveOptions o = lorenz_options<double>(Method::dopri5, false);
+  o.backend = Backend::gpu;
+  o.verbosity = batchode::Verbosity::normal;
+  auto probes = [&] { return log.occurrences(batchode::events::run_order_probe); };
+  const SolveResult<double> r = batchode::solve_ivp(runtime, y0, params, o, log);
+  ASSERT_TRUE(r.execution().at(0).backend.is_gpu());
+  expect_bitwise_equal(r, batchode::solve_ivp(LorenzCompiledIn{}, y0, params, o));
+  for (const batchode::Occurrence& c : log.occurrences(batchode::events::model_compile)) {
+    const auto* target = c.metadata.find("target");
+    ASSERT_NE(target, nullptr);
+    EXPECT_EQ(target->as_string(), "gpu");
+  }
+  EXPECT_EQ(log.stats(batchode::events::model_prelude_compile).count, 0u);
+  ASSERT_EQ(probes().size(), 1u);
+  const auto* skipped = probes().back().metadata.find("skipped");
+  ASSERT_NE(skipped, nullptr);
+  EXPECT_EQ(skipped->as_int(), 1);
+
+  runtime.prepare(Method::dopri5, log);  // the CPU code now exists: the next solve's probe runs
+  batchode::Solver<RuntimeModel<double>, double> solver(runtime, o, log);
+  (void)solver.solve(y0, params);
+  ASSERT_EQ(probes().size(), 2u);
+  EXPECT_EQ(probes().back().metadata.find("skipped")->as_int(), 0);  // (it may end before a first run)
+}
+
 // Unless forced, the planner may now choose the GPU for a runtime model: a large sweep does not end
 // up on the CPU for want of a GPU path (reason gpu_unavailable).
 TEST_F(RuntimeModelGpuTest, AutomaticBackendIsOfferedTheGpu) {
@@ -256,11 +289,26 @@ TEST_F(RuntimeModelGpuTest, AutomaticBackendIsOfferedTheGpu) {
   std::vector<double> y0, params;
   lorenz_sweep<double>(200000, y0, params);
   SolveOptions o = lorenz_options<double>(Method::dopri5, false);
-  const SolveResult<double> r = batchode::solve_ivp(runtime, y0, params, o);
+  batchode::TimeLogger log(nullptr, batchode::Verbosity::normal);
+  o.verbosity = batchode::Verbosity::normal;
+  const SolveResult<double> r = batchode::solve_ivp(runtime, y0, params, o, log);
   ASSERT_TRUE(r.all_succeeded());
   for (const auto& part : r.execution()) {
     EXPECT_NE(part.reason, batchode::sched::Reason::gpu_unavailable) << batchode::to_string(part.backend);
   }
+  // Not costed while the model's CPU code is not compiled: the GPUs as available, no host compiler.
+  EXPECT_EQ(r.execution().at(0).reason, batchode::sched::Reason::gpu_available);
+  EXPECT_NE(r.execution().at(0).detail.find("CPU code is not compiled"), std::string::npos)
+      << r.execution().at(0).detail;
+  for (const batchode::Occurrence& c : log.occurrences(batchode::events::model_compile)) {
+    EXPECT_EQ(c.metadata.find("target")->as_string(), "gpu");
+  }
+  // Once it is, the cost model decides (the GPU, for 200000 runs).
+  runtime.prepare(Method::dopri5);
+  const SolveResult<double> costed = batchode::solve_ivp(runtime, y0, params, o);
+  ASSERT_TRUE(costed.all_succeeded());
+  EXPECT_EQ(costed.execution().at(0).reason, batchode::sched::Reason::cost_model);
+  EXPECT_TRUE(costed.execution().at(0).backend.is_gpu());
 }
 
 // Events from the model's [events] (issue 12) on the GPU: records, counts, statuses and final states

@@ -24,6 +24,7 @@
 #include "../../jit/jit_test_support.hpp"  // ScopedEnv
 #include "../../stiff/stiff_systems.hpp"   // RobertsonDae
 #include "batchode/batchode.hpp"
+#include "batchode/jit/jit_error.hpp"
 #include "batchode/models/model.hpp"
 #include "bruss_model.hpp"
 #include "forced_decay_reference.hpp"
@@ -180,6 +181,37 @@ TEST_F(RuntimeModelTest, ASecondModelObjectLoadsFromTheCacheWithoutCompiling) {
   // Another method is another object.
   again.prepare(Method::rk4, warm);
   EXPECT_EQ(warm.stats(batchode::events::model_compile).count, 1u);
+}
+
+// What a GPU solve's run-order probe asks before it integrates on the CPU (run_order_probe.hpp): the
+// answer compiles nothing; it is yes once the code is loaded, or in the cache for another object.
+TEST_F(RuntimeModelTest, CpuCodeReadyCompilesNothingAndLoadsFromTheCache) {
+  const batchode::models::Model model = parse(kLorenzToml);
+  batchode::TimeLogger cold(nullptr, batchode::Verbosity::normal);
+  RuntimeModel<double> first(model, options(), cold);
+  EXPECT_FALSE(first.cpu_code_ready(Method::dopri5, cold));
+  EXPECT_EQ(cold.stats(batchode::events::model_compile).count, 0u);
+  EXPECT_EQ(cold.stats(batchode::events::model_prelude_compile).count, 0u);
+  EXPECT_EQ(cold.stats(batchode::events::model_load).count, 0u);
+  first.prepare(Method::dopri5, cold);
+  EXPECT_EQ(cold.stats(batchode::events::model_compile).count, 1u);
+  EXPECT_TRUE(first.cpu_code_ready(Method::dopri5, cold));
+  EXPECT_FALSE(first.cpu_code_ready(Method::rk4, cold));  // another method is another object
+
+  batchode::TimeLogger warm(nullptr, batchode::Verbosity::normal);
+  RuntimeModel<double> again(model, options(), warm);
+  EXPECT_TRUE(again.cpu_code_ready(Method::dopri5, warm));  // from the cache, loaded now
+  EXPECT_EQ(warm.stats(batchode::events::model_cache_hit).count, 1u);
+  EXPECT_EQ(warm.stats(batchode::events::model_load).count, 1u);
+  again.prepare(Method::dopri5, warm);  // loaded already
+  EXPECT_EQ(warm.stats(batchode::events::model_compile).count, 0u);
+  EXPECT_EQ(warm.stats(batchode::events::model_load).count, 1u);
+
+  // No host compiler: not ready, and no error (a GPU solve goes on without the CPU code).
+  const batchode::jit::testing::ScopedEnv no_compiler("BATCHODE_CXX", std::string("/nonexistent/c++"));
+  RuntimeModel<double> without(model, options(), warm);
+  EXPECT_FALSE(without.cpu_code_ready(Method::rk4, warm));
+  EXPECT_THROW(without.prepare(Method::rk4, warm), batchode::jit::JitError);
 }
 
 TEST_F(RuntimeModelTest, AnAlteredCacheEntryIsRebuiltNotLoaded) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -15,12 +16,12 @@
 #include "batchode/backends/cpu/cpu_backend.hpp"
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/runtime.hpp"
-#include "batchode/solver/setup/backend_id.hpp"
 #include "batchode/solver/scheduling/calibrator.hpp"
-#include "batchode/solver/systems/gpu_path.hpp"
-#include "batchode/solver/setup/options.hpp"
 #include "batchode/solver/scheduling/scheduler.hpp"
 #include "batchode/solver/scheduling/solve_context.hpp"
+#include "batchode/solver/setup/backend_id.hpp"
+#include "batchode/solver/setup/options.hpp"
+#include "batchode/solver/systems/gpu_path.hpp"
 #include "batchode/solver/systems/system_traits.hpp"
 
 namespace batchode::detail {
@@ -93,9 +94,18 @@ sched::Selection plan_parts(const SolveContext<System, T>& ctx, Calibrator<Syste
     return sched::plan({cpu_capabilities(device_count), g}, sched::strategy_for(options), req);
   }
 
-  // Backend::automatic: every visible GPU whose memory the runtime can report, with its cost.
-  const double steps = calibrator.probe_steps(ctx, y0, params, runs);
-  auto cost_for = [&](BackendId id, const std::string& device_name) {
+  // Backend::automatic: every visible GPU whose memory the runtime can report, with its cost. The costs
+  // start from a probe of the batch's runs on the CPU, so a runtime model whose CPU code is not compiled
+  // (nor in the cache) is not costed: its solve goes to the GPUs as available, rather than wait seconds
+  // for the host compiler (and, the first time, its prelude) to decide that the GPU is faster.
+  const bool costed = cpu_code_ready(ctx.system, options.method, ctx.logger);
+  if (!costed) {
+    req.no_cost_detail =
+        "the model's CPU code is not compiled (a solve on the CPU, or RuntimeModel::prepare, compiles it)";
+  }
+  const double steps = costed ? calibrator.probe_steps(ctx, y0, params, runs) : 0.0;
+  auto cost_for = [&](BackendId id, const std::string& device_name) -> std::optional<sched::LinearCost> {
+    if (!costed) return std::nullopt;
     const bool first_use = id.is_gpu() && !ctx.gpus.has(id.device);
     return calibrator.cost(ctx, id, device_name, first_use, y0, params, runs, steps, saves);
   };

@@ -22,6 +22,7 @@
 #include "batchode/solver/scheduling/solve_context.hpp"
 #include "batchode/solver/setup/backend_settings.hpp"
 #include "batchode/solver/setup/options.hpp"
+#include "batchode/solver/systems/system_traits.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
 #include "batchode/timing/timed_events.hpp"
@@ -71,8 +72,12 @@ std::optional<typename Calibrator<System, T>::ProbeSamples> recall_order_probe(
 /// before each) and the runs it integrated are kept for the next solve of the same batch to
 /// resume, so a batch whose probe takes longer than its GPU solve (a stiff method's runs on one
 /// core) is probed over a few solves, each paying at most the run in progress at its end, and stays
-/// ordered until the probe is complete. Timed as run_order_probe, nested in the solve (metadata:
-/// completed, and the samples integrated so far). Joined by finish() or the destructor.
+/// ordered until the probe is complete. A runtime model whose CPU code is not compiled (a model solved
+/// on the GPU alone) is not probed: the compile would take the host compiler seconds (minutes of a
+/// first build of its prelude) that the solve would wait for at its end, to save the order kernel's
+/// fraction of a millisecond; its runs are ordered, as a first solve's are. Timed as run_order_probe,
+/// nested in the solve (metadata: completed, the samples integrated so far, and skipped: 1 where the
+/// CPU code was not there). Joined by finish() or the destructor.
 template <class System, class T>
 class RunOrderProbe {
  public:
@@ -91,14 +96,17 @@ class RunOrderProbe {
       if (logger.enabled() && logger.is_registered(events::run_order_probe)) {
         event.emplace(logger, events::run_order_probe);
       }
+      bool skipped = false;
       try {
-        complete_ = calibrator_.integrate_probe(ctx_, *samples_, &stop_, along_);
+        skipped = !cpu_code_ready(ctx_.system, ctx_.options.method, logger);
+        if (!skipped) complete_ = calibrator_.integrate_probe(ctx_, *samples_, &stop_, along_);
       } catch (...) {
         along_.clear();  // the next solve starts the probe again, and orders its runs as this one does
       }
       if (event) {
         event->add_metadata("completed", std::int64_t{complete_ ? 1 : 0});
         event->add_metadata("samples_done", static_cast<std::int64_t>(along_.size()));
+        event->add_metadata("skipped", std::int64_t{skipped ? 1 : 0});
       }
     });
   }

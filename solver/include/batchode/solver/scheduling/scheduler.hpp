@@ -117,6 +117,9 @@ struct Request {
   /// Why no GPU is listed, when the caller knows (no device found, GPU path not compiled): the
   /// detail of a CPU chosen for want of a GPU. Empty: "no capable GPU".
   std::string no_gpu_detail;
+  /// Why no cost was measured, when the caller knows (a runtime model whose CPU code is not compiled):
+  /// the detail of GPUs used as available. Empty: "no cost model".
+  std::string no_cost_detail;
 };
 
 namespace detail {
@@ -229,7 +232,25 @@ inline Selection plan(const std::vector<BackendCapabilities>& backends, const St
   if (gpus.empty()) return no_gpu();
   bool costed = cpu->cost.has_value();
   for (const BackendCapabilities* g : gpus) costed = costed && g->cost.has_value();
-  if (!costed) return single(*gpus.front(), Reason::gpu_available, "no cost model: GPU used as available");
+  if (!costed) {
+    const std::string why = req.no_cost_detail.empty() ? "no cost model" : req.no_cost_detail;
+    if (gpus.size() == 1)
+      return single(*gpus.front(), Reason::gpu_available, why + ": GPU used as available");
+    // Several GPUs and no costs: as many runs on each (the GPUs of one node are most often alike).
+    Selection s;
+    s.reason = Reason::gpu_available;
+    s.detail = why + ": runs split evenly over " + std::to_string(gpus.size()) + " GPUs";
+    const std::vector<std::size_t> share =
+        detail::balanced_split(std::vector<LinearCost>(gpus.size(), LinearCost{0, 1}), req.runs);
+    std::size_t first = 0;
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      if (share[i] == 0) continue;
+      s.parts.push_back({gpus[i]->id, Reason::gpu_available, first, share[i], std::nullopt});
+      first += share[i];
+      s.backend += (s.backend.empty() ? "" : "+") + to_string(gpus[i]->id);
+    }
+    return s;
+  }
 
   // Candidates: the CPU alone, the fastest GPU alone, all GPUs split, all GPUs and the CPU split.
   const double cpu_ms = cpu->cost->predict_ms(req.runs);

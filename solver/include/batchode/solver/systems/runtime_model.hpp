@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,11 @@ class RuntimeModel {
   /// The loaded CPU entry of `method` (compiled on first use, as prepare()).
   cpu::RuntimeEntry<T> cpu_entry(Method method, TimeLogger& logger,
                                  const std::atomic<bool>* stop = nullptr) const;
+  /// Whether `method`'s CPU code is loaded, or can be from the cache (then it is, now): true where
+  /// cpu_entry would compile nothing. Compiles nothing and throws nothing (no host compiler: false).
+  /// What a GPU solve's run-order probe and Backend::automatic's cost model ask first, so that a solve
+  /// on the GPU never waits for the host compiler (run_order_probe.hpp, planner.hpp).
+  bool cpu_code_ready(Method method, TimeLogger& logger) const;
 
   /// Why `method` cannot run on a GPU for this model, as far as can be told without compiling ("" when
   /// it can): a CPU-only method, a build without a GPU backend, no runtime compiler (NVRTC / hipRTC).
@@ -123,6 +129,11 @@ class RuntimeModel {
                              const RuntimeKernelChoice& choice = RuntimeKernelChoice::all()) const;
 
  private:
+  /// cpu_entry's work; with `compile_missing` false, nothing where the code is neither loaded nor cached.
+  std::optional<cpu::RuntimeEntry<T>> loaded_cpu_entry(Method method, TimeLogger& logger,
+                                                       const std::atomic<bool>* stop,
+                                                       bool compile_missing) const;
+
   std::size_t n_states_ = 0, n_params_ = 0, n_events_ = 0;
   std::shared_ptr<detail::RuntimeModelState> state_;
 };

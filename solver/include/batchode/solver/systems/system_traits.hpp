@@ -251,6 +251,18 @@ void check_run_fits_stack(const System& system, Method method) {
   if (!why.empty()) throw InvalidInput(why);
 }
 
+/// Whether integrate_on_cpu would start no compile: always for a compiled-in system; for a runtime model,
+/// its CPU code of `method` is loaded or in the cache (RuntimeModel::cpu_code_ready, which loads it).
+template <class System>
+bool cpu_code_ready(const System& system, Method method, TimeLogger& logger) {
+  if constexpr (is_runtime_model_v<System>) {
+    return system.cpu_code_ready(method, logger);
+  } else {
+    (void)system, (void)method, (void)logger;
+    return true;
+  }
+}
+
 /// Integrates runs [first, first + count) on the CPU (cpu::integrate_batch); a runtime model compiles
 /// `method` first if it has not yet (timed in `logger`). A set `stop` throws SolveInterrupted between
 /// blocks of runs, or ends that compile.
