@@ -248,6 +248,16 @@ TEST_F(RuntimeModelGpuTest, ASolveCompilesOnlyTheKernelsItLaunches) {
   solve_compiling(Method::dopri5, true, "");
 }
 
+/// That `log` saw no compile of CPU code: every model_compile was for the GPU, and no prelude was built.
+void expect_no_cpu_compile(const batchode::TimeLogger& log) {
+  for (const batchode::Occurrence& c : log.occurrences(batchode::events::model_compile)) {
+    const auto* target = c.metadata.find("target");
+    ASSERT_NE(target, nullptr);
+    EXPECT_EQ(target->as_string(), "gpu");
+  }
+  EXPECT_EQ(log.stats(batchode::events::model_prelude_compile).count, 0u);
+}
+
 // Backend::gpu: a new model's solve waits for no host compiler. Its run-order probe (16 runs on a CPU
 // thread beside the GPU) is skipped while the model's CPU code is not compiled, and runs once it is.
 TEST_F(RuntimeModelGpuTest, AGpuSolveOfANewModelCompilesNoCpuCode) {
@@ -263,12 +273,7 @@ TEST_F(RuntimeModelGpuTest, AGpuSolveOfANewModelCompilesNoCpuCode) {
   const SolveResult<double> r = batchode::solve_ivp(runtime, y0, params, o, log);
   ASSERT_TRUE(r.execution().at(0).backend.is_gpu());
   expect_bitwise_equal(r, batchode::solve_ivp(LorenzCompiledIn{}, y0, params, o));
-  for (const batchode::Occurrence& c : log.occurrences(batchode::events::model_compile)) {
-    const auto* target = c.metadata.find("target");
-    ASSERT_NE(target, nullptr);
-    EXPECT_EQ(target->as_string(), "gpu");
-  }
-  EXPECT_EQ(log.stats(batchode::events::model_prelude_compile).count, 0u);
+  expect_no_cpu_compile(log);
   ASSERT_EQ(probes().size(), 1u);
   const auto* skipped = probes().back().metadata.find("skipped");
   ASSERT_NE(skipped, nullptr);
@@ -300,9 +305,7 @@ TEST_F(RuntimeModelGpuTest, AutomaticBackendIsOfferedTheGpu) {
   EXPECT_EQ(r.execution().at(0).reason, batchode::sched::Reason::gpu_available);
   EXPECT_NE(r.execution().at(0).detail.find("CPU code is not compiled"), std::string::npos)
       << r.execution().at(0).detail;
-  for (const batchode::Occurrence& c : log.occurrences(batchode::events::model_compile)) {
-    EXPECT_EQ(c.metadata.find("target")->as_string(), "gpu");
-  }
+  expect_no_cpu_compile(log);
   // Once it is, the cost model decides (the GPU, for 200000 runs).
   runtime.prepare(Method::dopri5);
   const SolveResult<double> costed = batchode::solve_ivp(runtime, y0, params, o);

@@ -73,7 +73,7 @@ std::optional<typename Calibrator<System, T>::ProbeSamples> recall_order_probe(
 /// resume, so a batch whose probe takes longer than its GPU solve (a stiff method's runs on one
 /// core) is probed over a few solves, each paying at most the run in progress at its end, and stays
 /// ordered until the probe is complete. A runtime model whose CPU code is not compiled (a model solved
-/// on the GPU alone) is not probed: the compile would take the host compiler seconds (minutes of a
+/// on the GPU alone) is not probed: the compile would take the host compiler seconds (10 s more for the
 /// first build of its prelude) that the solve would wait for at its end, to save the order kernel's
 /// fraction of a millisecond; its runs are ordered, as a first solve's are. Timed as run_order_probe,
 /// nested in the solve (metadata: completed, the samples integrated so far, and skipped: 1 where the
