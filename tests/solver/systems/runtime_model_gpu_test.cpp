@@ -286,6 +286,51 @@ TEST_F(RuntimeModelGpuTest, AGpuSolveOfANewModelCompilesNoCpuCode) {
   EXPECT_EQ(probes().back().metadata.find("skipped")->as_int(), 0);  // (it may end before a first run)
 }
 
+// A sweep in its own order keeps it, so a solve of it compiles no run-order kernel; the same runs
+// shuffled are ordered on the device (the kernel compiled then) and each keeps its own numbers.
+TEST_F(RuntimeModelGpuTest, ASweepInInputOrderCompilesNoRunOrderKernel) {
+  BATCHODE_REQUIRE_GPU();
+  const std::size_t runs = 4096;
+  std::vector<double> y0, params;
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.insert(y0.end(), {1.0, 1.0, 1.0});
+    params.push_back(60.0 * static_cast<double>(r) / static_cast<double>(runs));  // uneven cost: rho 0-60
+  }
+  batchode::TimeLogger log(nullptr, batchode::Verbosity::normal);
+  RuntimeModel<double> runtime(parse(kLorenzToml), options(), log);
+  SolveOptions o = lorenz_options<double>(Method::dopri5, false);
+  o.backend = Backend::gpu;
+  o.verbosity = batchode::Verbosity::normal;
+  auto run_order_compiles = [&] {
+    std::size_t n = 0;
+    for (const batchode::Occurrence& c : log.occurrences(batchode::events::model_compile)) {
+      const auto* label = c.metadata.find("kernels");
+      n += label != nullptr && label->as_string() == "run order, double";
+    }
+    return n;
+  };
+  const SolveResult<double> in_order = batchode::solve_ivp(runtime, y0, params, o, log);
+  ASSERT_TRUE(in_order.all_succeeded());
+  EXPECT_EQ(run_order_compiles(), 0u);
+
+  std::vector<std::size_t> from(runs);
+  for (std::size_t r = 0; r < runs; ++r) from[r] = (r * 2654435761u) % runs;  // a permutation: odd multiplier
+  std::vector<double> y0_shuffled, params_shuffled;
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0_shuffled.insert(y0_shuffled.end(), y0.begin() + 3 * from[r], y0.begin() + 3 * from[r] + 3);
+    params_shuffled.push_back(params[from[r]]);
+  }
+  const SolveResult<double> shuffled = batchode::solve_ivp(runtime, y0_shuffled, params_shuffled, o, log);
+  ASSERT_TRUE(shuffled.all_succeeded());
+  EXPECT_EQ(run_order_compiles(), 1u);
+  std::size_t differing = 0;
+  for (std::size_t r = 0; r < runs; ++r) {
+    for (std::size_t s = 0; s < 3; ++s)
+      differing += shuffled.final_state(r, s) != in_order.final_state(from[r], s);
+  }
+  EXPECT_EQ(differing, 0u);
+}
+
 // Unless forced, the planner may now choose the GPU for a runtime model: a large sweep does not end
 // up on the CPU for want of a GPU path (reason gpu_unavailable).
 TEST_F(RuntimeModelGpuTest, AutomaticBackendIsOfferedTheGpu) {

@@ -9,6 +9,8 @@
 
 #include "batchode/arrays/chunk_plan.hpp"
 #include "batchode/arrays/result_view.hpp"
+#include "batchode/arrays/run_order.hpp"
+#include "batchode/backends/gpu/chunk_pass.hpp"
 #include "batchode/backends/gpu/gpu_run_request.hpp"
 #include "batchode/backends/gpu/runtime_gpu_runner.hpp"
 #include "batchode/kernels/core/run_settings.hpp"
@@ -26,15 +28,24 @@ class RuntimeModelGpuRunner {
 
   /// As GpuRunner::run; the first run of a method on a device that launches a given batch kernel
   /// compiles or loads that kernel alone (timed in `log`: RuntimeModel::gpu_kernels), a summary kernel
-  /// for exactly the kinds a solve keeps, and the run order's kernel when the request orders runs.
+  /// for exactly the kinds a solve keeps, and the run order's kernel when the runs are to be ordered:
+  /// their order is planned here, before the kernels are chosen, so a sweep in its own order (or one
+  /// whose inputs do not vary) compiles no ordering kernel (a third of a small model's first solve).
   void run(const RuntimeModel<T>& model, const GpuRunRequest& request, const RunSettings<T>& run_plan,
            const T* y0, const T* params, std::size_t runs, const ResultView<T>& result, TimeLogger& log,
            std::size_t first_run = 0) {
+    GpuRunRequest planned = request;
+    arrays::RunOrderPlan order_plan;
+    if (request.order_runs) {
+      order_plan = timed_run_order_plan(log, y0, params, first_run, runs, model.n_states(), model.n_params());
+      planned.order_runs = order_plan.order;
+      planned.order_plan = &order_plan;
+    }
     const std::uint32_t summary_kinds = run_plan.summary_windows != 0 ? run_plan.summary_metrics : 0;
     const RuntimeKernelChoice choice =
-        RuntimeKernelChoice::only(chunk_kernel_for(result), summary_kinds, request.order_runs);
+        RuntimeKernelChoice::only(chunk_kernel_for(result), summary_kinds, planned.order_runs);
     const RuntimeKernels kernels = model.gpu_kernels(request.method, request.device, log, choice);
-    runner_.run(kernels, model.n_states(), model.n_params(), request, run_plan, y0, params, runs, result, log,
+    runner_.run(kernels, model.n_states(), model.n_params(), planned, run_plan, y0, params, runs, result, log,
                 first_run);
   }
 

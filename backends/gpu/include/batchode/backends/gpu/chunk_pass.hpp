@@ -68,6 +68,22 @@ struct ChunkRun {
   std::size_t first_run;
 };
 
+/// The order of the `runs` runs from `first` of a run's inputs (arrays/run_order.hpp: from a sample of
+/// them, whether to order them and by which key), timed as run_ordering. Once per run: reading the
+/// sample costs cache and TLB misses that per chunk would add up.
+template <class T>
+arrays::RunOrderPlan timed_run_order_plan(TimeLogger& log, const T* y0, const T* params, std::size_t first,
+                                          std::size_t runs, std::size_t n_states, std::size_t n_params) {
+  ScopedTimer t(log, events::run_ordering);
+  const arrays::RunOrderPlan plan = arrays::plan_run_order(
+      y0 + first * n_states, n_params > 0 ? params + first * n_params : nullptr, runs, n_states, n_params);
+  t.add_metadata("ordered", std::int64_t{plan.order ? 1 : 0});
+  t.add_metadata("already_in_order", std::int64_t{plan.already_in_order ? 1 : 0});
+  t.add_metadata("varying_inputs", static_cast<std::int64_t>(plan.varying_columns));
+  t.add_metadata("log_scaled_inputs", static_cast<std::int64_t>(plan.log_columns));
+  return plan;
+}
+
 /// One run's pass over its chunks. `launch` and `launch_order` are the runner's launchers
 /// (ChunkPipeline::run says what they must do). Made and run once per run.
 template <class T, class Launch, class LaunchOrder>
@@ -79,7 +95,9 @@ class ChunkPass {
         run_(chunk_run),
         launch_(launcher),
         launch_order_(order_launcher),
-        order_plan_(chunk_run.request.order_runs ? plan_order() : arrays::RunOrderPlan{}),
+        order_plan_(!chunk_run.request.order_runs             ? arrays::RunOrderPlan{}
+                    : chunk_run.request.order_plan != nullptr ? *chunk_run.request.order_plan
+                                                              : plan_order()),
         progress_(b_.plan.n_chunks, b_.plan.n_runs, chunk_run.log.verbosity()),
         in_slot_(b_.plan.slots) {}
 
@@ -148,20 +166,10 @@ class ChunkPass {
     }
   };
 
-  /// Plans the order of the run's runs (arrays/run_order.hpp: from a sample of them, whether to order
-  /// them and by which key), timed as run_ordering. Once per run: reading the sample costs cache and
-  /// TLB misses that per chunk would add up.
+  /// The order of the run's runs (timed_run_order_plan), where the request brings none.
   arrays::RunOrderPlan plan_order() const {
-    ScopedTimer t(run_.log, events::run_ordering);
-    const std::size_t n_states = run_.n_states, n_params = run_.n_params, first = run_.first_run;
-    const arrays::RunOrderPlan plan = arrays::plan_run_order(
-        run_.y0 + first * n_states, n_params > 0 ? run_.params + first * n_params : nullptr, b_.plan.n_runs,
-        n_states, n_params);
-    t.add_metadata("ordered", std::int64_t{plan.order ? 1 : 0});
-    t.add_metadata("already_in_order", std::int64_t{plan.already_in_order ? 1 : 0});
-    t.add_metadata("varying_inputs", static_cast<std::int64_t>(plan.varying_columns));
-    t.add_metadata("log_scaled_inputs", static_cast<std::int64_t>(plan.log_columns));
-    return plan;
+    return timed_run_order_plan(run_.log, run_.y0, run_.params, run_.first_run, b_.plan.n_runs, run_.n_states,
+                                run_.n_params);
   }
 
   /// Chunk c's runs: the plan's, or the next slice this GPU takes from the runs it shares; none when

@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "batchode/arrays/outputs.hpp"
+#include "batchode/arrays/run_order.hpp"
 #include "batchode/arrays/shared_runs.hpp"
 #include "batchode/kernels/methods/method.hpp"
 
@@ -25,6 +26,9 @@ struct GpuRunRequest {
   /// Each chunk's runs are ordered by their inputs so that a warp's runs cost about the same
   /// (arrays/run_order.hpp); results are the same either way.
   bool order_runs = false;
+  /// With order_runs: the order planned already (timed_run_order_plan, chunk_pass.hpp; a runtime model's
+  /// runner plans it before it chooses the kernels to compile), or null: the chunk pass plans it.
+  const arrays::RunOrderPlan* order_plan = nullptr;
   /// SolveOptions.stop: checked before each chunk (arrays/stop_request.hpp); null: never set.
   const std::atomic<bool>* stop = nullptr;
   /// Set when several GPUs of the solve share their runs: this GPU is consumer `consumer` of
