@@ -10,8 +10,8 @@ batchode beside CuBIE, diffrax and torchdiffeq (benchmarks/python_device.sh runs
   at the first size. CuBIE's measure: the minimum wall time of 10 solves after a warm-up (of a reused
   Solver, inputs given as arrays, as CuBIE's own benchmark does); the median is printed beside it.
 - With --tight (issue 47; benchmarks/peers/cubie_lorenz_tight.py is CuBIE's side): the same sweep at
-  the first size, float64, rtol = atol = 1e-10, with the high-order methods (vern7, vern9, fehlberg78,
-  dopri5); err: the largest |x - x_ref| of runs 0, n/2 and n-1 against scipy's DOP853 at 1e-13.
+  the first size, float64, rtol = atol = 1e-10, with the high-order methods (vern7, vern9, dop853,
+  fehlberg78, dopri5); err: the largest |x - x_ref| of runs 0, n/2 and n-1 against scipy's DOP853 at 1e-13.
 """
 
 import argparse
@@ -86,7 +86,7 @@ def tight(batchode, model, n):
     rho = numpy.linspace(0.0, 21.0, n).reshape(n, 1)
     picks = [0, n // 2, n - 1]
     ref = lorenz_reference(rho[picks, 0])
-    for method in ("vern7", "vern9", "fehlberg78", "dopri5"):
+    for method in ("vern7", "vern9", "dop853", "fehlberg78", "dopri5"):
         s = batchode.Solver(model, method=method, rtol=1e-10, atol=1e-10, t_span=(0.0, 1.0), verbosity="none",
                             counters=True)
         w, med, where = timed(s, y0, rho, reps=5)

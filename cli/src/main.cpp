@@ -54,9 +54,10 @@ void add_run_options(CLI::App& run, RunArgs& a) {
       ->capture_default_str();
   run.add_option("--t0", a.t0, "Start time")->capture_default_str();
   run.add_option("--t-end", a.t_end, "End time")->required();
-  run.add_option("--method", a.method,
-                 "Integration method: dopri5 (the default, as scipy's RK45), tsit5, rodas5p or rodas4 for "
-                 "stiff models, rk4 with --dt, ...")
+  run.add_option(
+         "--method", a.method,
+         "Integration method: dopri5 (the default, as scipy's RK45), tsit5, rodas5p, rodas4 or kvaerno5 "
+         "for stiff models, rk4 with --dt, ...")
       ->check(CLI::IsMember(method_names()))
       ->capture_default_str();
   run.add_option_function<double>(
@@ -139,7 +140,8 @@ void add_run_options(CLI::App& run, RunArgs& a) {
          "the options), FILE.npy (final states, shape (n_runs, n_states), grid order, beside "
          "FILE_status.npy, int32 status codes: 0 success, 1 max_steps_reached, 2 step_size_underflow, 3 "
          "non_finite_state, 4 singular_matrix, 5 not_solved, 6 stopped_by_event, 7 "
-         "inconsistent_initial_values, 8 zeno_events, and FILE_t_stop.npy, the time each run's final state "
+         "inconsistent_initial_values, 8 zeno_events, 9 newton_failure, and FILE_t_stop.npy, the time each "
+         "run's final state "
          "is at) or "
          "FILE.csv (columns named by the model's states; t is each "
          "run's stop time, with a series its save times and t_stop a column). Its folder must exist; an "

@@ -14,9 +14,9 @@ Outputs as CuBIE names them: output_types=["state", "observables", "time", "iter
 final state), or summaries=[<metrics>] beside the other keywords; summarise_every,
 sample_summaries_every and summarise_variables place and choose what the metrics are of;
 save_variables chooses the states and observables the series keeps.
-Method names: batchode's own (batchode.methods()), scipy's RK45 and RK23, CuBIE's classical-rk4,
+Method names: batchode's own (batchode.methods()), scipy's RK45, RK23 and DOP853, CuBIE's classical-rk4,
 dormand-prince-54, bogacki-shampine-32 and cash-karp-54 (and its vern7, the same name), and
-OrdinaryDiffEq.jl's Rodas4, Rodas5P, Vern7 and Vern9.
+OrdinaryDiffEq.jl's Rodas4, Rodas5P, Vern7, Vern9 and Kvaerno5.
 """
 
 import json
@@ -33,6 +33,7 @@ from ._result import Result
 _METHOD_ALIASES = {
     "RK45": "dopri5",
     "RK23": "bogacki_shampine32",
+    "DOP853": "dop853",
     "classical-rk4": "rk4",
     "dormand-prince-54": "dopri5",
     "bogacki-shampine-32": "bogacki_shampine32",
@@ -42,6 +43,7 @@ _METHOD_ALIASES = {
     "Rodas5P": "rodas5p",
     "Vern7": "vern7",
     "Vern9": "vern9",
+    "Kvaerno5": "kvaerno5",
 }
 _PRECISIONS = {"float64": numpy.float64, "float32": numpy.float32}
 
@@ -54,13 +56,13 @@ def methods():
     list of dict
         One dict per method, in batchode's order, with the keys ``name`` (str: what ``method=`` takes),
         ``order`` (int), ``adaptive`` (bool: an embedded error estimate controls the step), ``stiff``
-        (bool: linearly implicit, Rosenbrock), ``gpu`` (bool: has a GPU kernel; False: CPU only) and
+        (bool: implicit or linearly implicit: needs the Jacobian), ``gpu`` (bool: has a GPU kernel; False: CPU only) and
         ``dae`` (bool: solves models with algebraic variables).
 
     Examples
     --------
     >>> [m["name"] for m in batchode.methods() if m["stiff"]]  # doctest: +SKIP
-    ['ros3p', 'rodas4', 'rosenbrock4', 'rodas5p']
+    ['ros3p', 'rodas4', 'rosenbrock4', 'rodas5p', 'kvaerno5']
     """
     return _batchode.methods()
 
@@ -555,8 +557,8 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
         The span as CuBIE gives it: ``(t0, t0 + duration)``, `t0` 0 by default.
     method : str
         ``"dopri5"`` (default), ``"tsit5"``, ``"rk4"``, ``"euler"``, ``"bogacki_shampine32"``,
-        ``"cash_karp54"``, ``"fehlberg78"``, ``"vern7"``, ``"vern9"``, ``"rodas4"``, ``"rodas5p"``,
-        ``"ros3p"``, ``"rosenbrock4"`` (CPU only), or an alias (scipy's, CuBIE's, OrdinaryDiffEq.jl's:
+        ``"cash_karp54"``, ``"fehlberg78"``, ``"vern7"``, ``"vern9"``, ``"dop853"``, ``"rodas4"``, ``"rodas5p"``,
+        ``"ros3p"``, ``"kvaerno5"`` (implicit, ESDIRK), ``"rosenbrock4"`` (CPU only), or an alias (scipy's, CuBIE's, OrdinaryDiffEq.jl's:
         the module's doc); :func:`methods` lists them. CuBIE's keyword `algorithm` is taken too.
     rtol, atol : float
         The tolerances of adaptive methods (1e-6 each).

@@ -18,7 +18,7 @@ FIXED = {m["name"] for m in batchode.methods() if not m["adaptive"]}
 
 def test_the_method_list_is_batchodes():
     assert {"euler", "rk4", "dopri5", "tsit5", "vern7", "vern9", "rodas4", "rodas5p", "ros3p",
-            "rosenbrock4"} <= set(METHODS)
+            "rosenbrock4", "kvaerno5"} <= set(METHODS)
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -127,8 +127,8 @@ TYPED_TEST(WriteH5, WritesEveryDatasetAndAttribute) {
   EXPECT_EQ(h5.values<std::int32_t>("/status"), (std::vector<std::int32_t>{0, 1, 3}));
   EXPECT_EQ(h5.strings("/status", "status_names"),
             (std::vector<std::string>{"success", "max_steps_reached", "step_size_underflow",
-                                      "non_finite_state", "singular_matrix", "not_solved",
-                                      "stopped_by_event", "inconsistent_initial_values", "zeno_events"}));
+                                      "non_finite_state", "singular_matrix", "not_solved", "stopped_by_event",
+                                      "inconsistent_initial_values", "zeno_events", "newton_failure"}));
 
   EXPECT_EQ(h5.shape("/t_stop"), (std::vector<hsize_t>{runs}));
   EXPECT_EQ(h5.type("/t_stop"), std::make_pair(H5T_FLOAT, size));

@@ -1,13 +1,14 @@
 // The pieces of the stiff solver, each against an independent answer: the AD Jacobian against Jacobians
-// written by hand, the LU against a known solve, the singular-matrix status, and the convergence
-// orders of ros3p (3), rodas4 (4) and rodas5p (5) with fixed steps on a non-autonomous problem (f_t matters).
+// written by hand, the LU against a known solve, the singular-matrix and Newton-failure statuses, and the
+// convergence orders of ros3p (3), rodas4 (4), rodas5p (5) and kvaerno5 (5) with fixed steps on a
+// non-autonomous problem (f_t matters).
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
 #include <batchode/kernels/linalg/band_lu.hpp>
 #include <batchode/kernels/linalg/jacobian.hpp>
 #include <batchode/kernels/linalg/lu.hpp>
-#include <batchode/kernels/methods/rosenbrock_stepper.hpp>
+#include <batchode/kernels/methods/stiff_stepper.hpp>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -402,12 +403,21 @@ struct Forced {
   }
 };
 
+/// The stepper of stiff table Tab for Forced, started at (0, y). An ESDIRK stepper's Newton iteration
+/// stops at tolerances far below the errors measured (rounding level).
+template <class Tab>
+StiffStepper<Tab, Forced, double> forced_stepper(const Vec<double, 2>& y) {
+  StiffStepper<Tab, Forced, double> stepper;
+  if constexpr (tableau::is_esdirk_v<Tab>) stepper.use_tolerances(1e-14, 1e-14);
+  stepper.reset(Forced{}, 0.0, y, nullptr);
+  return stepper;
+}
+
 template <class Tab>
 double fixed_step_error(int steps, double t_end) {
-  RosenbrockStepper<Tab, double, 2> stepper;
   Vec<double, 2> y{{2.0, 1.0}}, y_new{}, err{};
+  auto stepper = forced_stepper<Tab>(y);
   const double h = t_end / steps;
-  stepper.reset(Forced{}, 0.0, y, nullptr);
   for (int k = 0; k < steps; ++k) {
     stepper.step(Forced{}, k * h, y, nullptr, h, y_new, err);
     y = y_new;
@@ -430,13 +440,13 @@ void expect_order(int order) {
 TEST(StiffOrder, Ros3pIsThirdOrder) { expect_order<tableau::Ros3p>(3); }
 TEST(StiffOrder, Rodas4IsFourthOrder) { expect_order<tableau::Rodas4>(4); }
 TEST(StiffOrder, Rodas5pIsFifthOrder) { expect_order<tableau::Rodas5p>(5); }
+TEST(StiffOrder, Kvaerno5IsFifthOrder) { expect_order<tableau::Kvaerno5>(5); }
 
 // The embedded estimates: local error ~ h^(error_order + 1).
 template <class Tab>
 double one_step_estimate(double h) {
-  RosenbrockStepper<Tab, double, 2> stepper;
   Vec<double, 2> y{{2.0, 1.0}}, y_new{}, err{};
-  stepper.reset(Forced{}, 0.0, y, nullptr);
+  auto stepper = forced_stepper<Tab>(y);
   stepper.step(Forced{}, 0.0, y, nullptr, h, y_new, err);
   return std::hypot(err[0], err[1]);
 }
@@ -445,10 +455,51 @@ TEST(StiffOrder, EmbeddedEstimatesHaveTheirOrder) {
   const double r4 = std::log2(one_step_estimate<tableau::Rodas4>(0.02) / one_step_estimate<tableau::Rodas4>(0.01));
   const double r5 =
       std::log2(one_step_estimate<tableau::Rodas5p>(0.02) / one_step_estimate<tableau::Rodas5p>(0.01));
-  std::printf("[ estimates ] ros3p local order %.3f, rodas4 %.3f, rodas5p %.3f\n", r3, r4, r5);
+  // kvaerno5's estimate is filtered by (I - gamma h J)^-1, which is I + O(h): the order stays.
+  const double k5 =
+      std::log2(one_step_estimate<tableau::Kvaerno5>(0.02) / one_step_estimate<tableau::Kvaerno5>(0.01));
+  std::printf("[ estimates ] ros3p local order %.3f, rodas4 %.3f, rodas5p %.3f, kvaerno5 %.3f\n", r3, r4, r5,
+              k5);
   EXPECT_NEAR(r3, tableau::Ros3p::error_order + 1, 0.3);
   EXPECT_NEAR(r4, tableau::Rodas4::error_order + 1, 0.3);
   EXPECT_NEAR(r5, tableau::Rodas5p::error_order + 1, 0.3);
+  EXPECT_NEAR(k5, tableau::Kvaerno5::error_order + 1, 0.3);
+}
+
+// y' = -k (y - cos t), y(0) = 1 (on its slow solution, y ~ cos t), with a Jacobian member that is wrong
+// (zero; the true one is -k): kvaerno5's Newton iteration is then the fixed-point iteration
+// Y = base + gamma h f(Y), which contracts only for gamma h k < 1, i.e. h below 4e-6 at k = 1e6. With
+// dt_min = 1e-5 no step that large can converge: the run ends as newton_failure once its steps must grow
+// past it, not at a wrong answer. With the true Jacobian the same settings succeed.
+struct StiffRelaxation {
+  static constexpr std::size_t n_states = 1;
+  static constexpr std::size_t n_params = 0;
+  template <class T>
+  BATCHODE_HOST_DEVICE void operator()(T t, const T* y, const T*, T* f) const {
+    using std::cos;
+    f[0] = T(-1e6) * (y[0] - cos(t));
+  }
+};
+struct StiffRelaxationWrongJacobian : StiffRelaxation {
+  template <class T>
+  BATCHODE_HOST_DEVICE void jacobian(T, const T*, const T*, T* J) const {
+    J[0] = 0;
+  }
+};
+TEST(StiffStatus, NewtonFailureWithAWrongJacobian) {
+  SolveOptions o;
+  o.method = Method::kvaerno5;
+  o.t_end = 1;
+  o.backend = Backend::cpu;
+  o.verbosity = Verbosity::none;
+  o.step_control.dt_min = 1e-5;
+  const auto wrong = solve_ivp(StiffRelaxationWrongJacobian{}, std::vector<double>{1.0}, {}, o);
+  EXPECT_EQ(wrong.status(0), Status::newton_failure) << to_string(wrong.status(0));
+  EXPECT_LT(wrong.stop_time(0), 1e-3);  // the first steps, below 4e-6, converge
+  EXPECT_EQ(to_string(Status::newton_failure), "newton_failure");
+  const auto right = solve_ivp(StiffRelaxation{}, std::vector<double>{1.0}, {}, o);
+  EXPECT_EQ(right.status(0), Status::success) << to_string(right.status(0));
+  EXPECT_NEAR(right.final_state(0, 0), std::cos(1.0), 1e-5);
 }
 
 }  // namespace

@@ -140,8 +140,11 @@ TEST_P(StiffReference, IdenticalRunsReportIdenticalCounters) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, StiffReference,
-                         ::testing::Values(Method::rodas4, Method::ros3p, Method::rosenbrock4),
-                         [](const ::testing::TestParamInfo<Method>& param_info) { return to_string(param_info.param); });
+                         ::testing::Values(Method::rodas4, Method::ros3p, Method::rosenbrock4,
+                                           Method::kvaerno5),
+                         [](const ::testing::TestParamInfo<Method>& param_info) {
+                           return to_string(param_info.param);
+                         });
 
 // Refused under Backend::gpu, naming rodas4 (the same RODAS4 method, with a GPU kernel) rather than
 // running it in its place: their step-size choices differ, so would their numbers.

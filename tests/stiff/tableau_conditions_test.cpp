@@ -10,10 +10,13 @@
 //    step doubling), RODAS4's does not;
 //  - Boost.Odeint's default rosenbrock4 coefficients break d4 = gamma_4 (why rosenbrock4 runs with
 //    RODAS4's table), and the coefficient set batchode hands odeint meets it.
+// And the ESDIRK table (kernels/methods/esdirk_tableaux.hpp) as a Runge-Kutta method: its shape (explicit
+// first stage, gamma on the diagonal, stiffly accurate, c the row sums) and its order conditions.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <batchode/backends/cpu/rosenbrock4_stepper.hpp>
+#include <batchode/kernels/methods/esdirk_tableaux.hpp>
 #include <batchode/kernels/methods/rosenbrock_tableaux.hpp>
 #include <cmath>
 #include <vector>
@@ -128,6 +131,37 @@ TEST(RosenbrockTableau, Rodas5pMeetsItsOrderConditions) {
   const Original m = original_of<tableau::Rodas5p>();
   expect_order_exactly(m, m.b, tableau::Rodas5p::order, "rodas5p b");
   expect_order_exactly(m, m.b_hat, tableau::Rodas5p::embedded_order, "rodas5p b_hat");
+}
+
+TEST(EsdirkTableau, Kvaerno5IsAStifflyAccurateEsdirkOfOrderFiveWithAnEmbeddedFour) {
+  using Tab = tableau::Kvaerno5;
+  constexpr int n = Tab::stages;
+  Matrix A(n, Vector(n, 0.0));
+  Vector b(n), b_hat(n);
+  for (int i = 0; i < n; ++i) {
+    double row = 0;
+    for (int j = 0; j < n; ++j) {
+      A[i][j] = Tab::a(i, j);
+      row += A[i][j];
+      if (j > i) {
+        EXPECT_EQ(A[i][j], 0.0) << "a_" << i << j << " above the diagonal";
+      }
+    }
+    EXPECT_EQ(A[i][i], i == 0 ? 0.0 : Tab::gamma()) << "diagonal " << i;
+    EXPECT_NEAR(row, Tab::c(i), 1e-15) << "c_" << i << " = sum_j a_ij";
+    b[i] = Tab::b(i);
+    b_hat[i] = Tab::b(i) - Tab::e(i);
+  }
+  for (int i = 0; i < n; ++i) EXPECT_EQ(b[i], A[n - 1][i]) << "stiffly accurate: b is the last row";
+  // Explicit methods' rule for every tree holds for implicit ones with the whole A (diagonal included).
+  using batchode::testing::order_residuals;
+  using batchode::testing::worst_residual;
+  const auto r = order_residuals(A, A, b, Tab::order + 1);
+  EXPECT_LT(worst_residual(r, 1, Tab::order), 1e-14);
+  EXPECT_GT(worst_residual(r, Tab::order + 1, Tab::order + 1), 1e-6);
+  const auto r_hat = order_residuals(A, A, b_hat, Tab::embedded_order + 1);
+  EXPECT_LT(worst_residual(r_hat, 1, Tab::embedded_order), 1e-14);
+  EXPECT_GT(worst_residual(r_hat, Tab::embedded_order + 1, Tab::embedded_order + 1), 1e-6);
 }
 
 /// R(z) of weights w (transformed form) on y' = lambda y with h lambda = z, y = 1.

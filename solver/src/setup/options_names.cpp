@@ -111,6 +111,8 @@ std::string to_string(Status s) {
       return "inconsistent_initial_values";
     case Status::zeno_events:
       return "zeno_events";
+    case Status::newton_failure:
+      return "newton_failure";
   }
   return fmt::format("unknown_status({})", static_cast<int>(s));
 }

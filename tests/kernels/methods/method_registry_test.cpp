@@ -49,6 +49,8 @@ TEST(MethodRegistry, FactsAreThoseOfThePublishedMethods) {
       {Method::rodas5p, 5, 4, 8, true, false, true, true},
       {Method::vern7, 7, 6, 10, true, false, false, true},
       {Method::vern9, 9, 8, 16, true, false, false, true},
+      {Method::kvaerno5, 5, 4, 7, true, false, true, true},  // Kvaerno 2004
+      {Method::dop853, 8, 7, 13, true, true, false, true},   // Hairer's dop853.f: 12 stages + FSAL
   };
   ASSERT_EQ(std::size(expected), static_cast<std::size_t>(batchode::method_count));
   for (const Expected& e : expected) {

@@ -24,9 +24,9 @@ using batchode::testing::Lorenz;
 
 template <class Tab>
 class Tableau : public ::testing::Test {};
-using AllTableaux =
-    ::testing::Types<tableau::Euler, tableau::Rk4, tableau::BogackiShampine32, tableau::CashKarp54,
-                     tableau::Dopri5, tableau::Tsit5, tableau::Fehlberg78, tableau::Vern7, tableau::Vern9>;
+using AllTableaux = ::testing::Types<tableau::Euler, tableau::Rk4, tableau::BogackiShampine32,
+                                     tableau::CashKarp54, tableau::Dopri5, tableau::Tsit5,
+                                     tableau::Fehlberg78, tableau::Vern7, tableau::Vern9, tableau::Dop853>;
 class TableauName {
  public:
   template <class Tab>
@@ -128,8 +128,20 @@ TEST(RootedTrees, CountsAreButchersSequence) {
   for (int p = 1; p <= 10; ++p) EXPECT_EQ(trees[p].size(), counts[p]) << "order " << p;
 }
 
+/// The order of the embedded solution b - e: Tab::embedded_order where the table says (dop853, whose
+/// error_order is that of its combined estimate), else error_order.
+template <class Tab, class = void>
+struct embedded_order {
+  static constexpr int value = Tab::error_order;
+};
+template <class Tab>
+struct embedded_order<Tab, std::void_t<decltype(Tab::embedded_order)>> {
+  static constexpr int value = Tab::embedded_order;
+};
+
 TYPED_TEST(Tableau, WeightsSatisfyTheOrderConditions) {
   using Tab = TypeParam;
+  constexpr int q = embedded_order<Tab>::value;
   std::vector<double> b(Tab::stages), bhat(Tab::stages);
   for (int s = 0; s < Tab::stages; ++s) {
     b[s] = Tab::b(s);
@@ -142,9 +154,17 @@ TYPED_TEST(Tableau, WeightsSatisfyTheOrderConditions) {
   EXPECT_LT(worst_residual(r, 1, Tab::order), kCoefTol);
   EXPECT_GT(worst_residual(r, Tab::order + 1, Tab::order + 1), 1e-7);
   if (Tab::adaptive) {
-    const auto rhat = order_residuals<Tab>(bhat, Tab::error_order + 1);
-    EXPECT_LT(worst_residual(rhat, 1, Tab::error_order), kCoefTol);
-    EXPECT_GT(worst_residual(rhat, Tab::error_order + 1, Tab::error_order + 1), 1e-7);
+    const auto rhat = order_residuals<Tab>(bhat, q + 1);
+    EXPECT_LT(worst_residual(rhat, 1, q), kCoefTol);
+    EXPECT_GT(worst_residual(rhat, q + 1, q + 1), 1e-7);
+  }
+  if constexpr (tableau::combines_estimates_v<Tab>) {
+    // dop853's second estimate: b - e3 is of order 3.
+    std::vector<double> b3(Tab::stages);
+    for (int s = 0; s < Tab::stages; ++s) b3[s] = Tab::b(s) - Tab::e3(s);
+    const auto r3 = order_residuals<Tab>(b3, 4);
+    EXPECT_LT(worst_residual(r3, 1, 3), kCoefTol);
+    EXPECT_GT(worst_residual(r3, 4, 4), 1e-7);
   }
 }
 

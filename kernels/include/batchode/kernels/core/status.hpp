@@ -36,10 +36,14 @@ enum class Status : port::int32_t {
   /// (a Zeno run, as a bouncing ball's bounces accumulate): the run ended at the last of them, with
   /// the state after its assignments.
   zeno_events = 8,
+  /// An implicit method's (kvaerno5's) Newton iteration for its stages did not converge, with a fresh
+  /// Jacobian, at any step size down to the smallest the run may take: the run ended at the last
+  /// accepted state.
+  newton_failure = 9,
 };
 
 /// The last Status value (lists of every status loop to it).
-inline constexpr Status last_status = Status::zeno_events;
+inline constexpr Status last_status = Status::newton_failure;
 
 /// Whether a run ended as it should: at t_end, or at a terminal event.
 BATCHODE_HOST_DEVICE inline constexpr bool finished(Status s) {

@@ -10,31 +10,32 @@
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
-#include "batchode/kernels/launch/device_views.hpp"
-#include "batchode/kernels/outputs/driven_system.hpp"
-#include "batchode/kernels/linalg/jacobian.hpp"
-#include "batchode/kernels/outputs/observables.hpp"
 #include "batchode/kernels/core/portable.hpp"
-#include "batchode/kernels/methods/rk_stepper.hpp"
-#include "batchode/kernels/methods/rosenbrock_stepper.hpp"
+#include "batchode/kernels/launch/device_views.hpp"
+#include "batchode/kernels/linalg/jacobian.hpp"
 #include "batchode/kernels/loop/run_integrator.hpp"
+#include "batchode/kernels/methods/rk_stepper.hpp"
+#include "batchode/kernels/methods/stiff_stepper.hpp"
+#include "batchode/kernels/outputs/driven_system.hpp"
+#include "batchode/kernels/outputs/observables.hpp"
 #include "batchode/kernels/outputs/saved_variables.hpp"
 #include "batchode/kernels/outputs/strided_outputs.hpp"
 #include "batchode/kernels/outputs/summaries.hpp"
 
 namespace batchode::kernels {
 
-/// The device stepper of method Tab: the register RK stepper for explicit tables, the Rosenbrock
-/// stepper for stiff ones. `available` is false where no kernel can exist (a CPU-only method, or a
-/// Rosenbrock method for a system that cannot be linearised); Solver never launches those.
-template <class Tab, class System, class T, bool Rosenbrock = tableau::is_rosenbrock_v<Tab>>
+/// The device stepper of method Tab: the register RK stepper for explicit tables, the Rosenbrock or
+/// ESDIRK stepper for stiff ones (StiffStepper). `available` is false where no kernel can exist (a
+/// CPU-only method, or a stiff method for a system that cannot be linearised); Solver never launches
+/// those.
+template <class Tab, class System, class T, bool Stiff = has_stiff_stepper_v<Tab>>
 struct StepperFor {
   using type = RkStepper<Tab, T, System::n_states>;
   static constexpr bool available = tableau::runs_on_gpu_v<Tab>;
 };
 template <class Tab, class System, class T>
 struct StepperFor<Tab, System, T, true> {
-  using type = RosenbrockStepper<Tab, T, System::n_states, kernels::RosenbrockShape<System, T>>;
+  using type = StiffStepper<Tab, System, T>;
   static constexpr bool available = can_linearize_v<System, T>;
 };
 

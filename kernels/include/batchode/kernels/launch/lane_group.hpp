@@ -78,8 +78,8 @@ namespace batchode::kernels {
 template <class Tab, class System, class T>
 constexpr port::size_t lanes_per_run() {
   constexpr port::size_t n = System::n_states;
-  if constexpr (!has_rhs_component_v<System, T> || !tableau::runs_on_gpu_v<Tab> ||
-                tableau::is_rosenbrock_v<Tab> || n_events_v<System> != 0 || n_drivers_v<System> != 0) {
+  if constexpr (!has_rhs_component_v<System, T> || !tableau::runs_on_gpu_v<Tab> || tableau::is_stiff_v<Tab> ||
+                n_events_v<System> != 0 || n_drivers_v<System> != 0) {
     return 1;
   } else if constexpr (declared_lanes_per_run_v<System> != 0) {
     constexpr port::size_t l = declared_lanes_per_run_v<System>;

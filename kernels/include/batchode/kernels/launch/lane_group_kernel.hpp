@@ -41,7 +41,7 @@ template <class Tab, class System, class T, port::size_t L>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_lane_share(
     const System& sys, const RunSettings<T>& plan, const DeviceInputs<T>& in, const DeviceOutputs<T>& out,
     port::size_t r, T* shared, port::uint32_t lane, port::uint32_t lane_base) {
-  static_assert(tableau::runs_on_gpu_v<Tab> && !tableau::is_rosenbrock_v<Tab>,
+  static_assert(tableau::runs_on_gpu_v<Tab> && !tableau::is_stiff_v<Tab>,
                 "lane groups step explicit methods");
   constexpr port::size_t N = System::n_states;
   constexpr port::size_t P = System::n_params;

@@ -24,6 +24,27 @@ template <class Stepper>
 struct reports_failure<Stepper, port::void_t<decltype(port::declval<const Stepper&>().failure())>>
     : port::true_type {};
 
+/// Whether a stepper has newton_failed() (an implicit method's: its attempt was rejected because a
+/// stage's Newton iteration did not converge, with an infinite error estimate).
+template <class Stepper, class = void>
+struct reports_newton : port::false_type {};
+template <class Stepper>
+struct reports_newton<Stepper, port::void_t<decltype(port::declval<const Stepper&>().newton_failed())>>
+    : port::true_type {};
+
+/// How a run ends whose rejected attempts shrank its step below the floor, the last one with a
+/// finite error estimate or not: step_size_underflow, or non_finite_state, or newton_failure where the
+/// stepper says its iteration failed (its estimate is infinite then, the state is not).
+template <class Stepper>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE Status underflow_status(const Stepper& stepper, bool finite) {
+  if constexpr (reports_newton<Stepper>::value) {
+    if (stepper.newton_failed()) return Status::newton_failure;
+  } else {
+    (void)stepper;
+  }
+  return finite ? Status::step_size_underflow : Status::non_finite_state;
+}
+
 /// The stop of an adaptive step from t: `t_stop` (next_stop's), or the system's next break before it
 /// (a driver's knot, kernels/outputs/driven_system.hpp: a linear driver's slope jumps there, a cubic spline's
 /// third derivative, and an embedded error estimate misjudges a step across the jump: dopri5 was 2e-8
@@ -119,7 +140,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
       // Below 16 ulps of t, t + h barely moves t. Relative to t, not to the next stop: a stiff run
       // starting at t = 0 towards t_end = 1e5 needs steps of 1e-6, far below 16 eps t_end in float.
       const T floor = max_of(plan.dt_min, max_of(T(16) * eps * port::fabs(t), port::numeric_limits<T>::min()));
-      if (h < floor) return ended(finite ? Status::step_size_underflow : Status::non_finite_state);
+      if (h < floor) return ended(underflow_status(stepper, finite));
       continue;
     }
     // Accepted. The state moves on before the controller's log and exp: on the CPU those are libm

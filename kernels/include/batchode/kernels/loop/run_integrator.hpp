@@ -30,11 +30,21 @@ namespace batchode {
 ///  accept(sys, t_new, y_new, p): the attempt was accepted (FSAL methods reuse their last stage).
 ///  failure() (optional, adaptive only): a Status other than success ends the run after the attempt
 ///   (Rosenbrock steppers: singular_matrix). Steppers without it cost nothing.
+///  use_tolerances(rtol, atol) (optional): the run's tolerances, before reset() (an implicit
+///   stepper's Newton iteration stops by them); newton_failed() (optional): the last attempt was
+///   rejected because that iteration failed (adaptive_loop.hpp's underflow_status).
 ///  rhs_evaluations(): right-hand-side evaluations since reset(); or, where they follow from the
 ///   step counts alone, static rhs_evaluations(accepted, rejected) (kernels/methods/rk_stepper.hpp), which
 ///   keeps the count out of the hot loop.
 
 namespace detail {
+
+template <class Stepper, class T, class = void>
+struct takes_tolerances : port::false_type {};
+template <class Stepper, class T>
+struct takes_tolerances<Stepper, T,
+                        port::void_t<decltype(port::declval<Stepper&>().use_tolerances(T(), T()))>>
+    : port::true_type {};
 
 /// A run whose algebraic states could not be made consistent at t0 ends there: no save is kept, its
 /// events record nothing, and the Newton iteration's evaluations are counted.
@@ -84,6 +94,7 @@ BATCHODE_HOST_DEVICE Status integrate_run(Stepper& stepper, const System& sys,
   if constexpr (Sink::active) {
     if (plan.n_saves > 0 && save_time(plan, 0) <= plan.t0) sink.save(next_save++, plan.t0, &y[0]);
   }
+  if constexpr (detail::takes_tolerances<Stepper, T>::value) stepper.use_tolerances(plan.rtol, plan.atol);
   stepper.reset(sys, plan.t0, y, p);
   detail::EventTracker<System, T> events;
   if constexpr (n_events_v < System >> 0) events.start(sys, plan.t0, y, p);

@@ -31,6 +31,9 @@ enum class Method {
   // High-order explicit pairs (after the stiff methods: the enum's values are kept as they were).
   vern7,  ///< Verner's 7(6), 10 stages
   vern9,  ///< Verner's 9(8), 16 stages
+  // Implicit (ESDIRK: a simplified Newton iteration per stage): see kernels/methods/esdirk_tableaux.hpp.
+  kvaerno5,  ///< Kvaerno's ESDIRK 5(4), 7 stages, GPU and CPU
+  dop853,    ///< Hairer's DOP853, order 8 with 5(3) estimates, 12 stages + FSAL
 };
 
 /// What a method is and where it runs. One per method in method_registry (method_registry.hpp), each
@@ -40,10 +43,10 @@ struct MethodInfo {
   const char* name;
   int order;        ///< order of the propagated solution
   int error_order;  ///< order of the error estimate (0 for fixed-step methods)
-  int stages;       ///< right-hand-side evaluations (Rosenbrock: linear solves) per step; FSAL reuses the last
+  int stages;       ///< stages per step (Rosenbrock: linear solves; ESDIRK: implicit stages but the first)
   bool adaptive;
   bool fsal;  ///< first stage of a step is the last stage of the previous one
-  bool stiff;  ///< linearly implicit (Rosenbrock): needs the Jacobian
+  bool stiff;  ///< linearly implicit (Rosenbrock) or implicit (ESDIRK): needs the Jacobian
   bool gpu;    ///< has a GPU kernel (false: CPU only)
   bool dae;    ///< solves systems with algebraic states (semi-explicit index-1 DAEs): rodas4, rodas5p
 };

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "batchode/kernels/core/system.hpp"
+#include "batchode/kernels/methods/esdirk_tableaux.hpp"
 #include "batchode/kernels/methods/method.hpp"
 #include "batchode/kernels/methods/rosenbrock_tableaux.hpp"
 #include "batchode/kernels/methods/tableaux.hpp"
@@ -24,7 +25,9 @@
   X(rosenbrock4, OdeintRosenbrock4)        \
   X(rodas5p, Rodas5p)                      \
   X(vern7, Vern7)                          \
-  X(vern9, Vern9)
+  X(vern9, Vern9)                          \
+  X(kvaerno5, Kvaerno5)                    \
+  X(dop853, Dop853)
 
 namespace batchode {
 
@@ -68,7 +71,7 @@ constexpr bool is_known_method(Method m) {
 }
 /// True for the methods only the CPU path runs (those without a GPU kernel: rosenbrock4).
 constexpr bool cpu_only(Method m) { return is_known_method(m) && !method_registry[static_cast<int>(m)].gpu; }
-/// True for the linearly implicit (Rosenbrock) methods: they need the Jacobian.
+/// True for the linearly implicit (Rosenbrock) and implicit (ESDIRK) methods: they need the Jacobian.
 constexpr bool is_stiff(Method m) { return is_known_method(m) && method_registry[static_cast<int>(m)].stiff; }
 /// True for the methods that solve systems with algebraic states (MethodInfo::dae).
 constexpr bool solves_dae(Method m) { return is_known_method(m) && method_registry[static_cast<int>(m)].dae; }
@@ -76,10 +79,12 @@ constexpr bool solves_dae(Method m) { return is_known_method(m) && method_regist
 /// Every explicit method, in enum order (for tests and command-line tools); stiff_methods has the rest.
 constexpr Method all_methods[] = {Method::euler,       Method::rk4,    Method::bogacki_shampine32,
                                   Method::cash_karp54, Method::dopri5, Method::tsit5,
-                                  Method::fehlberg78,  Method::vern7,  Method::vern9};
-/// The stiff (Rosenbrock) methods. They need a Jacobian: the system's `jacobian` member or, without
-/// one, forward-mode automatic differentiation through its templated call operator.
-constexpr Method stiff_methods[] = {Method::ros3p, Method::rodas4, Method::rosenbrock4, Method::rodas5p};
+                                  Method::fehlberg78,  Method::vern7,  Method::vern9,
+                                  Method::dop853};
+/// The stiff (Rosenbrock and ESDIRK) methods. They need a Jacobian: the system's `jacobian` member or,
+/// without one, forward-mode automatic differentiation through its templated call operator.
+constexpr Method stiff_methods[] = {Method::ros3p, Method::rodas4, Method::rosenbrock4, Method::rodas5p,
+                                    Method::kvaerno5};
 
 namespace detail {
 // The two lists above partition the registry by `stiff`, each in enum order.
@@ -159,7 +164,8 @@ namespace batchode::tableau {
 
 /// Calls `f(Tag<Tableau>{})` with the tableau of `m`: the one switch from a run-time method to
 /// compile-time code (CPU steppers, GPU kernel instantiations). Stiff methods give the tables of
-/// rosenbrock_tableaux.hpp (is_rosenbrock_v) or a CPU-only tag (runs_on_gpu_v false).
+/// rosenbrock_tableaux.hpp (is_rosenbrock_v), of esdirk_tableaux.hpp (is_esdirk_v) or a CPU-only tag
+/// (runs_on_gpu_v false).
 template <class F>
 decltype(auto) dispatch(Method m, F&& f) {
   switch (m) {

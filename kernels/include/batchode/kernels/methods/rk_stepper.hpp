@@ -5,8 +5,9 @@
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
-#include "batchode/kernels/methods/dense_form.hpp"
 #include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/methods/dense_form.hpp"
+#include "batchode/kernels/methods/tableaux.hpp"
 
 namespace batchode {
 
@@ -42,6 +43,14 @@ class RkStepper {
   template <class System>
   BATCHODE_HOST_DEVICE void reset(const System& sys, T t, const state_type& y, const T* p) {
     sys(t, &y[0], p, k_[0]);
+  }
+
+  /// The run's tolerances (integrate_run passes them), for the tables that combine two estimates in
+  /// the norm (tableau::combines_estimates_v: dop853); the others have no such member.
+  template <class U = T, port::enable_if_t<tableau::combines_estimates_v<Tab> && sizeof(U) != 0, int> = 0>
+  BATCHODE_HOST_DEVICE void use_tolerances(T rtol, T atol) {
+    tolerances_[0] = rtol;
+    tolerances_[1] = atol;
   }
 
   /// f(t, y) at the current point (valid after reset and after every accept).
@@ -102,6 +111,7 @@ class RkStepper {
         }
         err[i] = sum;
       }
+      if constexpr (tableau::combines_estimates_v<Tab>) combine_estimates(h, y, y_new, err);
     } else {
       (void)err;
     }
@@ -172,6 +182,31 @@ class RkStepper {
   }
 
  private:
+  /// dop853.f's norm of two estimates: with s5 = sum (err5_i / sc_i)^2 and s3 the same of the order-3
+  /// estimate (sc_i = atol + rtol max(|y_i|, |y_new_i|), the loop's scale), its error is
+  /// s5 / sqrt(N (s5 + 0.01 s3)). err5 scaled by sqrt(s5 / (s5 + 0.01 s3)) has that norm in the loop's
+  /// error_norm_squared (the mean of the squares), so the loop and its controller stay as they are.
+  BATCHODE_HOST_DEVICE void combine_estimates(T h, const state_type& y, const state_type& y_new,
+                                              state_type& err) const {
+    T s5 = 0, s3 = 0;
+    BATCHODE_UNROLL
+    for (port::size_t i = 0; i < N; ++i) {
+      T e3 = 0;
+      BATCHODE_UNROLL
+      for (int s = 0; s < stages; ++s) {
+        if (Tab::e3(s) != 0.0) e3 += (h * T(Tab::e3(s))) * k_[s][i];
+      }
+      const T larger = port::fabs(y[i]) > port::fabs(y_new[i]) ? port::fabs(y[i]) : port::fabs(y_new[i]);
+      const T scale = tolerances_[1] + tolerances_[0] * larger;
+      s5 += (err[i] / scale) * (err[i] / scale);
+      s3 += (e3 / scale) * (e3 / scale);
+    }
+    const T denominator = s5 + T(0.01) * s3;
+    const T factor = denominator > T(0) ? port::sqrt(s5 / denominator) : T(1);
+    BATCHODE_UNROLL
+    for (port::size_t i = 0; i < N; ++i) err[i] *= factor;
+  }
+
   /// The first stage with a nonzero weight b_s.
   BATCHODE_HOST_DEVICE static constexpr int first_weight() {
     int s = 0;
@@ -190,6 +225,9 @@ class RkStepper {
   }
 
   T k_[Tab::stages][N];
+  // rtol, atol, set by use_tolerances before the first step and read only by combine_estimates; one
+  // unused value for the other tables (the compilers drop it).
+  T tolerances_[tableau::combines_estimates_v<Tab> ? 2 : 1];
 };
 
 }  // namespace batchode

@@ -1,40 +1,27 @@
 // kernels/methods/: one Rosenbrock (linearly implicit) step of any table in
 // kernels/methods/rosenbrock_tableaux.hpp, host and device: J and f_t from kernels/linalg/jacobian.hpp
-// (analytic or AD), W = I / (gamma h) - J factorised by kernels/linalg/lu.hpp, one LU solve per stage. The
-// CPU path runs this same class. A system with a narrow declared band (kernels/linalg/band.hpp) keeps J and W
-// in band storage and factorises them with kernels/linalg/band_lu.hpp: the same numbers, in N (L + U) storage
-// and work instead of N^2 and N^3. A system with its own sparse LU (generated model code where it is the
-// cheapest: kernels/linalg/sparse_lu.hpp) keeps J as its nonzeros and W as its slots, and a pivot that
-// order loses in rounding rejects the step instead of ending the run.
-// A system with algebraic states (n_algebraic: a semi-explicit index-1 DAE, kernels/core/system.hpp) is
-// solved with the mass matrix M = diag(1 .. 1, 0 .. 0) as Hairer & Wanner II, VI.4 write the method for
-// M y' = f: W = M / (gamma h) - J, and the stages' sum of earlier stages over h is multiplied by M (the
-// algebraic rows have none). For an ODE, M = I and every such test folds away at compile time.
+// (analytic or AD), W = I / (gamma h) - J factorised (kernels/linalg/iteration_matrix.hpp), one solve per
+// stage. The CPU path runs this same class. A system with a narrow declared band (kernels/linalg/band.hpp)
+// keeps J and W in band storage and factorises them with kernels/linalg/band_lu.hpp: the same numbers, in N
+// (L + U) storage and work instead of N^2 and N^3. A system with its own sparse LU (generated model code
+// where it is the cheapest: kernels/linalg/sparse_lu.hpp) keeps J as its nonzeros and W as its slots, and a
+// pivot that order loses in rounding rejects the step instead of ending the run. A system with algebraic
+// states (n_algebraic: a semi-explicit index-1 DAE, kernels/core/system.hpp) is solved with the mass matrix M
+// = diag(1 .. 1, 0 .. 0) as Hairer & Wanner II, VI.4 write the method for M y' = f: W = M / (gamma h) - J,
+// and the stages' sum of earlier stages over h is multiplied by M (the algebraic rows have none). For an ODE,
+// M = I and every such test folds away at compile time.
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
 #include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/core/static_for.hpp"
 #include "batchode/kernels/core/status.hpp"
 #include "batchode/kernels/core/system.hpp"
-#include "batchode/kernels/linalg/band.hpp"
-#include "batchode/kernels/linalg/band_lu.hpp"
-#include "batchode/kernels/linalg/jacobian.hpp"
-#include "batchode/kernels/linalg/lu.hpp"
+#include "batchode/kernels/linalg/iteration_matrix.hpp"
 #include "batchode/kernels/methods/rk_stepper.hpp"
 #include "batchode/kernels/methods/rosenbrock_tableaux.hpp"
 
 namespace batchode {
-
-namespace detail {
-/// Calls f(std::integral_constant<int, I>{}) for I = Begin .. End - 1, in order.
-template <int Begin, int End, class F>
-BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void static_for(F&& f) {
-  if constexpr (Begin < End) {
-    f(port::integral_constant<int, Begin>{});
-    static_for<Begin + 1, End>(f);
-  }
-}
-}  // namespace detail
 
 /// The stepper interface of kernels/loop/run_integrator.hpp for a Rosenbrock table Tab, N states, precision
 /// T. J and f_t are computed once per accepted point (a rejected attempt reuses them); f(t, y) comes
@@ -83,13 +70,13 @@ class RosenbrockStepper {
                   "make_consistent: a system with 1 .. n_states - 1 algebraic states");
     const T pin = port::numeric_limits<T>::max() / T(1 << 20);
     for (int iteration = 0; iteration < 10; ++iteration) {
-      linearize(sys, t, &y[0], p, f0_.v, J_, ft_);
+      kernels::linearize_in<Shape>(sys, t, &y[0], p, f0_.v, J_, ft_);
       ++evaluations;
-      if (!factor(sys, pin, J_, W_, piv_)) return false;
+      if (!kernels::factor_iteration_matrix<Shape>(sys, pin, J_, W_, piv_)) return false;
       T update[N];
       BATCHODE_UNROLL_STEP_STATES
       for (port::size_t i = 0; i < N; ++i) update[i] = i < first_algebraic ? T(0) : f0_[i];
-      solve(sys, W_, piv_, update);
+      kernels::solve_iteration_matrix<Shape>(sys, W_, piv_, update);
       T worst = 0;
       bool finite = true;
       for (port::size_t i = first_algebraic; i < N; ++i) {
@@ -114,7 +101,7 @@ class RosenbrockStepper {
   BATCHODE_HOST_DEVICE void step(const System& sys, T t, const state_type& y, const T* p, T h, state_type& y_new,
                                  state_type& err) {
     if (!linearized_) {
-      linearize(sys, t, &y[0], p, f0_.v, J_, ft_);
+      kernels::linearize_in<Shape>(sys, t, &y[0], p, f0_.v, J_, ft_);
       ++evaluations_;  // one (dual-number) evaluation: f, J and f_t together
       linearized_ = true;
     }
@@ -132,7 +119,7 @@ class RosenbrockStepper {
       state_type f_mid;
       T ft_mid[N];
       const T t_mid = t + h / T(2);
-      linearize(sys, t_mid, &y_half[0], p, f_mid.v, J_mid_, ft_mid);
+      kernels::linearize_in<Shape>(sys, t_mid, &y_half[0], p, f_mid.v, J_mid_, ft_mid);
       ++evaluations_;
       if (!solve_step<false>(sys, t_mid, y_half, p, h / T(2), f_mid, J_mid_, ft_mid, y_new, unused)) {
         return unfactorised(y, y_new, err);
@@ -182,73 +169,6 @@ class RosenbrockStepper {
   }
 
  private:
-  /// f, J (in Shape's layout) and f_t at (t, y).
-  template <class System>
-  BATCHODE_HOST_DEVICE static void linearize(const System& sys, T t, const T* y, const T* p, T* f, T* J, T* f_t) {
-    if constexpr (Shape::sparse) {
-      kernels::linearize_sparse<N, System::n_params>(sys, t, y, p, f, J, f_t);
-    } else if constexpr (Shape::banded) {
-      static_assert(Shape::lower == kernels::JacobianBand<System>::lower &&
-                        Shape::upper == kernels::JacobianBand<System>::upper,
-                    "RosenbrockStepper: a band the system does not declare");
-      kernels::linearize_band<N, System::n_params>(sys, t, y, p, f, J, f_t);
-    } else {
-      kernels::linearize<N, System::n_params>(sys, t, y, p, f, J, f_t);
-    }
-  }
-
-  /// W = M diag - J factorised in place (Shape's layout; M = I for an ODE, else zero in the algebraic
-  /// rows: a system's own sparse LU adds diag to its differential rows itself); false when singular
-  /// (sparse: when a pivot is lost in rounding).
-  template <class System>
-  BATCHODE_HOST_DEVICE static bool factor(const System& sys, T diag, const T* J, T* W, int* piv) {
-    constexpr port::size_t first_algebraic = N - n_algebraic_v<System>;
-    if constexpr (Shape::sparse) {
-      (void)piv;
-      return sys.sparse_lu_factor(diag, J, W);
-    } else if constexpr (Shape::banded) {
-      (void)sys;
-      constexpr port::size_t L = Shape::lower, U = Shape::upper;
-      BATCHODE_UNROLL_STATES
-      for (port::size_t i = 0; i < N; ++i) {
-        // Row i's slots: columns i - L .. i + L + U; those past i + U (the fill) and outside 0 .. N - 1
-        // start at zero (the latter are never read).
-        BATCHODE_UNROLL_STATES
-        for (port::size_t c = 0; c < Shape::lu_width; ++c) {
-          const bool inside = c + i >= L && c + i - L < N && c <= L + U;
-          W[i * Shape::lu_width + c] =
-              inside ? (c == L && i < first_algebraic ? diag : T(0)) - J[i * Shape::jacobian_width + c]
-                     : T(0);
-        }
-      }
-      return kernels::band_lu_factor<Shape>(W, piv);
-    } else {
-      (void)sys;
-      BATCHODE_UNROLL_STATES
-      for (port::size_t i = 0; i < N; ++i) {
-        BATCHODE_UNROLL_STATES
-        for (port::size_t j = 0; j < N; ++j) {
-          W[i * N + j] = (i == j && i < first_algebraic ? diag : T(0)) - J[i * N + j];
-        }
-      }
-      return kernels::lu_factor<N>(W, piv);
-    }
-  }
-
-  template <class System>
-  BATCHODE_HOST_DEVICE static void solve(const System& sys, const T* W, const int* piv, T* b) {
-    if constexpr (Shape::sparse) {
-      (void)piv;
-      sys.sparse_lu_solve(W, b);
-    } else if constexpr (Shape::banded) {
-      (void)sys;
-      kernels::band_lu_solve<Shape>(W, piv, b);
-    } else {
-      (void)sys;
-      kernels::lu_solve<N>(W, piv, b);
-    }
-  }
-
   /// W could not be factorised. Dense and band: it is singular, and the run ends (singular). Sparse:
   /// a pivot of the fixed order was lost in rounding, which a smaller step cures (W tends to
   /// I / (gamma h)): the attempt is rejected by an infinite error estimate, with y unchanged.
@@ -282,7 +202,7 @@ class RosenbrockStepper {
                                        state_type& err) {
     constexpr port::size_t first_algebraic = N - n_algebraic_v<System>;
     const T diag = T(1) / (T(Tab::gamma()) * h);
-    if (!factor(sys, diag, J, W_, piv_)) return false;
+    if (!kernels::factor_iteration_matrix<Shape>(sys, diag, J, W_, piv_)) return false;
     const T inv_h = T(1) / h;
     // Stage and coefficient indices are compile-time constants through static_for (not only through
     // unroll pragmas, which the host pass of nvcc does not honour): the table lookups fold into
@@ -318,7 +238,7 @@ class RosenbrockStepper {
         }
         k_[s][i] = sum;
       }
-      solve(sys, W_, piv_, k_[s]);
+      kernels::solve_iteration_matrix<Shape>(sys, W_, piv_, k_[s]);
     });
     evaluations_ += stages - 1;
     BATCHODE_UNROLL_STEP_STATES

@@ -398,6 +398,112 @@ struct Vern9 {
   }
 };
 
+/// DOP853 (E. Hairer, S. P. Norsett, G. Wanner, Solving ODEs I, II.10; Hairer's dop853.f): 12 stages and
+/// a 13th that is the next step's first (FSAL), order 8, for tolerances of 1e-7 to 1e-13. Its error is
+/// estimated from two embedded solutions, of orders 5 (e) and 3 (e3), combined in the norm as dop853.f
+/// does: |err5|^2 / sqrt(|err5|^2 + 0.01 |err3|^2), which behaves as h^8 (error_order 7) while the
+/// order-3 term keeps the estimate honest at large steps (kernels/methods/rk_stepper.hpp:
+/// combined_estimate). Values as in scipy's dop853_coefficients.py (Hairer's digits). Dense output: the
+/// Hermite cubic (dop853.f's seventh-order interpolant needs three more stages, not here yet).
+struct Dop853 {
+  static constexpr Method method = Method::dop853;
+  static constexpr int stages = 13, order = 8, error_order = 7;
+  static constexpr int embedded_order = 5;  ///< of b - e; b - e3 is of order 3
+  static constexpr bool adaptive = true, fsal = true;
+  static constexpr bool combined_estimate = true;
+  BATCHODE_HOST_DEVICE static constexpr double a(int i, int j) {
+    constexpr double A[13][12] = {
+        {0},
+        {5.26001519587677318785587544488e-2},
+        {1.97250569845378994544595329183e-2, 5.91751709536136983633785987549e-2},
+        {2.95875854768068491816892993775e-2, 0, 8.87627564304205475450678981324e-2},
+        {2.41365134159266685502369798665e-1, 0, -8.84549479328286085344864962717e-1,
+         9.24834003261792003115737966543e-1},
+        {3.7037037037037037037037037037e-2, 0, 0, 1.70828608729473871279604482173e-1,
+         1.25467687566822425016691814123e-1},
+        {3.7109375e-2, 0, 0, 1.70252211019544039314978060272e-1, 6.02165389804559606850219397283e-2,
+         -1.7578125e-2},
+        {3.70920001185047927108779319836e-2, 0, 0, 1.70383925712239993810214054705e-1,
+         1.07262030446373284651809199168e-1, -1.53194377486244017527936158236e-2,
+         8.27378916381402288758473766002e-3},
+        {6.24110958716075717114429577812e-1, 0, 0, -3.36089262944694129406857109825,
+         -8.68219346841726006818189891453e-1, 2.75920996994467083049415600797e1,
+         2.01540675504778934086186788979e1, -4.34898841810699588477366255144e1},
+        {4.77662536438264365890433908527e-1, 0, 0, -2.48811461997166764192642586468,
+         -5.90290826836842996371446475743e-1, 2.12300514481811942347288949897e1,
+         1.52792336328824235832596922938e1, -3.32882109689848629194453265587e1,
+         -2.03312017085086261358222928593e-2},
+        {-9.3714243008598732571704021658e-1, 0, 0, 5.18637242884406370830023853209,
+         1.09143734899672957818500254654, -8.14978701074692612513997267357,
+         -1.85200656599969598641566180701e1, 2.27394870993505042818970056734e1,
+         2.49360555267965238987089396762, -3.0467644718982195003823669022},
+        {2.27331014751653820792359768449, 0, 0, -1.05344954667372501984066689879e1,
+         -2.00087205822486249909675718444, -1.79589318631187989172765950534e1,
+         2.79488845294199600508499808837e1, -2.85899827713502369474065508674,
+         -8.87285693353062954433549289258, 1.23605671757943030647266201528e1,
+         6.43392746015763530355970484046e-1},
+        {5.42937341165687622380535766363e-2, 0, 0, 0, 0, 4.45031289275240888144113950566,
+         1.89151789931450038304281599044, -5.8012039600105847814672114227, 3.1116436695781989440891606237e-1,
+         -1.52160949662516078556178806805e-1, 2.01365400804030348374776537501e-1,
+         4.47106157277725905176885569043e-2}};
+    return j < 12 ? A[i][j] : 0.0;
+  }
+  BATCHODE_HOST_DEVICE static constexpr double c(int i) {
+    constexpr double C[13] = {0.0,
+                              0.526001519587677318785587544488e-01,
+                              0.789002279381515978178381316732e-01,
+                              0.118350341907227396726757197510,
+                              0.281649658092772603273242802490,
+                              0.333333333333333333333333333333,
+                              0.25,
+                              0.307692307692307692307692307692,
+                              0.651282051282051282051282051282,
+                              0.6,
+                              0.857142857142857142857142857142,
+                              1.0,
+                              1.0};
+    return C[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double b(int i) { return i < 12 ? a(12, i) : 0.0; }
+  /// The order-8 solution minus the order-5 one (dop853.f's ER1..ER12).
+  BATCHODE_HOST_DEVICE static constexpr double e(int i) {
+    constexpr double E[13] = {0.1312004499419488073250102996e-1,
+                              0,
+                              0,
+                              0,
+                              0,
+                              -0.1225156446376204440720569753e+1,
+                              -0.4957589496572501915214079952,
+                              0.1664377182454986536961530415e+1,
+                              -0.3503288487499736816886487290,
+                              0.3341791187130174790297318841,
+                              0.8192320648511571246570742613e-1,
+                              -0.2235530786388629525884427845e-1,
+                              0};
+    return E[i];
+  }
+  /// The order-8 solution minus the order-3 one (b - dop853.f's BHH1..BHH3).
+  BATCHODE_HOST_DEVICE static constexpr double e3(int i) {
+    return i == 0    ? b(0) - 0.244094488188976377952755905512
+           : i == 8  ? b(8) - 0.733846688281611857341361741547
+           : i == 11 ? b(11) - 0.220588235294117647058823529412e-1
+                     : b(i);
+  }
+};
+
+namespace detail {
+template <class Tab, class = void>
+struct combined_estimate : port::false_type {};
+template <class Tab>
+struct combined_estimate<Tab, port::void_t<decltype(Tab::combined_estimate)>>
+    : port::bool_constant<Tab::combined_estimate> {};
+}  // namespace detail
+
+/// True for tables whose error estimate combines two embedded solutions in the norm (Dop853: e and
+/// e3), so that the stepper needs the run's tolerances.
+template <class Tab>
+inline constexpr bool combines_estimates_v = detail::combined_estimate<Tab>::value;
+
 /// A tableau as a value: `[&](auto tag) { using Tab = typename decltype(tag)::type; ... }`.
 template <class Tab>
 struct Tag {

@@ -15,18 +15,18 @@
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/backends/cpu/odeint_steppers.hpp"
 #include "batchode/backends/cpu/rosenbrock4_stepper.hpp"
-#include "batchode/kernels/methods/dense_form.hpp"
-#include "batchode/kernels/outputs/driven_system.hpp"
-#include "batchode/kernels/linalg/jacobian.hpp"
-#include "batchode/kernels/outputs/observables.hpp"
-#include "batchode/kernels/methods/rk_stepper.hpp"
-#include "batchode/kernels/methods/rosenbrock_stepper.hpp"
-#include "batchode/kernels/loop/run_integrator.hpp"
 #include "batchode/kernels/core/run_settings.hpp"
+#include "batchode/kernels/linalg/jacobian.hpp"
+#include "batchode/kernels/loop/run_integrator.hpp"
+#include "batchode/kernels/methods/dense_form.hpp"
+#include "batchode/kernels/methods/rk_stepper.hpp"
+#include "batchode/kernels/methods/stiff_stepper.hpp"
+#include "batchode/kernels/methods/tableaux.hpp"
+#include "batchode/kernels/outputs/driven_system.hpp"
+#include "batchode/kernels/outputs/observables.hpp"
 #include "batchode/kernels/outputs/saved_variables.hpp"
 #include "batchode/kernels/outputs/strided_outputs.hpp"
 #include "batchode/kernels/outputs/summaries.hpp"
-#include "batchode/kernels/methods/tableaux.hpp"
 
 namespace batchode::cpu {
 
@@ -39,11 +39,11 @@ inline constexpr bool cpu_uses_register_stepper_v =
     tableau::dense_form_v<Tab> == tableau::DenseForm::weights || !has_odeint_stepper_v<Tab>;
 
 /// The CPU stepper of method Tab: odeint's for explicit tables (the register stepper for those of
-/// cpu_uses_register_stepper_v), kernels/methods/rosenbrock_stepper.hpp for Rosenbrock tables, odeint's
-/// rosenbrock4 for the CPU-only tag. `available` is false for a stiff method whose system cannot be
-/// linearised (integrate_batch then throws InvalidInput). System is the one integrated
+/// cpu_uses_register_stepper_v), StiffStepper (kernels/methods/stiff_stepper.hpp) for Rosenbrock and
+/// ESDIRK tables, odeint's rosenbrock4 for the CPU-only tag. `available` is false for a stiff method whose
+/// system cannot be linearised (integrate_batch then throws InvalidInput). System is the one integrated
 /// (integrated_system_t: a system that reads drivers is run wrapped); CpuStepperFor takes the user's.
-template <class Tab, class System, class T, bool Rosenbrock = tableau::is_rosenbrock_v<Tab>,
+template <class Tab, class System, class T, bool Stiff = has_stiff_stepper_v<Tab>,
           bool Gpu = tableau::runs_on_gpu_v<Tab>>
 struct IntegratedStepperFor {
   using type = std::conditional_t<cpu_uses_register_stepper_v<Tab>, RkStepper<Tab, T, System::n_states>,
@@ -52,7 +52,7 @@ struct IntegratedStepperFor {
 };
 template <class Tab, class System, class T>
 struct IntegratedStepperFor<Tab, System, T, true, true> {
-  using type = RosenbrockStepper<Tab, T, System::n_states, kernels::RosenbrockShape<System, T>>;
+  using type = StiffStepper<Tab, System, T>;
   static constexpr bool available = can_linearize_v<System, T>;
 };
 template <class Tab, class System, class T>
