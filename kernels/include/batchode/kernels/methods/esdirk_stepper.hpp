@@ -43,12 +43,12 @@ class EsdirkStepper {
   /// (theta, the ratio of successive updates' norms, at most this; a stage settled by one iteration
   /// counts as 0): a linear system's J is kept for good. RADAU5's THET is 0.001. Larger values cost
   /// more iterations than the Jacobians they save: on van der Pol, Robertson and BRUSS 16 (CPU, rtol
-  /// 1e-5 to 1e-6) 0.1 took 13-41% more evaluations of f than 0.01, which was within 3% of never
-  /// keeping J.
+  /// 1e-5 to 1e-6) 0.1 took 5-30% more evaluations of f than 0.01, which was within 3% of never
+  /// keeping J (benchmarks/RESULTS.md, "Kvaerno5 and DOP853").
   static constexpr double keep_jacobian_below = 0.01;
   /// The Newton iteration stops when its remaining error is estimated below min(newton_kappa,
   /// rtol^(1/2)) of the tolerances (RADAU5's FNEWT; Hairer & Wanner's kappa is 0.01 to 0.1). 0.03 at
-  /// every tolerance took 18-25% fewer evaluations on the problems above, but the Bari test set's
+  /// every tolerance took 10-21% fewer evaluations on the problems above, but the Bari test set's
   /// HIRES at rtol 1e-8 came out 6.3 times its tolerance instead of 0.7 (tests/stiff/reference_test.cpp).
   static constexpr double newton_kappa = 0.03;
 
