@@ -111,8 +111,7 @@ TYPED_TEST(KernelBody, OneLaneOfTheLaneGroupLayoutIsTheOneThreadRun) {
       const RunSettings<T> plan = make_run_settings<T>(o);
       tableau::dispatch(m, [&](auto tag) {
         using Tab = typename decltype(tag)::type;
-        if constexpr (tableau::runs_on_gpu_v<Tab> &&
-                      !tableau::is_rosenbrock_v<Tab>) {  // (dispatch's other tags)
+        if constexpr (tableau::runs_on_gpu_v<Tab> && !tableau::is_stiff_v<Tab>) {  // (dispatch's other tags)
           HostOutputs<T> one(runs, N), lane(runs, N);
           const kernels::DeviceInputs<T> in{y0.data(), f.data(), runs};
           T shared[N];

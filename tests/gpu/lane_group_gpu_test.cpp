@@ -52,7 +52,7 @@ void expect_split_runs_are_one_thread_runs() {
     if (cpu_only(m)) continue;
     const std::size_t lanes = tableau::dispatch(m, [](auto tag) {
       using Tab = typename decltype(tag)::type;
-      if constexpr (tableau::runs_on_gpu_v<Tab> && !tableau::is_rosenbrock_v<Tab>) {
+      if constexpr (tableau::runs_on_gpu_v<Tab> && !tableau::is_stiff_v<Tab>) {
         return kernels::lanes_per_run<Tab, System, T>();
       } else {
         return std::size_t{0};

@@ -222,7 +222,7 @@ TEST(ErrorEstimate, CpuAndRegisterSteppersAgree) {
     if (!method_info(m).adaptive) continue;
     tableau::dispatch(m, [&](auto tag) {
       using Tab = typename decltype(tag)::type;
-      if constexpr (!tableau::is_rosenbrock_v<Tab> && tableau::runs_on_gpu_v<Tab> &&
+      if constexpr (!tableau::is_stiff_v<Tab> && tableau::runs_on_gpu_v<Tab> &&
                     cpu::has_odeint_stepper_v<Tab>) {
         const double h = probe_step(Tab::error_order);
         cpu::OdeintStepper<Tab, Problem, double> cpu_stepper;
