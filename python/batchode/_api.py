@@ -14,9 +14,9 @@ Outputs as CuBIE names them: output_types=["state", "observables", "time", "iter
 final state), or summaries=[<metrics>] beside the other keywords; summarise_every,
 sample_summaries_every and summarise_variables place and choose what the metrics are of;
 save_variables chooses the states and observables the series keeps.
-Method names: batchode's own (batchode.methods()), scipy's RK45, RK23 and DOP853, CuBIE's classical-rk4,
-dormand-prince-54, bogacki-shampine-32 and cash-karp-54 (and its vern7, the same name), and
-OrdinaryDiffEq.jl's Rodas4, Rodas5P, Vern7, Vern9 and Kvaerno5.
+Method names: batchode's own (batchode.methods()), scipy's RK45, RK23, DOP853 and Radau, CuBIE's
+classical-rk4, dormand-prince-54, bogacki-shampine-32, cash-karp-54 and radau (and its vern7, the same
+name), and OrdinaryDiffEq.jl's Rodas4, Rodas5P, Vern7, Vern9, Kvaerno5 and RadauIIA5.
 """
 
 import json
@@ -44,6 +44,9 @@ _METHOD_ALIASES = {
     "Vern7": "vern7",
     "Vern9": "vern9",
     "Kvaerno5": "kvaerno5",
+    "Radau": "radau5",
+    "radau": "radau5",
+    "RadauIIA5": "radau5",
 }
 _PRECISIONS = {"float64": numpy.float64, "float32": numpy.float32}
 
@@ -62,7 +65,7 @@ def methods():
     Examples
     --------
     >>> [m["name"] for m in batchode.methods() if m["stiff"]]  # doctest: +SKIP
-    ['ros3p', 'rodas4', 'rosenbrock4', 'rodas5p', 'kvaerno5']
+    ['ros3p', 'rodas4', 'rosenbrock4', 'rodas5p', 'kvaerno5', 'radau5']
     """
     return _batchode.methods()
 
@@ -558,8 +561,8 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
     method : str
         ``"dopri5"`` (default), ``"tsit5"``, ``"rk4"``, ``"euler"``, ``"bogacki_shampine32"``,
         ``"cash_karp54"``, ``"fehlberg78"``, ``"vern7"``, ``"vern9"``, ``"dop853"``, ``"rodas4"``, ``"rodas5p"``,
-        ``"ros3p"``, ``"kvaerno5"`` (implicit, ESDIRK), ``"rosenbrock4"`` (CPU only), or an alias (scipy's, CuBIE's, OrdinaryDiffEq.jl's:
-        the module's doc); :func:`methods` lists them. CuBIE's keyword `algorithm` is taken too.
+        ``"ros3p"``, ``"kvaerno5"`` (implicit, ESDIRK), ``"radau5"`` (implicit, Radau IIA), ``"rosenbrock4"``
+        (CPU only), or an alias (scipy's, CuBIE's, OrdinaryDiffEq.jl's: the module's doc); :func:`methods` lists them. CuBIE's keyword `algorithm` is taken too.
     rtol, atol : float
         The tolerances of adaptive methods (1e-6 each).
     dt : float, optional

@@ -18,7 +18,7 @@ FIXED = {m["name"] for m in batchode.methods() if not m["adaptive"]}
 
 def test_the_method_list_is_batchodes():
     assert {"euler", "rk4", "dopri5", "tsit5", "vern7", "vern9", "rodas4", "rodas5p", "ros3p",
-            "rosenbrock4", "kvaerno5"} <= set(METHODS)
+            "rosenbrock4", "kvaerno5", "radau5"} <= set(METHODS)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -169,6 +169,9 @@ def test_aliases_of_one_method_agree(decay):
     # OrdinaryDiffEq.jl's spelling
     assert batchode.solve_ivp(decay, t_span=(0, 1), method="Rodas5P", backend="cpu", **quiet()).method == "rodas5p"
     assert batchode.solve_ivp(decay, t_span=(0, 1), method="Vern9", backend="cpu", **quiet()).method == "vern9"
+    # scipy's, CuBIE's and OrdinaryDiffEq.jl's names of Radau IIA 5
+    for name in ("Radau", "radau", "RadauIIA5"):
+        assert batchode.solve_ivp(decay, t_span=(0, 1), method=name, backend="cpu", **quiet()).method == "radau5"
 
 
 def test_a_new_duration_keeps_the_solvers_start(decay):

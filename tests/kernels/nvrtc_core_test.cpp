@@ -106,6 +106,9 @@ const std::vector<KernelCase> kKernels = {
     {"Rodas4", "true", "Lorenz", "float"},
     {"Rodas4", "false", "Lorenz", "double"},
     {"Rodas4", "true", "DampedPendulum", "double"},
+    // The implicit steppers: kvaerno5's Newton iteration, radau5's complex LU.
+    {"Kvaerno5", "false", "Lorenz", "float"},
+    {"RadauIIA5", "false", "DampedPendulum", "double"},
     // Summary kernels: mean, max and peaks (accumulators in registers); every kind in double (memory).
     {"Rk4", "true", "Lorenz", "float", "265u"},
     {"Dopri5", "true", "Lorenz", "double", "16383u"},

@@ -1,5 +1,5 @@
 // Semi-explicit index-1 DAEs (a system's n_algebraic: kernels/core/system.hpp) solved by the methods
-// built for a mass matrix (rodas4, rodas5p), on the CPU path: a nonlinear algebraic equation with a
+// built for a mass matrix (rodas4, rodas5p, radau5), on the CPU path: a nonlinear algebraic equation with a
 // closed-form solution, Robertson written with its conservation law as the algebraic equation (its
 // solution is the ODE's, whose published values tests/stiff/reference_test.cpp uses), the consistent
 // start computed from a wrong guess, the runs that cannot start (no solution of g = 0, dg/dz singular)
@@ -23,8 +23,8 @@ using batchode::testing::RobertsonDae;
 /// z(t) = 1 - (1 - sqrt(y0)) e^{-t/2} and y = z^2. p = {}; the algebraic state z is the last.
 struct SquareRootDae {
   static constexpr std::size_t n_states = 2, n_params = 0, n_algebraic = 1;
-  static constexpr Method compiled_methods[] = {Method::rodas4, Method::rodas5p, Method::dopri5,
-                                                Method::ros3p};
+  static constexpr Method compiled_methods[] = {Method::rodas4, Method::rodas5p, Method::radau5,
+                                                Method::dopri5, Method::ros3p};
   static constexpr const char* state_names[] = {"y", "z"};
   template <class T>
   BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T*, T* out) const {
@@ -64,7 +64,7 @@ struct ChainDae {
   static constexpr std::size_t n_states = 10, n_params = 0, n_algebraic = 1;
   static constexpr std::size_t jacobian_lower_bandwidth = Banded ? 1 : 9;
   static constexpr std::size_t jacobian_upper_bandwidth = Banded ? 1 : 9;
-  static constexpr Method compiled_methods[] = {Method::rodas4};
+  static constexpr Method compiled_methods[] = {Method::rodas4, Method::radau5};
   template <class T>
   BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T*, T* out) const {
     for (std::size_t i = 0; i < 9; ++i) out[i] = (i == 0 ? T(1) : y[i - 1]) - T(2) * y[i] + y[i + 1];
@@ -135,15 +135,12 @@ TEST_P(DaeMethods, RobertsonWithItsConservationLawMatchesTheOdeReferences) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(MassMatrixMethods, DaeMethods, ::testing::Values(Method::rodas4, Method::rodas5p),
+INSTANTIATE_TEST_SUITE_P(MassMatrixMethods, DaeMethods,
+                         ::testing::Values(Method::rodas4, Method::rodas5p, Method::radau5),
                          [](const ::testing::TestParamInfo<Method>& p) { return to_string(p.param); });
 
-// The band layout's DAE rows: the chain in band storage against the same chain dense (the band path
-// leaves out operations on exact zeros only: the same numbers to rounding), z = x8 / 2 at every save.
-TEST(Dae, TheBandLayoutAgreesWithTheDenseOne) {
-  static_assert(kernels::JacobianBand<ChainDae<true>>::banded &&
-                !kernels::JacobianBand<ChainDae<false>>::banded);
-  SolveOptions o = dae_options(Method::rodas4, 50.0, 1e-8);
+void expect_band_chain_equals_dense(Method m) {
+  SolveOptions o = dae_options(m, 50.0, 1e-8);
   o.save_every = 10;
   const std::vector<double> y0(10, 0.0);
   const SolveResult<double> band = solve_ivp(ChainDae<true>{}, y0, {}, o);
@@ -157,6 +154,18 @@ TEST(Dae, TheBandLayoutAgreesWithTheDenseOne) {
     EXPECT_NEAR(band.state_at(0, k, 9), band.state_at(0, k, 8) / 2, 1e-15) << "save " << k;
   }
   EXPECT_GT(band.final_state(0, 9), 0.05);  // heat has reached the far end (0.088 at t = 50)
+}
+
+// The band layout's DAE rows: the chain in band storage against the same chain dense (the band path
+// leaves out operations on exact zeros only: the same numbers to rounding), z = x8 / 2 at every save;
+// radau5's complex E2 in band storage too.
+TEST(Dae, TheBandLayoutAgreesWithTheDenseOne) {
+  static_assert(kernels::JacobianBand<ChainDae<true>>::banded &&
+                !kernels::JacobianBand<ChainDae<false>>::banded);
+  for (Method m : {Method::rodas4, Method::radau5}) {
+    SCOPED_TRACE(to_string(m));
+    expect_band_chain_equals_dense(m);
+  }
 }
 
 // No real z solves z^2 + 1 = 0, and at c = 0 the root z = 0 makes dg/dz = 2z vanish: Newton ends
@@ -196,7 +205,7 @@ TEST(Dae, MethodsNotBuiltForAMassMatrixAreRefusedByName) {
     EXPECT_NE(message.find("algebraic states (z"), std::string::npos) << message;
     EXPECT_NE(message.find("rodas4, rodas5p"), std::string::npos) << message;
   }
-  EXPECT_TRUE(solves_dae(Method::rodas4) && solves_dae(Method::rodas5p));
+  EXPECT_TRUE(solves_dae(Method::rodas4) && solves_dae(Method::rodas5p) && solves_dae(Method::radau5));
   EXPECT_FALSE(solves_dae(Method::ros3p) || solves_dae(Method::rosenbrock4) || solves_dae(Method::dopri5));
 }
 

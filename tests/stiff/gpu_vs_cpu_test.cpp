@@ -1,7 +1,7 @@
 // The stiff GPU path against the CPU path, run by run: a Robertson sweep over k3 (1e2 .. 1e6) with
-// rodas4, ros3p, rodas5p and kvaerno5, float and double, final states, statuses and step counts; BRUSS
-// (16 states) in band storage with rodas4, rodas5p and kvaerno5; Robertson as a DAE (y3 algebraic) with
-// rodas4 and rodas5p, from an inconsistent guess.
+// rodas4, ros3p, rodas5p, kvaerno5 and radau5, float and double, final states, statuses and step counts;
+// BRUSS (16 states) in band storage with rodas4, rodas5p, kvaerno5 and radau5; Robertson as a DAE (y3
+// algebraic) with rodas4, rodas5p and radau5, from an inconsistent guess.
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
@@ -26,7 +26,7 @@ TYPED_TEST(StiffGpuVsCpu, RobertsonK3Sweep) {
   using T = TypeParam;
   std::vector<T> y0, p;
   batchode::testing::robertson_k3_sweep<T>(2000, y0, p);
-  for (Method m : {Method::rodas4, Method::ros3p, Method::rodas5p, Method::kvaerno5}) {
+  for (Method m : {Method::rodas4, Method::ros3p, Method::rodas5p, Method::kvaerno5, Method::radau5}) {
     SolveOptions o;
     o.outputs.counters = true;  // read below (counters are off by default)
     o.method = m;
@@ -49,8 +49,10 @@ TYPED_TEST(StiffGpuVsCpu, RobertsonK3Sweep) {
     // Double: the same decisions up to rounding. Float: an accept/reject flip now and then is allowed,
     // and more for an implicit method, whose Newton iteration adds decisions that rounding flips (the
     // iterations a stage takes, a Jacobian kept or not): kvaerno5, 192 of 2000 runs on the H200.
-    const bool implicit =
-        tableau::dispatch(m, [](auto tag) { return tableau::is_esdirk_v<typename decltype(tag)::type>; });
+    const bool implicit = tableau::dispatch(m, [](auto tag) {
+      using Tab = typename decltype(tag)::type;
+      return tableau::is_esdirk_v<Tab> || tableau::is_radau_v<Tab>;
+    });
     const std::size_t allowed = std::is_same_v<T, double> ? 0 : cpu.n_runs() / (implicit ? 5 : 20);
     EXPECT_LE(step_mismatch, allowed)
         << to_string(m) << ": " << step_mismatch << " of " << cpu.n_runs() << " runs took other step counts";
@@ -65,7 +67,7 @@ TYPED_TEST(StiffGpuVsCpu, RobertsonDaeK3Sweep) {
   std::vector<T> y0, p;
   batchode::testing::robertson_k3_sweep<T>(2000, y0, p);
   for (std::size_t r = 0; r < y0.size() / 3; ++r) y0[3 * r + 2] = T(0.5);
-  for (Method m : {Method::rodas4, Method::rodas5p}) {
+  for (Method m : {Method::rodas4, Method::rodas5p, Method::radau5}) {
     SolveOptions o;
     o.outputs.counters = true;
     o.method = m;
@@ -86,9 +88,9 @@ TYPED_TEST(StiffGpuVsCpu, RobertsonDaeK3Sweep) {
   }
 }
 
-// A stiff system in band storage (BRUSS, 16 states, rodas4, rodas5p and kvaerno5: J by AD in 5 column groups,
-// a band LU), a sweep of A: the GPU's runs against the CPU's. 16 states keeps this file's build in CI's
-// budget (every method is instantiated for the system); the loops past 16 states run on the GPU in
+// A stiff system in band storage (BRUSS, 16 states, rodas4, rodas5p, kvaerno5 and radau5: J by AD in 5 column
+// groups, a band LU), a sweep of A: the GPU's runs against the CPU's. 16 states keeps this file's build in
+// CI's budget (every method is instantiated for the system); the loops past 16 states run on the GPU in
 // solver_runtime_model_gpu_test's 64-state BRUSS.
 TYPED_TEST(StiffGpuVsCpu, BrussInBandStorage) {
   BATCHODE_REQUIRE_GPU();
@@ -100,7 +102,7 @@ TYPED_TEST(StiffGpuVsCpu, BrussInBandStorage) {
     for (double v : start) y0.push_back(T(v));
     a.push_back(T(0.9 + 0.2 * double(r) / 1000.0));
   }
-  for (Method method : {Method::rodas4, Method::rodas5p, Method::kvaerno5}) {
+  for (Method method : {Method::rodas4, Method::rodas5p, Method::kvaerno5, Method::radau5}) {
     SolveOptions o;
     o.outputs.counters = true;
     o.method = method;

@@ -1,11 +1,12 @@
 // The pieces of the stiff solver, each against an independent answer: the AD Jacobian against Jacobians
 // written by hand, the LU against a known solve, the singular-matrix and Newton-failure statuses, and the
-// convergence orders of ros3p (3), rodas4 (4), rodas5p (5) and kvaerno5 (5) with fixed steps on a
+// convergence orders of ros3p (3), rodas4 (4), rodas5p (5), kvaerno5 (5) and radau5 (5) with fixed steps on a
 // non-autonomous problem (f_t matters).
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
 #include <batchode/kernels/linalg/band_lu.hpp>
+#include <batchode/kernels/linalg/complex.hpp>
 #include <batchode/kernels/linalg/jacobian.hpp>
 #include <batchode/kernels/linalg/lu.hpp>
 #include <batchode/kernels/methods/stiff_stepper.hpp>
@@ -171,26 +172,36 @@ TEST(DenseLu, SolvesFortyStatesAsLoops) {
 
 // Random band matrices of several shapes with small diagonals, so that rows are exchanged: the band LU
 // gives the dense LU's pivots and solution to the bit (it leaves out only operations on exact zeros),
-// and that solution solves A x = b.
-template <std::size_t N, std::size_t L, std::size_t U>
+// and that solution solves A x = b. V: double, or the complex numbers of Radau IIA's second matrix
+// (pivots chosen by |re| + |im|).
+template <std::size_t N, std::size_t L, std::size_t U, class V = double>
 void expect_band_lu_equals_dense(std::uint32_t seed) {
   using Shape = kernels::BandShape<N, L, U>;
   static_assert(Shape::banded);
+  constexpr bool complex = !std::is_same_v<V, double>;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
+  auto draw = [&] {
+    if constexpr (complex) {
+      const double re = u(rng);
+      return V(re, u(rng));
+    } else {
+      return u(rng);
+    }
+  };
   int exchanges = 0;
   for (int trial = 0; trial < 50; ++trial) {
-    double dense[N * N] = {}, band[Shape::lu_size] = {}, x[N], b_dense[N], b_band[N];
+    V dense[N * N] = {}, band[Shape::lu_size] = {}, x[N], b_dense[N], b_band[N];
     for (std::size_t i = 0; i < N; ++i) {
       for (std::size_t j = i > L ? i - L : 0; j <= i + U && j < N; ++j) {
-        const double a = u(rng) * (i == j ? 0.1 : 1.0);
+        const V a = draw() * V(i == j ? 0.1 : 1.0);
         dense[i * N + j] = a;
         band[kernels::band_lu_at<Shape>(i, j)] = a;
       }
-      x[i] = u(rng);
+      x[i] = draw();
     }
     for (std::size_t i = 0; i < N; ++i) {
-      b_dense[i] = 0;
+      b_dense[i] = V(0);
       for (std::size_t j = 0; j < N; ++j) b_dense[i] += dense[i * N + j] * x[j];
       b_band[i] = b_dense[i];
     }
@@ -201,8 +212,9 @@ void expect_band_lu_equals_dense(std::uint32_t seed) {
     kernels::band_lu_solve<Shape>(band, piv_band, b_band);
     for (std::size_t i = 0; i < N; ++i) {
       EXPECT_EQ(piv_band[i], piv_dense[i]) << "N " << N << " L " << L << " U " << U << " column " << i;
-      EXPECT_EQ(b_band[i], b_dense[i]) << "N " << N << " L " << L << " U " << U << " x " << i;
-      EXPECT_NEAR(b_band[i], x[i], 1e-8) << "N " << N << " L " << L << " U " << U << " x " << i;
+      EXPECT_TRUE(b_band[i] == b_dense[i]) << "N " << N << " L " << L << " U " << U << " x " << i;
+      EXPECT_LT(kernels::magnitude(b_band[i] - x[i]), 1e-8)
+          << "N " << N << " L " << L << " U " << U << " x " << i;
       exchanges += piv_band[i] != static_cast<int>(i);
     }
   }
@@ -215,6 +227,14 @@ TEST(BandLu, EqualsTheDenseLuBitForBit) {
   expect_band_lu_equals_dense<12, 1, 3>(13);
   expect_band_lu_equals_dense<16, 2, 2>(14);
   expect_band_lu_equals_dense<9, 3, 1>(15);
+}
+
+// The same for complex matrices: the dense and band LU's solutions of A x = b (Radau IIA's E2).
+TEST(BandLu, ComplexEqualsTheDenseLuBitForBit) {
+  using C = kernels::Complex<double>;
+  expect_band_lu_equals_dense<12, 1, 1, C>(21);
+  expect_band_lu_equals_dense<16, 2, 2, C>(22);
+  expect_band_lu_equals_dense<9, 3, 1, C>(23);
 }
 
 TEST(BandLu, FlagsASingularBand) {
@@ -403,12 +423,12 @@ struct Forced {
   }
 };
 
-/// The stepper of stiff table Tab for Forced, started at (0, y). An ESDIRK stepper's Newton iteration
-/// stops at tolerances far below the errors measured (rounding level).
+/// The stepper of stiff table Tab for Forced, started at (0, y). An ESDIRK or Radau stepper's Newton
+/// iteration stops at tolerances far below the errors measured (rounding level).
 template <class Tab>
 StiffStepper<Tab, Forced, double> forced_stepper(const Vec<double, 2>& y) {
   StiffStepper<Tab, Forced, double> stepper;
-  if constexpr (tableau::is_esdirk_v<Tab>) stepper.use_tolerances(1e-14, 1e-14);
+  if constexpr (tableau::is_esdirk_v<Tab> || tableau::is_radau_v<Tab>) stepper.use_tolerances(1e-14, 1e-14);
   stepper.reset(Forced{}, 0.0, y, nullptr);
   return stepper;
 }
@@ -441,6 +461,7 @@ TEST(StiffOrder, Ros3pIsThirdOrder) { expect_order<tableau::Ros3p>(3); }
 TEST(StiffOrder, Rodas4IsFourthOrder) { expect_order<tableau::Rodas4>(4); }
 TEST(StiffOrder, Rodas5pIsFifthOrder) { expect_order<tableau::Rodas5p>(5); }
 TEST(StiffOrder, Kvaerno5IsFifthOrder) { expect_order<tableau::Kvaerno5>(5); }
+TEST(StiffOrder, Radau5IsFifthOrder) { expect_order<tableau::RadauIIA5>(5); }
 
 // The embedded estimates: local error ~ h^(error_order + 1).
 template <class Tab>
@@ -458,17 +479,22 @@ TEST(StiffOrder, EmbeddedEstimatesHaveTheirOrder) {
   // kvaerno5's estimate is filtered by (I - gamma h J)^-1, which is I + O(h): the order stays.
   const double k5 =
       std::log2(one_step_estimate<tableau::Kvaerno5>(0.02) / one_step_estimate<tableau::Kvaerno5>(0.01));
-  std::printf("[ estimates ] ros3p local order %.3f, rodas4 %.3f, rodas5p %.3f, kvaerno5 %.3f\n", r3, r4, r5,
-              k5);
+  // radau5's (order 3): RADAU5's second form on a first step, E1^-1 (f(y + first form) + ...).
+  const double ra =
+      std::log2(one_step_estimate<tableau::RadauIIA5>(0.02) / one_step_estimate<tableau::RadauIIA5>(0.01));
+  std::printf("[ estimates ] ros3p local order %.3f, rodas4 %.3f, rodas5p %.3f, kvaerno5 %.3f, radau5 %.3f\n",
+              r3, r4, r5, k5, ra);
   EXPECT_NEAR(r3, tableau::Ros3p::error_order + 1, 0.3);
   EXPECT_NEAR(r4, tableau::Rodas4::error_order + 1, 0.3);
   EXPECT_NEAR(r5, tableau::Rodas5p::error_order + 1, 0.3);
   EXPECT_NEAR(k5, tableau::Kvaerno5::error_order + 1, 0.3);
+  EXPECT_NEAR(ra, tableau::RadauIIA5::error_order + 1, 0.3);
 }
 
 // y' = -k (y - cos t), y(0) = 1 (on its slow solution, y ~ cos t), with a Jacobian member that is wrong
 // (zero; the true one is -k): kvaerno5's Newton iteration is then the fixed-point iteration
-// Y = base + gamma h f(Y), which contracts only for gamma h k < 1, i.e. h below 4e-6 at k = 1e6. With
+// Y = base + gamma h f(Y), which contracts only for gamma h k < 1, i.e. h below 4e-6 at k = 1e6 (radau5's
+// likewise, for h k of order one). With
 // dt_min = 1e-5 no step that large can converge: the run ends as newton_failure once its steps must grow
 // past it, not at a wrong answer. With the true Jacobian the same settings succeed.
 struct StiffRelaxation {
@@ -486,9 +512,10 @@ struct StiffRelaxationWrongJacobian : StiffRelaxation {
     J[0] = 0;
   }
 };
-TEST(StiffStatus, NewtonFailureWithAWrongJacobian) {
+class NewtonFailure : public ::testing::TestWithParam<Method> {};
+TEST_P(NewtonFailure, WithAWrongJacobian) {
   SolveOptions o;
-  o.method = Method::kvaerno5;
+  o.method = GetParam();
   o.t_end = 1;
   o.backend = Backend::cpu;
   o.verbosity = Verbosity::none;
@@ -501,5 +528,9 @@ TEST(StiffStatus, NewtonFailureWithAWrongJacobian) {
   EXPECT_EQ(right.status(0), Status::success) << to_string(right.status(0));
   EXPECT_NEAR(right.final_state(0, 0), std::cos(1.0), 1e-5);
 }
+INSTANTIATE_TEST_SUITE_P(ImplicitMethods, NewtonFailure, ::testing::Values(Method::kvaerno5, Method::radau5),
+                         [](const ::testing::TestParamInfo<Method>& param_info) {
+                           return to_string(param_info.param);
+                         });
 
 }  // namespace

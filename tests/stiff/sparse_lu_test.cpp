@@ -1,4 +1,4 @@
-// The Rosenbrock methods over a system's own sparse LU (kernels/linalg/sparse_lu.hpp), written here by
+// The stiff methods over a system's own sparse LU (kernels/linalg/sparse_lu.hpp), written here by
 // hand as generated model code writes it: the layout a step takes, a solve against the closed form and
 // the dense path, and the fixed pivot order meeting a zero pivot of W = I / (gamma h) - J at a large
 // step: the step is rejected (never a factorisation of noise, never the end of the run) and the retry
@@ -93,7 +93,8 @@ SolveOptions cpu_options(Method method, double t_end) {
 
 TEST(SparseLuSteps, SolveAsTheClosedFormAndTheDensePath) {
   const std::vector<double> y0 = {1.0, 1.0, 1.0, 1.0}, params = {0.5, 3.0, -200.0, 0.25, -1.0, -50.0};
-  for (const Method method : {Method::rodas4, Method::ros3p}) {
+  // kvaerno5's real W, and radau5's real E1 and complex E2 through the same generated code.
+  for (const Method method : {Method::rodas4, Method::ros3p, Method::kvaerno5, Method::radau5}) {
     const SolveOptions o = cpu_options(method, 2.0);
     const auto sparse = solve_ivp(TriangularSparse{}, y0, params, o);
     const auto dense = solve_ivp(Triangular{}, y0, params, o);

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <batchode/backends/cpu/rosenbrock4_stepper.hpp>
 #include <batchode/kernels/methods/esdirk_tableaux.hpp>
+#include <batchode/kernels/methods/radau_tableau.hpp>
 #include <batchode/kernels/methods/rosenbrock_tableaux.hpp>
 #include <cmath>
 #include <vector>
@@ -131,6 +132,52 @@ TEST(RosenbrockTableau, Rodas5pMeetsItsOrderConditions) {
   const Original m = original_of<tableau::Rodas5p>();
   expect_order_exactly(m, m.b, tableau::Rodas5p::order, "rodas5p b");
   expect_order_exactly(m, m.b_hat, tableau::Rodas5p::embedded_order, "rodas5p b_hat");
+}
+
+// Radau IIA 5 is kept as RADAU5 keeps it (nodes, A^-1's eigen-decomposition T Lambda T^-1, the
+// estimate's weights): each checked against the Butcher matrix's closed form (Hairer & Wanner II,
+// Table IV.5.6), whose order conditions are checked first.
+TEST(RadauTableau, RadauIIA5IsItsButcherMatrixInRadau5sCoordinates) {
+  using Tab = tableau::RadauIIA5;
+  const double s6 = std::sqrt(6.0);
+  const Matrix A = {{(88 - 7 * s6) / 360, (296 - 169 * s6) / 1800, (-2 + 3 * s6) / 225},
+                    {(296 + 169 * s6) / 1800, (88 + 7 * s6) / 360, (-2 - 3 * s6) / 225},
+                    {(16 - s6) / 36, (16 + s6) / 36, 1.0 / 9}};
+  const Vector b = A[2];  // stiffly accurate
+  using batchode::testing::order_residuals;
+  using batchode::testing::worst_residual;
+  const auto r = order_residuals(A, A, b, Tab::order + 1);
+  EXPECT_LT(worst_residual(r, 1, Tab::order), 1e-14);
+  EXPECT_GT(worst_residual(r, Tab::order + 1, Tab::order + 1), 1e-6);
+  EXPECT_NEAR(A[0][0] + A[0][1] + A[0][2], Tab::c1, 1e-15);
+  EXPECT_NEAR(A[1][0] + A[1][1] + A[1][2], Tab::c2, 1e-15);
+  EXPECT_NEAR(Tab::c1, (4 - s6) / 10, 1e-16);
+  EXPECT_NEAR(Tab::c2, (4 + s6) / 10, 1e-16);
+
+  const Matrix T = {{Tab::t11, Tab::t12, Tab::t13}, {Tab::t21, Tab::t22, Tab::t23}, {Tab::t31, 1.0, 0.0}};
+  const Matrix TI = {{Tab::ti11, Tab::ti12, Tab::ti13},
+                     {Tab::ti21, Tab::ti22, Tab::ti23},
+                     {Tab::ti31, Tab::ti32, Tab::ti33}};
+  const Matrix Lambda = {{Tab::gamma, 0, 0}, {0, Tab::alpha, -Tab::beta}, {0, Tab::beta, Tab::alpha}};
+  auto product = [](const Matrix& X, const Matrix& Y) {
+    Matrix P(3, Vector(3, 0.0));
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        for (int k = 0; k < 3; ++k) P[i][j] += X[i][k] * Y[k][j];
+      }
+    }
+    return P;
+  };
+  const Matrix identity = product(T, TI);
+  const Matrix should_be_identity = product(product(product(T, Lambda), TI), A);  // A^-1 A
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      EXPECT_NEAR(identity[i][j], i == j ? 1.0 : 0.0, 1e-15) << "T T^-1 at " << i << j;
+      EXPECT_NEAR(should_be_identity[i][j], i == j ? 1.0 : 0.0, 1e-14) << "T Lambda T^-1 A at " << i << j;
+    }
+  }
+  EXPECT_NEAR(Tab::dd1, -(13 + 7 * s6) / 3, 1e-14);
+  EXPECT_NEAR(Tab::dd2, (-13 + 7 * s6) / 3, 1e-14);
 }
 
 TEST(EsdirkTableau, Kvaerno5IsAStifflyAccurateEsdirkOfOrderFiveWithAnEmbeddedFour) {

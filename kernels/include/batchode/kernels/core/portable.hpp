@@ -36,6 +36,7 @@ using std::false_type;
 using std::integral_constant;
 using std::is_arithmetic_v;
 using std::is_copy_constructible_v;
+using std::is_same_v;
 using std::is_standard_layout_v;
 using std::is_trivially_copyable_v;
 using std::true_type;
@@ -114,6 +115,11 @@ using conditional_t = typename conditional<B, T, F>::type;
 
 template <class...>
 using void_t = void;
+
+template <class A, class B>
+inline constexpr bool is_same_v = false;
+template <class A>
+inline constexpr bool is_same_v<A, A> = true;
 
 // Only in unevaluated operands (decltype), as std::declval.
 template <class T>

@@ -9,8 +9,9 @@
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
-#include "batchode/kernels/linalg/band.hpp"
 #include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/linalg/band.hpp"
+#include "batchode/kernels/linalg/complex.hpp"  // magnitude
 
 namespace batchode::kernels {
 
@@ -34,13 +35,13 @@ BATCHODE_HOST_DEVICE bool band_lu_factor(T* A, int* piv) {
   BATCHODE_UNROLL_STATES
   for (port::size_t k = 0; k < N; ++k) {
     const T diagonal = A[band_lu_at<Shape>(k, k)];
-    T best = diagonal < T(0) ? -diagonal : diagonal;
+    auto best = magnitude(diagonal);
     int p = static_cast<int>(k);
     BATCHODE_UNROLL
     for (port::size_t d = 1; d <= L; ++d) {
       if (k + d < N) {
         const T a = A[band_lu_at<Shape>(k + d, k)];
-        const T v = a < T(0) ? -a : a;
+        const auto v = magnitude(a);
         if (v > best) {
           best = v;
           p = static_cast<int>(k + d);

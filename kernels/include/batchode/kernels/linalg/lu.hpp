@@ -17,9 +17,12 @@
 
 #include "batchode/kernels/core/annotations.hpp"
 #include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/linalg/complex.hpp"  // magnitude
 
 namespace batchode::kernels {
 
+/// T is a real type or a Complex (kernels/linalg/complex.hpp: Radau IIA's complex W), pivots chosen by
+/// magnitude().
 /// Factorises A (row-major N x N) in place into L (unit lower, below the diagonal) and U, recording
 /// the pivot row of each column in piv. Returns false when a pivot is exactly zero (A singular); a
 /// NaN pivot is not reported here and propagates to the solution.
@@ -31,11 +34,11 @@ BATCHODE_HOST_DEVICE bool lu_factor_loops(T* A, int* piv) {
   bool regular = true;
   BATCHODE_UNROLL_STATES
   for (port::size_t k = 0; k < N; ++k) {
-    T best = A[k * N + k] < T(0) ? -A[k * N + k] : A[k * N + k];
+    auto best = magnitude(A[k * N + k]);
     port::size_t p = k;
     BATCHODE_UNROLL_STATES
     for (port::size_t r = k + 1; r < N; ++r) {
-      const T v = A[r * N + k] < T(0) ? -A[r * N + k] : A[r * N + k];
+      const auto v = magnitude(A[r * N + k]);
       if (v > best) {
         best = v;
         p = r;
@@ -102,11 +105,11 @@ BATCHODE_HOST_DEVICE bool lu_factor(T* A, int* piv) {
     bool regular = true;
     BATCHODE_UNROLL
     for (port::size_t k = 0; k < N; ++k) {
-      T best = A[k * N + k] < T(0) ? -A[k * N + k] : A[k * N + k];
+      auto best = magnitude(A[k * N + k]);
       int p = static_cast<int>(k);
       BATCHODE_UNROLL
       for (port::size_t r = k + 1; r < N; ++r) {
-        const T v = A[r * N + k] < T(0) ? -A[r * N + k] : A[r * N + k];
+        const auto v = magnitude(A[r * N + k]);
         if (v > best) {
           best = v;
           p = static_cast<int>(r);

@@ -5,34 +5,22 @@
 // its structural nonzeros only, and W their slots and the fill of a pivot order fixed when the code was
 // generated, factorised by straight-line code with no pivot search. POLLU's 20 x 20 W (the IVP test
 // set's air-pollution chemistry, examples/models/pollu.toml) takes 94 slots instead of 400 values, and
-// 126 multiply-adds a factorisation and 94 a solve instead of 2660 and 400.
+// 126 multiply-adds a factorisation and 94 a solve instead of 2660 and 400. The code is a template over
+// the value type: Radau IIA runs it on complex W too (kernels/linalg/complex.hpp).
 //
 // The order is fixed, so a pivot may vanish where partial pivoting would have swapped rows: at a large
 // step, W(k, k) = 1 / (gamma h) - J(k, k) can cancel. The generated factorisation checks each pivot
-// against the rounding of the terms it was computed from (usable_pivot) and returns false for one lost
-// in it; the stepper then rejects the step (an infinite error estimate: the controller's smallest factor)
-// and the retry at a smaller h has a larger 1 / (gamma h) on the diagonal. Never a factorisation of noise.
+// against the rounding of the terms it was computed from (usable_pivot, kernels/linalg/complex.hpp) and
+// returns false for one lost in it; the stepper then rejects the step (an infinite error estimate: the
+// controller's smallest factor) and the retry at a smaller h has a larger 1 / (gamma h) on the diagonal.
+// Never a factorisation of noise.
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
 #include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/linalg/complex.hpp"  // magnitude, usable_pivot
 
 namespace batchode::kernels {
-
-/// |x|, for the generated factorisation's pivot checks.
-template <class T>
-BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T magnitude(T x) {
-  return x < T(0) ? -x : x;
-}
-
-/// Whether a pivot computed as a sum of terms whose magnitudes add up to `terms` is more than their
-/// rounding: |pivot| > 64 eps terms (n terms round to at most about n eps terms; 64 covers a row of 64
-/// updates), and finite. False for NaN.
-template <class T>
-BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool usable_pivot(T pivot, T terms) {
-  const T a = magnitude(pivot);
-  return a > T(64) * port::numeric_limits<T>::epsilon() * terms && a <= port::numeric_limits<T>::max();
-}
 
 /// The Jacobian layout of a system with a sparse LU (kernels/core/system.hpp's has_sparse_lu_v): J as
 /// its jacobian_nonzeros values, W as its sparse_lu_size slots. The same members as BandShape's.

@@ -8,6 +8,7 @@
 #include "batchode/kernels/core/annotations.hpp"
 #include "batchode/kernels/core/portable.hpp"
 #include "batchode/kernels/core/run_settings.hpp"
+#include "batchode/kernels/core/tolerance.hpp"
 #include "batchode/kernels/loop/loop_parts.hpp"
 
 namespace batchode::detail {
@@ -26,8 +27,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T error_norm_squared(const State& y, c
   T sum = 0;
   BATCHODE_UNROLL
   for (port::size_t i = 0; i < N; ++i) {
-    const T scale = atol + rtol * max_of(port::fabs(y[i]), port::fabs(y_new[i]));
-    const T r = err[i] / scale;
+    const T r = err[i] / kernels::tolerance_scale(atol, rtol, y[i], y_new[i]);
     sum += r * r;
   }
   return sum * (T(1) / T(N));
@@ -67,8 +67,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T error_norm_squared(const System& sys
   if constexpr (is_state_share<System>::value) {
     T r[N];
     BATCHODE_UNROLL
-    for (port::size_t i = 0; i < N; ++i)
-      r[i] = err[i] / (atol + rtol * max_of(port::fabs(y[i]), port::fabs(y_new[i])));
+    for (port::size_t i = 0; i < N; ++i) r[i] = err[i] / kernels::tolerance_scale(atol, rtol, y[i], y_new[i]);
     return sys.sum_of_squares(r) * (T(1) / T(System::n_states_total));
   } else {
     (void)sys;

@@ -13,8 +13,10 @@
 #include "batchode/kernels/core/static_for.hpp"
 #include "batchode/kernels/core/status.hpp"
 #include "batchode/kernels/core/system.hpp"
+#include "batchode/kernels/core/tolerance.hpp"
 #include "batchode/kernels/linalg/iteration_matrix.hpp"
 #include "batchode/kernels/methods/esdirk_tableaux.hpp"
+#include "batchode/kernels/methods/newton_stepper_base.hpp"
 #include "batchode/kernels/methods/rk_stepper.hpp"
 
 namespace batchode {
@@ -26,13 +28,14 @@ namespace batchode {
 /// as Status::newton_failure. An exactly singular W ends the run (failure(): singular_matrix), as in the
 /// Rosenbrock stepper.
 template <class Tab, class T, port::size_t N, class Shape = kernels::BandShape<N>>
-class EsdirkStepper {
-  static_assert(Shape::n == N, "EsdirkStepper: the Jacobian's shape is for another state count");
+class EsdirkStepper : public NewtonStepperBase<T, N, Shape> {
   static_assert(Tab::a(0, 0) == 0.0, "EsdirkStepper: an ESDIRK table's first stage is explicit");
+  using Base = NewtonStepperBase<T, N, Shape>;
+  using Base::atol_, Base::evaluations_, Base::f0_, Base::J_, Base::newton_tol_, Base::rtol_,
+      Base::theta_max_;
 
  public:
-  using state_type = Vec<T, N>;
-  static constexpr bool adaptive = true;
+  using state_type = typename Base::state_type;
   static constexpr int order = Tab::order;
   static constexpr int error_order = Tab::error_order;
   static constexpr int stages = Tab::stages;
@@ -46,90 +49,26 @@ class EsdirkStepper {
   /// 1e-5 to 1e-6) 0.1 took 5-30% more evaluations of f than 0.01, which was within 3% of never
   /// keeping J (benchmarks/RESULTS.md, "Kvaerno5 and DOP853").
   static constexpr double keep_jacobian_below = 0.01;
-  /// The Newton iteration stops when its remaining error is estimated below min(newton_kappa,
-  /// rtol^(1/2)) of the tolerances (RADAU5's FNEWT; Hairer & Wanner's kappa is 0.01 to 0.1). 0.03 at
-  /// every tolerance took 10-21% fewer evaluations on the problems above, but the Bari test set's
-  /// HIRES at rtol 1e-8 came out 6.3 times its tolerance instead of 0.7 (tests/stiff/reference_test.cpp).
-  static constexpr double newton_kappa = 0.03;
-
-  /// The tolerances the Newton iteration's stopping test is scaled by (integrate_run passes the
-  /// run's): an iteration has converged when its remaining error is estimated below newton_tol_ of
-  /// them, max(min(newton_kappa, rtol^(1/2)), 10 eps / rtol) (the last: updates at rounding level).
-  BATCHODE_HOST_DEVICE void use_tolerances(T rtol, T atol) {
-    rtol_ = rtol;
-    atol_ = atol;
-    const T rounding = T(10) * port::numeric_limits<T>::epsilon() / rtol;
-    const T root = port::sqrt(rtol);
-    const T kappa = root < T(newton_kappa) ? root : T(newton_kappa);
-    newton_tol_ = rounding > kappa ? rounding : kappa;
-  }
-
   template <class System>
   BATCHODE_HOST_DEVICE void reset(const System& sys, T t, const state_type& y, const T* p) {
-    sys(t, &y[0], p, f0_.v);
-    evaluations_ = 1;  // a run's own count: the CPU path reuses one stepper for a worker's runs
-    linearized_ = false;
-    f_current_ = true;
-    failure_ = Status::success;
-    newton_failed_ = false;
+    this->restart(sys, t, y, p);
     eta_ = T(1);
   }
-
-  /// f(t, y) at the current point, once a step has been attempted from it (or after reset()).
-  BATCHODE_HOST_DEVICE const state_type& derivative() const { return f0_; }
-
-  /// Status::success, or why the run cannot go on (singular_matrix).
-  BATCHODE_HOST_DEVICE Status failure() const { return failure_; }
-
-  /// Whether the last attempt was rejected because a stage's Newton iteration did not converge.
-  BATCHODE_HOST_DEVICE bool newton_failed() const { return newton_failed_; }
 
   template <class System>
   BATCHODE_HOST_DEVICE void step(const System& sys, T t, const state_type& y, const T* p, T h,
                                  state_type& y_new, state_type& err) {
-    // At most twice: an iteration that fails with a J kept from an earlier point is tried once more with
-    // a new J at this one, at the same h.
-    for (int tries = 0; tries < 2; ++tries) {
-      const bool kept_jacobian = linearized_ && jacobian_kept_;
-      if (!linearized_) {
-        kernels::linearize_in<Shape>(sys, t, &y[0], p, f0_.v, J_, ft_);
-        ++evaluations_;  // one (dual-number) evaluation: f and J together
-        linearized_ = true;
-        jacobian_kept_ = false;
-        f_current_ = true;
-      } else if (!f_current_) {
-        sys(t, &y[0], p, f0_.v);
-        ++evaluations_;
-        f_current_ = true;
-      }
-      const Attempt outcome = attempt(sys, t, y, p, h, y_new, err);
-      if (outcome == Attempt::unfactorised) return unfactorised(y, y_new, err);
-      newton_failed_ = outcome == Attempt::newton_failed;
-      if (!newton_failed_ || !kept_jacobian) break;
-      linearized_ = false;
-    }
-    if (newton_failed_) {
-      BATCHODE_UNROLL_STEP_STATES
-      for (port::size_t i = 0; i < N; ++i) {
-        y_new[i] = y[i];
-        err[i] = port::numeric_limits<T>::infinity();
-      }
-    }
+    this->step_with_retry(sys, t, y, p, y_new, err, [&] { return attempt(sys, t, y, p, h, y_new, err); });
   }
 
   /// The run moved to (t_new, y_new): f is evaluated there by the next step, and J too unless this
   /// step's iterations all contracted fast (keep_jacobian_below).
   template <class System>
   BATCHODE_HOST_DEVICE void accept(const System&, T, const state_type&, const T*) {
-    f_current_ = false;
-    jacobian_kept_ = theta_max_ <= T(keep_jacobian_below);
-    linearized_ = linearized_ && jacobian_kept_;
+    this->moved_on(keep_jacobian_below);
   }
 
-  BATCHODE_HOST_DEVICE port::uint32_t rhs_evaluations() const { return evaluations_; }
-
  private:
-  enum class Attempt { done, newton_failed, unfactorised };
 
   /// The implicit stage before s (from 1) whose node c_q is the largest, when it covers c_s (c_q >= c_s):
   /// stage s's guess then interpolates between the step's start and it. 0 when none does.
@@ -144,11 +83,12 @@ class EsdirkStepper {
   /// One attempt of size h from (t, y), f0_ = f(t, y) and J_ current: every stage by simplified Newton,
   /// then y_new and the filtered estimate.
   template <class System>
-  BATCHODE_HOST_DEVICE Attempt attempt(const System& sys, T t, const state_type& y, const T* p, T h,
-                                       state_type& y_new, state_type& err) {
+  BATCHODE_HOST_DEVICE NewtonAttempt attempt(const System& sys, T t, const state_type& y, const T* p, T h,
+                                             state_type& y_new, state_type& err) {
     const T gh = T(Tab::gamma()) * h;
     const T inv_gh = T(1) / gh;
-    if (!kernels::factor_iteration_matrix<Shape>(sys, inv_gh, J_, W_, piv_)) return Attempt::unfactorised;
+    if (!kernels::factor_iteration_matrix<Shape>(sys, inv_gh, J_, W_, piv_))
+      return NewtonAttempt::unfactorised;
     theta_max_ = T(0);
     BATCHODE_UNROLL_STEP_STATES
     for (port::size_t i = 0; i < N; ++i) F_[0][i] = f0_[i];
@@ -193,7 +133,7 @@ class EsdirkStepper {
       BATCHODE_UNROLL_STEP_STATES
       for (port::size_t i = 0; i < N; ++i) F_[s][i] = (Y[i] - base[i]) * inv_gh;
     });
-    if (!converged) return Attempt::newton_failed;
+    if (!converged) return NewtonAttempt::newton_failed;
     BATCHODE_UNROLL_STEP_STATES
     for (port::size_t i = 0; i < N; ++i) {
       T sum = T(0), e = T(0);
@@ -207,7 +147,7 @@ class EsdirkStepper {
       err[i] = e * T(1.0 / Tab::gamma());
     }
     kernels::solve_iteration_matrix<Shape>(sys, W_, piv_, &err[0]);
-    return Attempt::done;
+    return NewtonAttempt::done;
   }
 
   /// The simplified Newton iteration for Y = base + gamma h f(ts, Y) from the guess in Y, with the
@@ -232,9 +172,7 @@ class EsdirkStepper {
       T sum = T(0);
       BATCHODE_UNROLL_STEP_STATES
       for (port::size_t i = 0; i < N; ++i) {
-        const T larger = port::fabs(y[i]) > port::fabs(Y[i]) ? port::fabs(y[i]) : port::fabs(Y[i]);
-        const T scale = atol_ + rtol_ * larger;
-        const T r = d[i] / scale;
+        const T r = d[i] / kernels::tolerance_scale(atol_, rtol_, y[i], Y[i]);
         sum += r * r;
         Y[i] += d[i];
       }
@@ -258,36 +196,11 @@ class EsdirkStepper {
     return false;
   }
 
-  /// W could not be factorised. Dense and band: it is singular, and the run ends (singular_matrix).
-  /// Sparse: a pivot of the fixed order was lost in rounding, which a smaller step cures: the attempt
-  /// is rejected by an infinite error estimate (as in the Rosenbrock stepper).
-  BATCHODE_HOST_DEVICE void unfactorised(const state_type& y, state_type& y_new, state_type& err) {
-    newton_failed_ = false;
-    const bool rejects = Shape::sparse;
-    if (!rejects) failure_ = Status::singular_matrix;
-    BATCHODE_UNROLL_STEP_STATES
-    for (port::size_t i = 0; i < N; ++i) {
-      y_new[i] = y[i];
-      err[i] = rejects ? port::numeric_limits<T>::infinity() : T(0);
-    }
-  }
-
-  state_type f0_{};
-  T J_[Shape::jacobian_size];
-  T ft_[N];  // df/dt, which linearize_in gives with J; an ESDIRK step does not use it
   T F_[Tab::stages][N];
   // Matrices are members, never locals of step() (see RosenbrockStepper).
   T W_[Shape::lu_size];
   int piv_[Shape::sparse ? 1 : N];
-  T rtol_ = T(1e-6), atol_ = T(1e-6), newton_tol_ = T(1e-3);
-  T eta_ = T(1);        // the last stage's eta, the next stage's first estimate
-  T theta_max_ = T(0);  // the slowest contraction of the last attempt's iterations
-  port::uint32_t evaluations_ = 0;
-  Status failure_ = Status::success;
-  bool linearized_ = false;     // J_ is usable: computed at the current point, or kept
-  bool jacobian_kept_ = false;  // J_ was computed at an earlier point than the current one
-  bool f_current_ = false;      // f0_ is f at the current point
-  bool newton_failed_ = false;
+  T eta_ = T(1);  // the last stage's eta, the next stage's first estimate
 };
 
 }  // namespace batchode

@@ -34,6 +34,7 @@ enum class Method {
   // Implicit (ESDIRK: a simplified Newton iteration per stage): see kernels/methods/esdirk_tableaux.hpp.
   kvaerno5,  ///< Kvaerno's ESDIRK 5(4), 7 stages, GPU and CPU
   dop853,    ///< Hairer's DOP853, order 8 with 5(3) estimates, 12 stages + FSAL
+  radau5,    ///< Radau IIA of order 5 (Hairer's RADAU5), 3 implicit stages, GPU and CPU
 };
 
 /// What a method is and where it runs. One per method in method_registry (method_registry.hpp), each
@@ -43,12 +44,13 @@ struct MethodInfo {
   const char* name;
   int order;        ///< order of the propagated solution
   int error_order;  ///< order of the error estimate (0 for fixed-step methods)
-  int stages;       ///< stages per step (Rosenbrock: linear solves; ESDIRK: implicit stages but the first)
+  int stages;       ///< stages per step (Rosenbrock: linear solves; ESDIRK: implicit stages but the first;
+                    ///< Radau IIA: the implicit stages solved together)
   bool adaptive;
   bool fsal;  ///< first stage of a step is the last stage of the previous one
-  bool stiff;  ///< linearly implicit (Rosenbrock) or implicit (ESDIRK): needs the Jacobian
+  bool stiff;  ///< linearly implicit (Rosenbrock) or implicit (ESDIRK, Radau IIA): needs the Jacobian
   bool gpu;    ///< has a GPU kernel (false: CPU only)
-  bool dae;    ///< solves systems with algebraic states (semi-explicit index-1 DAEs): rodas4, rodas5p
+  bool dae;    ///< solves systems with algebraic states (semi-explicit index-1 DAEs): rodas4, rodas5p, radau5
 };
 
 #if !BATCHODE_RTC  // host code (solver/src/setup/options.cpp); runtime compilers have no std::string

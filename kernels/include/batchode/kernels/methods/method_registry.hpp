@@ -8,6 +8,7 @@
 #include "batchode/kernels/core/system.hpp"
 #include "batchode/kernels/methods/esdirk_tableaux.hpp"
 #include "batchode/kernels/methods/method.hpp"
+#include "batchode/kernels/methods/radau_tableau.hpp"
 #include "batchode/kernels/methods/rosenbrock_tableaux.hpp"
 #include "batchode/kernels/methods/tableaux.hpp"
 
@@ -27,7 +28,8 @@
   X(vern7, Vern7)                          \
   X(vern9, Vern9)                          \
   X(kvaerno5, Kvaerno5)                    \
-  X(dop853, Dop853)
+  X(dop853, Dop853)                        \
+  X(radau5, RadauIIA5)
 
 namespace batchode {
 
@@ -71,7 +73,8 @@ constexpr bool is_known_method(Method m) {
 }
 /// True for the methods only the CPU path runs (those without a GPU kernel: rosenbrock4).
 constexpr bool cpu_only(Method m) { return is_known_method(m) && !method_registry[static_cast<int>(m)].gpu; }
-/// True for the linearly implicit (Rosenbrock) and implicit (ESDIRK) methods: they need the Jacobian.
+/// True for the linearly implicit (Rosenbrock) and implicit (ESDIRK, Radau IIA) methods: they need the
+/// Jacobian.
 constexpr bool is_stiff(Method m) { return is_known_method(m) && method_registry[static_cast<int>(m)].stiff; }
 /// True for the methods that solve systems with algebraic states (MethodInfo::dae).
 constexpr bool solves_dae(Method m) { return is_known_method(m) && method_registry[static_cast<int>(m)].dae; }
@@ -81,10 +84,10 @@ constexpr Method all_methods[] = {Method::euler,       Method::rk4,    Method::b
                                   Method::cash_karp54, Method::dopri5, Method::tsit5,
                                   Method::fehlberg78,  Method::vern7,  Method::vern9,
                                   Method::dop853};
-/// The stiff (Rosenbrock and ESDIRK) methods. They need a Jacobian: the system's `jacobian` member or,
-/// without one, forward-mode automatic differentiation through its templated call operator.
-constexpr Method stiff_methods[] = {Method::ros3p, Method::rodas4, Method::rosenbrock4, Method::rodas5p,
-                                    Method::kvaerno5};
+/// The stiff (Rosenbrock, ESDIRK and Radau IIA) methods. They need a Jacobian: the system's `jacobian` member
+/// or, without one, forward-mode automatic differentiation through its templated call operator.
+constexpr Method stiff_methods[] = {Method::ros3p,   Method::rodas4,   Method::rosenbrock4,
+                                    Method::rodas5p, Method::kvaerno5, Method::radau5};
 
 namespace detail {
 // The two lists above partition the registry by `stiff`, each in enum order.

@@ -6,6 +6,7 @@
 
 #include "batchode/kernels/core/annotations.hpp"
 #include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/core/tolerance.hpp"
 #include "batchode/kernels/methods/dense_form.hpp"
 #include "batchode/kernels/methods/tableaux.hpp"
 
@@ -196,8 +197,7 @@ class RkStepper {
       for (int s = 0; s < stages; ++s) {
         if (Tab::e3(s) != 0.0) e3 += (h * T(Tab::e3(s))) * k_[s][i];
       }
-      const T larger = port::fabs(y[i]) > port::fabs(y_new[i]) ? port::fabs(y[i]) : port::fabs(y_new[i]);
-      const T scale = tolerances_[1] + tolerances_[0] * larger;
+      const T scale = kernels::tolerance_scale(tolerances_[1], tolerances_[0], y[i], y_new[i]);
       s5 += (err[i] / scale) * (err[i] / scale);
       s3 += (e3 / scale) * (e3 / scale);
     }

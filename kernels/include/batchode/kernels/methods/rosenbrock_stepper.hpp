@@ -54,41 +54,13 @@ class RosenbrockStepper {
     failure_ = Status::success;
   }
 
-  /// A system with algebraic states z (the last n_algebraic): makes z consistent at (t, y) by Newton's
-  /// method on 0 = g(t, y, z) with the differential states held, dg/dz dz = -g. Each iteration solves
-  /// with this stepper's own factorisation of W = M s - J at a diagonal s so large (near the largest
-  /// finite T) that the differential rows pin their own updates (J's row over s: below rounding, and not
-  /// applied) and the algebraic rows are -dg/dz's: one code for the dense, band and sparse layouts, no
-  /// second factorisation. Converged when an update is below a thousandth of the tolerance it would be
-  /// measured by; false after 10 iterations, for a singular dg/dz or a non-finite update.
-  /// `evaluations` counts the (dual-number) evaluations made.
+  /// A system with algebraic states: makes them consistent at (t, y) (kernels/linalg/iteration_matrix.hpp's
+  /// make_algebraic_consistent, with this stepper's J and W).
   template <class System>
   BATCHODE_HOST_DEVICE bool make_consistent(const System& sys, T t, state_type& y, const T* p, T rtol, T atol,
                                             port::uint32_t& evaluations) {
-    constexpr port::size_t first_algebraic = N - n_algebraic_v<System>;
-    static_assert(n_algebraic_v<System> > 0 && n_algebraic_v<System> < N,
-                  "make_consistent: a system with 1 .. n_states - 1 algebraic states");
-    const T pin = port::numeric_limits<T>::max() / T(1 << 20);
-    for (int iteration = 0; iteration < 10; ++iteration) {
-      kernels::linearize_in<Shape>(sys, t, &y[0], p, f0_.v, J_, ft_);
-      ++evaluations;
-      if (!kernels::factor_iteration_matrix<Shape>(sys, pin, J_, W_, piv_)) return false;
-      T update[N];
-      BATCHODE_UNROLL_STEP_STATES
-      for (port::size_t i = 0; i < N; ++i) update[i] = i < first_algebraic ? T(0) : f0_[i];
-      kernels::solve_iteration_matrix<Shape>(sys, W_, piv_, update);
-      T worst = 0;
-      bool finite = true;
-      for (port::size_t i = first_algebraic; i < N; ++i) {
-        y[i] += update[i];
-        const T scaled = port::fabs(update[i]) / (atol + rtol * port::fabs(y[i]));
-        finite = finite && scaled <= port::numeric_limits<T>::max();
-        worst = scaled > worst ? scaled : worst;
-      }
-      if (!finite) return false;
-      if (worst <= T(1e-3)) return true;
-    }
-    return false;
+    return kernels::make_algebraic_consistent<Shape>(sys, t, &y[0], p, rtol, atol, evaluations, f0_.v, J_,
+                                                     ft_, W_, piv_);
   }
 
   /// f(t, y) at the current point.
