@@ -1,6 +1,6 @@
 """Differential-algebraic models (issue 47): algebraic variables given as `algebraic={name: guess}` with
-one `0 = ...` line each, solved by the methods built for a mass matrix (rodas4, rodas5p) from a guess made
-consistent at t0. Checked against independent references: scipy's Radau on the equivalent ODE (Robertson,
+one `0 = ...` line each, solved by the methods built for a mass matrix (rodas4, rodas5p, radau5) from a
+guess made consistent at t0. Checked against independent references: scipy's Radau on the equivalent ODE (Robertson,
 whose conservation law is the algebraic equation) and on the reduced ODE of a quasi-steady Brusselator
 (v solved from its linear algebraic equations at every evaluation); the GPU against the CPU run by run."""
 
@@ -44,7 +44,7 @@ def test_model_names_its_algebraic_variables_last():
     assert list(m.algebraic_names) == ["y3"]
 
 
-@pytest.mark.parametrize("method", ["rodas4", "rodas5p"])
+@pytest.mark.parametrize("method", ["rodas4", "rodas5p", "radau5"])
 def test_robertson_dae_matches_scipy_radau_on_the_ode(method):
     k3 = numpy.array([5e3, 1e4, 2e4])
     t_eval = numpy.array([0.0, 0.4, 4.0, 40.0])
@@ -116,7 +116,7 @@ def quasi_steady_reference(a, t_end):
     return u, v_of(u)
 
 
-@pytest.mark.parametrize("method", ["rodas4", "rodas5p"])
+@pytest.mark.parametrize("method", ["rodas4", "rodas5p", "radau5"])
 def test_quasi_steady_brusselator_matches_its_reduced_ode(method):
     a = numpy.array([0.9, 1.2])
     rtol = atol = 1e-8
@@ -131,15 +131,16 @@ def test_quasi_steady_brusselator_matches_its_reduced_ode(method):
         assert err.max() < 50, (method, value, err.max())
 
 
+@pytest.mark.parametrize("method", ["rodas5p", "radau5"])
 @pytest.mark.parametrize("precision", ["float64", "float32"])
-def test_gpu_matches_cpu_run_by_run(precision):
+def test_gpu_matches_cpu_run_by_run(precision, method):
     model = robertson_dae()
-    reason = gpu_reason(model, "rodas5p", precision)
+    reason = gpu_reason(model, method, precision)
     if reason:
         pytest.skip(reason)
     k3 = numpy.linspace(5e3, 2e4, 512)
     rtol, atol = (1e-6, 1e-10) if precision == "float64" else (1e-4, 1e-8)
-    common = dict(t_span=(0.0, 40.0), parameters={"k3": k3}, method="rodas5p", rtol=rtol, atol=atol,
+    common = dict(t_span=(0.0, 40.0), parameters={"k3": k3}, method=method, rtol=rtol, atol=atol,
                   save_every=10.0, precision=precision, **quiet())
     cpu = batchode.solve_ivp(model, backend="cpu", **common)
     gpu = batchode.solve_ivp(model, backend="gpu", **common)
