@@ -75,14 +75,4 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool usable_pivot(const Complex<T>& pi
   return usable_pivot(magnitude(pivot), terms.re);
 }
 
-/// The real type under T: T itself, or a Complex's.
-template <class T>
-struct real_of {
-  using type = T;
-};
-template <class T>
-struct real_of<Complex<T>> {
-  using type = T;
-};
-
 }  // namespace batchode::kernels

@@ -21,9 +21,9 @@
 #include "batchode/kernels/core/portable.hpp"
 #include "batchode/kernels/core/status.hpp"
 #include "batchode/kernels/core/system.hpp"
-#include "batchode/kernels/core/tolerance.hpp"
 #include "batchode/kernels/linalg/complex.hpp"
 #include "batchode/kernels/linalg/iteration_matrix.hpp"
+#include "batchode/kernels/loop/step_control.hpp"  // error_norm_squared
 #include "batchode/kernels/methods/newton_stepper_base.hpp"
 #include "batchode/kernels/methods/radau_tableau.hpp"
 #include "batchode/kernels/methods/rk_stepper.hpp"
@@ -242,7 +242,6 @@ class RadauStepper : public NewtonStepperBase<T, N, Shape> {
 
     // The error estimate: E1^-1 (f0 + M (dd1 Z1 + dd2 Z2 + dd3 Z3) / h) (RADAU5's ESTRAD).
     T e2[N];
-    T norm_sum = T(0);
     BATCHODE_UNROLL_STEP_STATES
     for (port::size_t i = 0; i < N; ++i) {
       y_new[i] = y[i] + Z_[2][i];
@@ -253,24 +252,19 @@ class RadauStepper : public NewtonStepperBase<T, N, Shape> {
       err[i] = (i < first_algebraic ? f0_[i] : T(0)) + e2[i];
     }
     kernels::solve_iteration_matrix<Shape>(sys, E1_, piv1_, &err[0]);
-    // The second form where the first is at least the tolerance on a run's first step or after a
-    // rejection: f at y + that estimate instead of at y, which damps its stiff components (RADAU5).
-    if (!has_polynomial_ || after_rejection) {
+    // The second form where the first is at least the tolerance (the loop's norm, step_control.hpp) on a
+    // run's first step or after a rejection: f at y + that estimate instead of at y, which damps its stiff
+    // components (RADAU5).
+    if ((!has_polynomial_ || after_rejection) &&
+        !(detail::error_norm_squared<N>(y, y_new, err, rtol_, atol_) < T(1))) {
+      T Y[N], f1[N];
       BATCHODE_UNROLL_STEP_STATES
-      for (port::size_t i = 0; i < N; ++i) {
-        const T r = err[i] / kernels::tolerance_scale(atol_, rtol_, y[i], y_new[i]);
-        norm_sum += r * r;
-      }
-      if (!(norm_sum < T(N))) {
-        T Y[N], f1[N];
-        BATCHODE_UNROLL_STEP_STATES
-        for (port::size_t i = 0; i < N; ++i) Y[i] = y[i] + err[i];
-        sys(t, Y, p, f1);
-        ++evaluations_;
-        BATCHODE_UNROLL_STEP_STATES
-        for (port::size_t i = 0; i < N; ++i) err[i] = f1[i] + e2[i];
-        kernels::solve_iteration_matrix<Shape>(sys, E1_, piv1_, &err[0]);
-      }
+      for (port::size_t i = 0; i < N; ++i) Y[i] = y[i] + err[i];
+      sys(t, Y, p, f1);
+      ++evaluations_;
+      BATCHODE_UNROLL_STEP_STATES
+      for (port::size_t i = 0; i < N; ++i) err[i] = f1[i] + e2[i];
+      kernels::solve_iteration_matrix<Shape>(sys, E1_, piv1_, &err[0]);
     }
     return NewtonAttempt::done;
   }
