@@ -180,6 +180,13 @@ variant_cuda() {
 
 batchode_phase deps bash scripts/install_deps.sh
 echo "test.sh: variants: $variants (jobs: $BATCHODE_JOBS)"
+# The three folders take ~7 GB (build/ 2, build-asan/ 4.5, build-cuda-check/ 0.2, the test caches in
+# them included); a full disk showed only as compilers failing to write (CI, stop 64), so say it first.
+free_kib=$(df -Pk "$BATCHODE_ROOT" | awk 'NR == 2 {print $4}')
+echo "test.sh: $((free_kib / 1048576)) GiB free on the disk of $BATCHODE_ROOT"
+if [[ "$free_kib" =~ ^[0-9]+$ ]] && ((free_kib < 8 * 1048576)); then
+  echo "test.sh: WARNING: under 8 GiB free; the three variants need about 7 GiB" >&2
+fi
 for variant in $variants; do
   "variant_$variant" || failed_variants+=("$variant")
 done

@@ -2,8 +2,8 @@
 // backend compiled in and whether a device is usable, with the runtime's reason when not), each
 // device, the runtime compilers (the host C++ compiler that builds models for the CPU, NVRTC or
 // hipRTC that builds them for the GPU) and the cache folder shared by the cost model and compiled models,
-// with its entries and a warning for any folder of it the cache refuses (not yours, writable by
-// others). Everything it cannot find it reports as such: it never fails.
+// with its size limit, its entries and a warning for any folder of it the cache refuses (not yours, writable
+// by others). Everything it cannot find it reports as such: it never fails.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -119,9 +119,24 @@ void print_cache_folder_problems(const fs::path& dir, std::ostream& out) {
   }
 }
 
+/// The size each kind of entry is pruned to, or the warning that BATCHODE_CACHE_MAX_SIZE is malformed
+/// (a run would refuse it).
+void print_cache_limit(std::ostream& out) {
+  try {
+    const std::uintmax_t capacity = jit::cache_capacity();
+    out << "  limit      "
+        << (capacity == 0 ? std::string("none")
+                          : bytes_text(capacity) + " per kind, least recently used go first")
+        << " (BATCHODE_CACHE_MAX_SIZE)\n";
+  } catch (const std::exception& e) {
+    out << "  warning    " << e.what() << '\n';
+  }
+}
+
 void print_cache(std::ostream& out) {
   const fs::path dir = jit::cache_directory();
   out << "cache (BATCHODE_CACHE_DIR, else $XDG_CACHE_HOME/batchode, else ~/.cache/batchode):\n";
+  print_cache_limit(out);
   if (dir.empty()) {
     out << "  folder     none: no BATCHODE_CACHE_DIR, XDG_CACHE_HOME or home folder\n";
     return;

@@ -4,14 +4,18 @@
 // descriptor that is read: what is checked is what is hashed.
 #include "batchode/jit/artifact_cache.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
+#include <map>
 #include <system_error>
 #include <utility>
 
@@ -31,12 +35,20 @@ constexpr const char* kDigestSuffix = ".sha256";
 constexpr std::size_t kMaxEntryBytes = std::size_t{1} << 30;
 constexpr std::size_t kMaxDigestFileBytes = 256;
 
+// A temporary file or a digest without its artifact this old is what a killed store left (a store
+// takes seconds): prune() deletes it.
+constexpr std::time_t kStaleSeconds = 3600;
+
 bool is_lower_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 
-void require_key(const std::string& key) {
+bool is_key(const std::string& key) {
   bool ok = !key.empty() && key.size() <= 128;
   for (char c : key) ok = ok && is_lower_hex(c);
-  if (!ok) {
+  return ok;
+}
+
+void require_key(const std::string& key) {
+  if (!is_key(key)) {
     throw InvalidInput("artifact cache key '" + key.substr(0, 200) +
                        "' is not 1 to 128 lowercase hex digits (pass a digest such as jit::sha256_hex(...))");
   }
@@ -164,6 +176,12 @@ bool parse_digest(const std::vector<char>& text, std::string& digest) {
   return true;
 }
 
+constexpr const char* kTemporaryInfix = ".tmp.";
+
+bool is_temporary_name(const std::string& name) {
+  return !name.empty() && name[0] == '.' && name.find(kTemporaryInfix) != std::string::npos;
+}
+
 /// A temporary file in the entry folder, deleted unless renamed into place.
 class TemporaryFile {
  public:
@@ -176,7 +194,7 @@ class TemporaryFile {
       // Unique across threads (counter), processes (pid) and pid namespaces sharing the folder (the
       // clock); O_EXCL settles any collision that remains, and a retry picks another name.
       const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
-      name_ = "." + key.substr(0, 16) + ".tmp." + std::to_string(::getpid()) + "." +
+      name_ = "." + key.substr(0, 16) + kTemporaryInfix + std::to_string(::getpid()) + "." +
               std::to_string(counter.fetch_add(1)) + "." +
               std::to_string(static_cast<unsigned long long>(now));
       fd.reset(::openat(dir, name_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
@@ -397,6 +415,9 @@ Lookup ArtifactCache::find(const std::string& key, std::vector<char>* verified_b
                       ", not to the recorded " + recorded,
                   true);
   }
+  // Used now: prune() keeps the most recently used entries. Failing to mark it only makes it an
+  // earlier candidate for pruning.
+  (void)::futimens(digest_file.fd.get(), nullptr);
   r.path = entry_path;
   r.digest = recorded;
   if (verified_bytes != nullptr) *verified_bytes = std::move(bytes);
@@ -417,6 +438,80 @@ std::filesystem::path ArtifactCache::store(const std::string& key, const std::ve
   artifact.rename_to(key, directory_);
   ::fsync(dir);  // the renames survive a crash; failure only costs a rebuild, so it is not an error
   return directory_ / key;
+}
+
+Pruned ArtifactCache::prune(std::uintmax_t capacity, const std::string& keep) const {
+  Pruned result;
+  const Folder folder = open_folders(root_, kind_, directory_, false);
+  if (!folder.fd) return result;
+  const int dir = folder.fd.get();
+  UniqueFd listing_fd(::dup(dir));
+  DIR* listing = listing_fd ? ::fdopendir(listing_fd.get()) : nullptr;
+  if (listing == nullptr) return result;
+  (void)listing_fd.release();  // the DIR owns it now
+
+  struct Entry {
+    std::string key;
+    std::uintmax_t bytes = 0;
+    std::time_t used = 0;  // the later modification time of the artifact and its digest
+    bool has_artifact = false;
+  };
+  std::map<std::string, Entry> entries;
+  std::vector<std::string> stale;
+  const std::time_t now = std::time(nullptr);
+  const std::string suffix = kDigestSuffix;
+  while (const dirent* e = ::readdir(listing)) {
+    const std::string name = e->d_name;
+    struct stat st {};
+    if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != ::geteuid()) {
+      continue;
+    }
+    const bool old = now - st.st_mtime > kStaleSeconds;
+    if (is_temporary_name(name)) {
+      if (old) {
+        stale.push_back(name);
+        result.bytes_removed += static_cast<std::uintmax_t>(st.st_size);
+      }
+      continue;
+    }
+    const bool digest =
+        name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    const std::string key = digest ? name.substr(0, name.size() - suffix.size()) : name;
+    if (!is_key(key)) continue;
+    Entry& entry = entries[key];
+    entry.key = key;
+    entry.bytes += static_cast<std::uintmax_t>(st.st_size);
+    entry.used = std::max(entry.used, st.st_mtime);
+    entry.has_artifact = entry.has_artifact || !digest;
+  }
+  ::closedir(listing);
+  for (const std::string& name : stale) ::unlinkat(dir, name.c_str(), 0);
+
+  std::vector<Entry> by_use;
+  std::uintmax_t total = 0;
+  for (auto& [key, entry] : entries) {
+    if (!entry.has_artifact && now - entry.used > kStaleSeconds) {  // an orphaned digest
+      remove_ours(dir, key);
+      result.bytes_removed += entry.bytes;
+      continue;
+    }
+    total += entry.bytes;
+    by_use.push_back(std::move(entry));
+  }
+  std::sort(by_use.begin(), by_use.end(), [](const Entry& a, const Entry& b) {
+    return a.used != b.used ? a.used < b.used : a.key < b.key;
+  });
+  for (const Entry& entry : by_use) {
+    if (total <= capacity) break;
+    if (entry.key == keep) continue;
+    remove_ours(dir, entry.key);
+    total -= entry.bytes;
+    result.bytes_removed += entry.bytes;
+    ++result.entries_removed;
+  }
+  result.bytes_kept = total;
+  return result;
 }
 
 }  // namespace batchode::jit

@@ -6,8 +6,13 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
+#include <limits>
+#include <string>
 #include <vector>
+
+#include "batchode/checks/invalid_input.hpp"
 
 namespace batchode::jit {
 namespace {
@@ -43,6 +48,39 @@ std::filesystem::path cache_directory() {
   const std::filesystem::path home = home_from_password_database();
   if (!home.empty()) return home / ".cache" / "batchode";
   return {};
+}
+
+std::uintmax_t cache_capacity() {
+  constexpr std::uintmax_t kDefault = std::uintmax_t{2} << 30;
+  const char* text = non_empty_environment("BATCHODE_CACHE_MAX_SIZE");
+  if (text == nullptr) return kDefault;
+  const std::string value = text;
+  std::uintmax_t number = 0;
+  std::size_t i = 0;
+  bool overflow = false;
+  for (; i < value.size() && value[i] >= '0' && value[i] <= '9'; ++i) {
+    const auto digit = static_cast<std::uintmax_t>(value[i] - '0');
+    overflow = overflow || number > (std::numeric_limits<std::uintmax_t>::max() - digit) / 10;
+    number = number * 10 + digit;
+  }
+  const std::size_t digits = i;
+  int shift = 0;
+  const std::string suffixes = "kmg";  // 2^10, 2^20, 2^30
+  if (digits > 0 && i + 1 == value.size()) {
+    const std::size_t at =
+        suffixes.find(static_cast<char>(std::tolower(static_cast<unsigned char>(value[i]))));
+    if (at != std::string::npos) {
+      shift = 10 * static_cast<int>(at + 1);
+      ++i;
+    }
+  }
+  overflow = overflow || (shift > 0 && number > (std::numeric_limits<std::uintmax_t>::max() >> shift));
+  if (digits == 0 || i != value.size() || overflow) {
+    throw InvalidInput("BATCHODE_CACHE_MAX_SIZE='" + value.substr(0, 100) +
+                       "' is not a size: give a whole number of bytes with an optional K, M or G "
+                       "(powers of 1024), such as 500M or 4G; 0 keeps every entry");
+  }
+  return number << shift;
 }
 
 }  // namespace batchode::jit

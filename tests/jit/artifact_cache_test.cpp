@@ -1,11 +1,13 @@
 // tests/jit/: the artifact cache's ordinary life: folders created private, store then find gives the
 // same bytes, a missing key is `absent`, replacing an entry, no temporary file left behind, and keys
-// or kinds that could leave the folder refused.
+// or kinds that could leave the folder refused; pruning to a size, least recently used first.
 #include <gtest/gtest.h>
 
 #include <batchode/checks/invalid_input.hpp>
 #include <batchode/jit/artifact_cache.hpp>
 #include <batchode/jit/sha256.hpp>
+#include <chrono>
+#include <fstream>
 #include <set>
 
 #include "jit_test_support.hpp"
@@ -141,6 +143,86 @@ TEST(JitArtifactCache, MissNames) {
   EXPECT_EQ(to_string(Miss::writable_by_others), "writable_by_others");
   EXPECT_EQ(to_string(Miss::hash_mismatch), "hash_mismatch");
   EXPECT_EQ(to_string(Miss::unreadable), "unreadable");
+}
+
+/// Sets an entry's last use (both files' modification times) to `seconds_ago`.
+void used_ago(const ArtifactCache& cache, const std::string& key, int seconds_ago) {
+  const auto when = std::filesystem::file_time_type::clock::now() - std::chrono::seconds(seconds_ago);
+  std::filesystem::last_write_time(cache.directory() / key, when);
+  std::filesystem::last_write_time(cache.directory() / (key + ".sha256"), when);
+}
+
+TEST(JitArtifactCache, PruneDeletesTheLeastRecentlyUsedFirst) {
+  TempFolder tmp;
+  ArtifactCache cache(tmp.path(), "pch");
+  const std::string a = sha256_hex("a"), b = sha256_hex("b"), c = sha256_hex("c");
+  const std::vector<char> bytes(1000, 'x');
+  for (const std::string& key : {a, b, c}) cache.store(key, bytes);
+  used_ago(cache, a, 300);
+  used_ago(cache, b, 200);
+  used_ago(cache, c, 100);
+  ASSERT_TRUE(cache.find(a).path);  // a is now the most recently used: b is the oldest
+  const std::uintmax_t entry_bytes = 1000 + 65;
+  const batchode::jit::Pruned pruned = cache.prune(2 * entry_bytes);
+  EXPECT_EQ(pruned.entries_removed, 1u);
+  EXPECT_EQ(pruned.bytes_removed, entry_bytes);
+  EXPECT_EQ(pruned.bytes_kept, 2 * entry_bytes);
+  EXPECT_EQ(names_in(cache.directory()), (std::set<std::string>{a, a + ".sha256", c, c + ".sha256"}));
+  // Within the capacity nothing goes.
+  EXPECT_EQ(cache.prune(2 * entry_bytes).entries_removed, 0u);
+  // c is now the oldest.
+  EXPECT_EQ(cache.prune(entry_bytes).entries_removed, 1u);
+  EXPECT_TRUE(cache.find(a).path);
+  EXPECT_EQ(cache.find(c).miss, Miss::absent);
+}
+
+TEST(JitArtifactCache, PruneKeepsTheEntryJustStoredEvenPastTheCapacity) {
+  TempFolder tmp;
+  ArtifactCache cache(tmp.path(), "pch");
+  const std::string old_key = sha256_hex("old"), new_key = sha256_hex("new");
+  cache.store(old_key, bytes_of("an old prelude"));
+  used_ago(cache, old_key, 60);
+  cache.store(new_key, std::vector<char>(5000, 'p'));
+  used_ago(cache, new_key, 3600 * 24);  // even when its clock says otherwise
+  const batchode::jit::Pruned pruned = cache.prune(10, new_key);
+  EXPECT_EQ(pruned.entries_removed, 1u);
+  EXPECT_EQ(pruned.bytes_kept, 5000u + 65);
+  EXPECT_EQ(names_in(cache.directory()), (std::set<std::string>{new_key, new_key + ".sha256"}));
+}
+
+TEST(JitArtifactCache, PruneClearsWhatKilledStoresLeftAndNothingElse) {
+  TempFolder tmp;
+  ArtifactCache cache(tmp.path(), "cpu");
+  cache.store(kKey, bytes_of("object"));
+  const auto dir = cache.directory();
+  const auto old = std::filesystem::file_time_type::clock::now() - std::chrono::hours(2);
+  const std::string old_temporary = ".0123456789abcdef.tmp.1.2.3",
+                    new_temporary = ".fedcba9876543210.tmp.4.5.6";
+  const std::string orphan = sha256_hex("orphan") + ".sha256", fresh_orphan = sha256_hex("fresh") + ".sha256";
+  for (const std::string& name :
+       {old_temporary, new_temporary, orphan, fresh_orphan, std::string("notes.txt")}) {
+    std::ofstream(dir / name) << "left over";
+  }
+  std::filesystem::last_write_time(dir / old_temporary, old);
+  std::filesystem::last_write_time(dir / orphan, old);
+  std::filesystem::last_write_time(dir / "notes.txt", old);
+  const batchode::jit::Pruned pruned = cache.prune(std::uintmax_t{1} << 40);
+  EXPECT_EQ(pruned.entries_removed, 0u);
+  EXPECT_EQ(pruned.bytes_removed, 2 * std::string("left over").size());
+  // A store in progress (the new temporary), a digest whose artifact is being renamed into place
+  // (the fresh orphan) and files that are no entry's stay.
+  EXPECT_EQ(names_in(dir),
+            (std::set<std::string>{kKey, kKey + ".sha256", new_temporary, fresh_orphan, "notes.txt"}));
+  EXPECT_TRUE(cache.find(kKey).path);
+}
+
+TEST(JitArtifactCache, PruneOfAMissingFolderDoesNothing) {
+  TempFolder tmp;
+  ArtifactCache cache(tmp.path(), "cpu");
+  std::filesystem::remove_all(cache.directory());
+  const batchode::jit::Pruned pruned = cache.prune(0);
+  EXPECT_EQ(pruned.entries_removed, 0u);
+  EXPECT_EQ(pruned.bytes_kept, 0u);
 }
 
 }  // namespace

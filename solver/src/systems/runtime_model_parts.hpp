@@ -83,7 +83,8 @@ const RuntimeCompilerLookup& runtime_compiler();
 void notice(const std::string& line);
 
 /// The options' cache folder's `kind` entries, or nothing (with a notice) when caching is off or the
-/// folder cannot be used (it is not ours, is writable by others, cannot be created).
+/// folder cannot be used (it is not ours, is writable by others, cannot be created). Throws
+/// InvalidInput for a malformed BATCHODE_CACHE_MAX_SIZE (jit::cache_capacity), before any compile.
 std::optional<jit::ArtifactCache> open_cache(const RuntimeModelState& state, const char* kind);
 
 /// cache.find(key), with a notice when an entry was there but refused (altered, writable by others,
@@ -93,7 +94,7 @@ jit::Lookup find_entry(const jit::ArtifactCache& cache, const std::string& key,
 
 /// cache.store(key, bytes), or nothing (with a notice saying `instead`) when the cache cannot take the
 /// entry (a folder in its place, a full disk): as with a cache that cannot be used at all, the solve
-/// goes on without it.
+/// goes on without it. Then prunes the kind to jit::cache_capacity(), least recently used first.
 std::optional<std::filesystem::path> store_entry(const jit::ArtifactCache& cache, const std::string& key,
                                                  const std::vector<char>& bytes, const std::string& instead);
 

@@ -147,6 +147,7 @@ void notice(const std::string& line) { std::cerr << ("batchode: " + line + '\n')
 std::optional<jit::ArtifactCache> open_cache(const RuntimeModelState& state, const char* kind) {
   std::optional<jit::ArtifactCache> cache;
   if (!state.options.use_cache) return cache;
+  (void)jit::cache_capacity();  // a malformed BATCHODE_CACHE_MAX_SIZE fails here, before any compile
   std::string unusable;
   const std::filesystem::path dir = state.options.cache_directory.empty()
                                         ? jit::cache_directory()
@@ -173,7 +174,10 @@ jit::Lookup find_entry(const jit::ArtifactCache& cache, const std::string& key,
 std::optional<std::filesystem::path> store_entry(const jit::ArtifactCache& cache, const std::string& key,
                                                  const std::vector<char>& bytes, const std::string& instead) {
   try {
-    return cache.store(key, bytes);
+    std::filesystem::path stored = cache.store(key, bytes);
+    // The least recently used entries past the size limit go (the one just stored stays); 0: no limit.
+    if (const std::uintmax_t capacity = jit::cache_capacity(); capacity > 0) (void)cache.prune(capacity, key);
+    return stored;
   } catch (const jit::JitError& e) {
     notice("the compiled-model cache cannot store an entry (" + std::string(e.what()) + "); " + instead);
     return std::nullopt;

@@ -183,6 +183,29 @@ TEST_F(RuntimeModelTest, ASecondModelObjectLoadsFromTheCacheWithoutCompiling) {
   EXPECT_EQ(warm.stats(batchode::events::model_compile).count, 1u);
 }
 
+// The cache keeps to BATCHODE_CACHE_MAX_SIZE after each store, the least recently used entry going
+// first (jit::ArtifactCache::prune): a precompiled prelude is ~300 MB, one per change of headers or
+// flags, and an unbounded folder grew by gigabytes.
+TEST_F(RuntimeModelTest, EachStoreKeepsTheCacheToItsSizeLimit) {
+  const batchode::models::Model model = parse(kLorenzToml);
+  const batchode::jit::testing::ScopedEnv limit("BATCHODE_CACHE_MAX_SIZE", std::string("1"));
+  batchode::TimeLogger log(nullptr, batchode::Verbosity::normal);
+  RuntimeModel<double>(model, options(), log).prepare(Method::rk4, log);
+  RuntimeModel<double>(model, options(), log).prepare(Method::dopri5, log);
+  EXPECT_EQ(log.stats(batchode::events::model_compile).count, 2u);
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(cache_ / "cache" / "cpu")) {
+    files += entry.is_regular_file() ? 1 : 0;
+  }
+  EXPECT_EQ(files, 2u) << "the entry just stored and its digest, nothing else";
+
+  batchode::TimeLogger again(nullptr, batchode::Verbosity::normal);
+  RuntimeModel<double>(model, options(), again).prepare(Method::dopri5, again);  // kept
+  EXPECT_EQ(again.stats(batchode::events::model_compile).count, 0u);
+  RuntimeModel<double>(model, options(), again).prepare(Method::rk4, again);  // pruned: compiled again
+  EXPECT_EQ(again.stats(batchode::events::model_compile).count, 1u);
+}
+
 // What a GPU solve's run-order probe asks before it integrates on the CPU (run_order_probe.hpp): the
 // answer compiles nothing; it is yes once the code is loaded, or in the cache for another object.
 TEST_F(RuntimeModelTest, CpuCodeReadyCompilesNothingAndLoadsFromTheCache) {

@@ -13,8 +13,15 @@
 // the two. That holds because the folder must be ours and not writable by group or others (checked on
 // every find). Its ancestors are not checked: one writable by another user (without the sticky bit)
 // would let that user swap the whole folder; keep the cache under a folder only you can write.
+//
+// Size: prune() deletes the least recently used entries (last stored or found) until a kind takes
+// no more than a capacity; the callers prune after each store (jit::cache_capacity(): a host
+// compiler's precompiled prelude is ~300 MB, and one is made for every change of headers or flags,
+// so an unbounded folder grew by gigabytes). An entry another process found but has not yet loaded
+// can be pruned under it; that process then fails to load it and says so, as for any vanished file.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -45,6 +52,13 @@ struct Lookup {
   std::string digest;                         ///< on a hit: the recorded SHA-256 the bytes matched
 };
 
+/// What ArtifactCache::prune did.
+struct Pruned {
+  std::size_t entries_removed = 0;   ///< entries deleted (artifact and digest), least recently used first
+  std::uintmax_t bytes_removed = 0;  ///< their bytes, digests and stale temporary files included
+  std::uintmax_t bytes_kept = 0;     ///< what the kind's entries take afterwards
+};
+
 /// One kind of artifact ("cpu" shared objects, "ptx" modules) in one cache folder.
 class ArtifactCache {
  public:
@@ -59,8 +73,9 @@ class ArtifactCache {
   /// changes the binary), or why not. Checked on every call: both folders belong to the effective user
   /// and are not writable by group or others; the entry and its digest are regular files (never
   /// followed through a symbolic link) with the same owner and mode rules; the entry's bytes hash to
-  /// the recorded digest. A bad entry of ours is deleted, never returned. `verified_bytes`, when given,
-  /// receives the very bytes that were hashed (for loaders that take memory, such as a GPU module: no
+  /// the recorded digest. A bad entry of ours is deleted, never returned. A hit marks the entry as
+  /// used now (its digest file's modification time), which is what prune() orders by. `verified_bytes`, when
+  /// given, receives the very bytes that were hashed (for loaders that take memory, such as a GPU module: no
   /// second read, so nothing to race). Throws InvalidInput for a key that is not 1 to 128 lowercase
   /// hex digits.
   Lookup find(const std::string& key, std::vector<char>* verified_bytes = nullptr) const;
@@ -71,6 +86,13 @@ class ArtifactCache {
   /// one. Throws JitError naming the folder and what is wrong with it when it is not ours or is
   /// writable by group or others, or when a write fails; InvalidInput for a malformed key.
   std::filesystem::path store(const std::string& key, const std::vector<char>& bytes) const;
+
+  /// Deletes this kind's least recently used entries until the rest take at most `capacity` bytes
+  /// (artifact and digest counted together), never the entry under `keep` (the one just stored,
+  /// which may alone exceed the capacity). Also deletes our temporary files and digests without an
+  /// artifact older than an hour (what a killed store leaves). Files of other users and anything
+  /// that is not an entry's are left alone. Never throws: a folder it cannot read prunes nothing.
+  Pruned prune(std::uintmax_t capacity, const std::string& keep = {}) const;
 
   /// Whether the folders may be used (owner, mode, kind); `why`, when given, says what is wrong.
   bool usable(std::string* why = nullptr) const;

@@ -3,6 +3,7 @@
 // never disagree on the folder.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 
 namespace batchode::jit {
@@ -12,5 +13,11 @@ namespace batchode::jit {
 /// the effective user from the password database + /.cache/batchode. Empty variables count as unset.
 /// An empty path when none of these exists. The folder is not created here.
 std::filesystem::path cache_directory();
+
+/// The most bytes one kind of compiled artifact (cpu, pch, gpu) may take in the cache folder before
+/// the least recently used are deleted: $BATCHODE_CACHE_MAX_SIZE, a whole number of bytes with an
+/// optional K, M or G (powers of 1024; 0: no limit), else 2 GiB. Throws InvalidInput naming the
+/// variable, its value and the allowed forms otherwise.
+std::uintmax_t cache_capacity();
 
 }  // namespace batchode::jit
