@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Work-precision of the stiff methods on the CPU (issue 47): error against cost for batchode's Rosenbrock
-methods, kvaerno5 (ESDIRK) and radau5 (Radau IIA) and scipy's Radau, BDF and LSODA on four problems of
-Hairer & Wanner's and the IVP test set's, and Robertson as a differential-algebraic model (robertson_dae:
+methods, the ESDIRKs kvaerno5, kencarp4 and kvaerno3, radau5 (Radau IIA) and scipy's Radau, BDF and
+LSODA on four problems of Hairer & Wanner's and the IVP test set's, and Robertson as a differential-algebraic model (robertson_dae:
 y3 algebraic, fixed by y1 + y2 + y3 = 1; only the methods that solve DAEs, rodas4, rodas5p and radau5,
 against scipy on the equivalent ODE, whose solution is the DAE's).
 
     PYTHONPATH=<built package> python3 benchmarks/stiff_work_precision.py [--problems robertson hires
-        vdp oregonator] [--methods ros3p rodas4 rodas5p kvaerno5 radau5 rosenbrock4] [--tols 1e-3 ... 1e-10]
+        vdp oregonator] [--methods ros3p rodas4 rodas5p kvaerno5 kencarp4 kvaerno3 radau5
+        rosenbrock4] [--tols 1e-3 ... 1e-10]
         [--runs 64] [--repeats 3] [--plot work_precision.png]
 
 - Robertson (t in [0, 40], y0 = (1, 0, 0)), HIRES (8 states, t in [0, 321.8122]), van der Pol with
@@ -103,7 +104,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--problems", nargs="+", default=[p for p in PROBLEMS if p != "robertson_dae"])
     ap.add_argument("--methods", nargs="+",
-                    default=["ros3p", "rodas4", "rodas5p", "kvaerno5", "radau5", "rosenbrock4"])
+                    default=["ros3p", "rodas4", "rodas5p", "kvaerno5", "kencarp4", "kvaerno3", "radau5",
+                             "rosenbrock4"])
     ap.add_argument("--scipy", nargs="*", default=["Radau", "BDF", "LSODA"])
     ap.add_argument("--tols", type=float, nargs="+", default=[10.0 ** -k for k in range(3, 11)])
     ap.add_argument("--runs", type=int, default=64)

@@ -24,7 +24,7 @@ class Status(enum.IntEnum):
     inconsistent_initial_values = 7
     #: events that change the state kept firing at one time (Zeno); the run ended at the last of them
     zeno_events = 8
-    #: an implicit method's (kvaerno5's, radau5's) Newton iteration failed at every step size down to the smallest
+    #: an implicit method's (ESDIRK's, radau5's) Newton iteration failed at every step size down to the smallest
     newton_failure = 9
 
 

@@ -35,7 +35,7 @@ TYPED_TEST(GpuAccuracy, EveryMethodMeetsItsToleranceAndMatchesTheCpu) {
         const std::string what = to_string(m) + " on " + Problem::name + " at tol " + std::to_string(tol);
         ASSERT_EQ(gpu.execution().at(0).backend, batchode::BackendId::gpu(0)) << what;
         const double e = scaled_error<Problem>(gpu, tol, tol);
-        EXPECT_LE(e, Bounds::max_scaled_error(most_steps(gpu))) << what;
+        EXPECT_LE(e, Bounds::max_scaled_error(m, most_steps(gpu))) << what;
         EXPECT_GE(e, Bounds::min_scaled_error) << what;
         EXPECT_LE(most_steps(gpu), step_ceiling(m, tol, Problem::stiff)) << what;
         batchode::testing::expect_runs_agree(gpu, cpu, batchode::testing::agreement_bound<T>(m, tol, 1000), what);

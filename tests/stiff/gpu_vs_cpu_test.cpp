@@ -1,7 +1,7 @@
 // The stiff GPU path against the CPU path, run by run: a Robertson sweep over k3 (1e2 .. 1e6) with
-// rodas4, ros3p, rodas5p, kvaerno5 and radau5, float and double, final states, statuses and step counts;
-// BRUSS (16 states) in band storage with rodas4, rodas5p, kvaerno5 and radau5; Robertson as a DAE (y3
-// algebraic) with rodas4, rodas5p and radau5, from an inconsistent guess.
+// rodas4, ros3p, rodas5p, kvaerno5, radau5, kvaerno3 and kencarp4, float and double, final states, statuses
+// and step counts; BRUSS (16 states) in band storage with rodas4, rodas5p, kvaerno5 and radau5; Robertson as
+// a DAE (y3 algebraic) with rodas4, rodas5p and radau5, from an inconsistent guess.
 #include <gtest/gtest.h>
 
 #include <batchode/batchode.hpp>
@@ -26,7 +26,8 @@ TYPED_TEST(StiffGpuVsCpu, RobertsonK3Sweep) {
   using T = TypeParam;
   std::vector<T> y0, p;
   batchode::testing::robertson_k3_sweep<T>(2000, y0, p);
-  for (Method m : {Method::rodas4, Method::ros3p, Method::rodas5p, Method::kvaerno5, Method::radau5}) {
+  for (Method m : {Method::rodas4, Method::ros3p, Method::rodas5p, Method::kvaerno5, Method::radau5,
+                   Method::kvaerno3, Method::kencarp4}) {
     SolveOptions o;
     o.outputs.counters = true;  // read below (counters are off by default)
     o.method = m;

@@ -462,6 +462,8 @@ TEST(StiffOrder, Rodas4IsFourthOrder) { expect_order<tableau::Rodas4>(4); }
 TEST(StiffOrder, Rodas5pIsFifthOrder) { expect_order<tableau::Rodas5p>(5); }
 TEST(StiffOrder, Kvaerno5IsFifthOrder) { expect_order<tableau::Kvaerno5>(5); }
 TEST(StiffOrder, Radau5IsFifthOrder) { expect_order<tableau::RadauIIA5>(5); }
+TEST(StiffOrder, Kvaerno3IsThirdOrder) { expect_order<tableau::Kvaerno3>(3); }
+TEST(StiffOrder, KenCarp4IsFourthOrder) { expect_order<tableau::KenCarp4>(4); }
 
 // The embedded estimates: local error ~ h^(error_order + 1).
 template <class Tab>
@@ -482,13 +484,21 @@ TEST(StiffOrder, EmbeddedEstimatesHaveTheirOrder) {
   // radau5's (order 3): RADAU5's second form on a first step, E1^-1 (f(y + first form) + ...).
   const double ra =
       std::log2(one_step_estimate<tableau::RadauIIA5>(0.02) / one_step_estimate<tableau::RadauIIA5>(0.01));
-  std::printf("[ estimates ] ros3p local order %.3f, rodas4 %.3f, rodas5p %.3f, kvaerno5 %.3f, radau5 %.3f\n",
-              r3, r4, r5, k5, ra);
+  const double k3 =
+      std::log2(one_step_estimate<tableau::Kvaerno3>(0.02) / one_step_estimate<tableau::Kvaerno3>(0.01));
+  const double kc =
+      std::log2(one_step_estimate<tableau::KenCarp4>(0.02) / one_step_estimate<tableau::KenCarp4>(0.01));
+  std::printf(
+      "[ estimates ] ros3p local order %.3f, rodas4 %.3f, rodas5p %.3f, kvaerno5 %.3f, radau5 %.3f, kvaerno3 "
+      "%.3f, kencarp4 %.3f\n",
+      r3, r4, r5, k5, ra, k3, kc);
   EXPECT_NEAR(r3, tableau::Ros3p::error_order + 1, 0.3);
   EXPECT_NEAR(r4, tableau::Rodas4::error_order + 1, 0.3);
   EXPECT_NEAR(r5, tableau::Rodas5p::error_order + 1, 0.3);
   EXPECT_NEAR(k5, tableau::Kvaerno5::error_order + 1, 0.3);
   EXPECT_NEAR(ra, tableau::RadauIIA5::error_order + 1, 0.3);
+  EXPECT_NEAR(k3, tableau::Kvaerno3::error_order + 1, 0.3);
+  EXPECT_NEAR(kc, tableau::KenCarp4::error_order + 1, 0.3);
 }
 
 // y' = -k (y - cos t), y(0) = 1 (on its slow solution, y ~ cos t), with a Jacobian member that is wrong
@@ -528,7 +538,9 @@ TEST_P(NewtonFailure, WithAWrongJacobian) {
   EXPECT_EQ(right.status(0), Status::success) << to_string(right.status(0));
   EXPECT_NEAR(right.final_state(0, 0), std::cos(1.0), 1e-5);
 }
-INSTANTIATE_TEST_SUITE_P(ImplicitMethods, NewtonFailure, ::testing::Values(Method::kvaerno5, Method::radau5),
+INSTANTIATE_TEST_SUITE_P(ImplicitMethods, NewtonFailure,
+                         ::testing::Values(Method::kvaerno5, Method::radau5, Method::kvaerno3,
+                                           Method::kencarp4),
                          [](const ::testing::TestParamInfo<Method>& param_info) {
                            return to_string(param_info.param);
                          });

@@ -186,14 +186,19 @@ std::vector<double> tolerances() {
 ///    most the sum over steps. Embedded pairs estimate their less accurate member and stay far below
 ///    (at most about 40: bogacki_shampine32 over three periods of the oscillation); ros3p's step
 ///    doubling keeps the more accurate halves, so it reaches about steps / 7 (172 over 1200 steps of
-///    the oscillation at 1e-8). ros3p's blind embedded estimate gave 1e6 in 5-8 steps;
+///    the oscillation at 1e-8). ros3p's blind embedded estimate gave 1e6 in 5-8 steps. kencarp4's
+///    embedded pair underrates its local error on the oscillation about 1.5x (101 over 67 steps at
+///    1e-5, the same unfiltered; its pair is Kennedy and Carpenter's, and kvaerno5 reaches 26): its
+///    bound is 2 steps;
 ///  - error no smaller than 1e-4 tol: far tighter means the controller ignores the tolerance
 ///    (the smallest seen is 0.0065);
 ///  - steps within a ceiling from the controller's own law: steps ~ span * C tol^(-1/(q + 1)), with
 ///    q the estimate's order; C = 40 covers every method and problem here with a margin (explicit
 ///    methods on the stiff problem are held by stability instead: 4000 steps more).
 struct Bounds {
-  static double max_scaled_error(std::uint64_t steps) { return std::max(100.0, 0.5 * static_cast<double>(steps)); }
+  static double max_scaled_error(Method m, std::uint64_t steps) {
+    return std::max(100.0, (m == Method::kencarp4 ? 2.0 : 0.5) * static_cast<double>(steps));
+  }
   static constexpr double min_scaled_error = 1e-4;
 };
 

@@ -55,7 +55,7 @@ TYPED_TEST(Accuracy, EveryAdaptiveMethodMeetsItsTolerance) {
           const std::string what = std::string(path) + " " + to_string(m) + " on " + Problem::name + " at tol " +
                                    std::to_string(tol);
           const double e = scaled_error<Problem>(r, tol, tol);
-          EXPECT_LE(e, Bounds::max_scaled_error(most_steps(r))) << what;
+          EXPECT_LE(e, Bounds::max_scaled_error(m, most_steps(r))) << what;
           EXPECT_GE(e, Bounds::min_scaled_error) << what;
           EXPECT_LE(most_steps(r), step_ceiling(m, tol, Problem::stiff)) << what;
           auto& [lo, hi] = range.try_emplace(to_string(m), INFINITY, 0.0).first->second;

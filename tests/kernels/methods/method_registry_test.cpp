@@ -52,6 +52,8 @@ TEST(MethodRegistry, FactsAreThoseOfThePublishedMethods) {
       {Method::kvaerno5, 5, 4, 7, true, false, true, true},  // Kvaerno 2004
       {Method::dop853, 8, 7, 13, true, true, false, true},   // Hairer's dop853.f: 12 stages + FSAL
       {Method::radau5, 5, 3, 3, true, false, true, true},    // Hairer & Wanner's RADAU5
+      {Method::kvaerno3, 3, 2, 4, true, false, true, true},  // Kvaerno 2004
+      {Method::kencarp4, 4, 3, 6, true, false, true, true},  // Kennedy & Carpenter 2003
   };
   ASSERT_EQ(std::size(expected), static_cast<std::size_t>(batchode::method_count));
   for (const Expected& e : expected) {

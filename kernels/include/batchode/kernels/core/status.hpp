@@ -36,9 +36,9 @@ enum class Status : port::int32_t {
   /// (a Zeno run, as a bouncing ball's bounces accumulate): the run ended at the last of them, with
   /// the state after its assignments.
   zeno_events = 8,
-  /// An implicit method's (kvaerno5's) Newton iteration for its stages did not converge, with a fresh
-  /// Jacobian, at any step size down to the smallest the run may take: the run ended at the last
-  /// accepted state.
+  /// An implicit method's (the ESDIRKs', radau5's) Newton iteration for its stages did not converge,
+  /// with a fresh Jacobian, at any step size down to the smallest the run may take: the run ended at
+  /// the last accepted state.
   newton_failure = 9,
 };
 

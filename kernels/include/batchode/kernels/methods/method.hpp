@@ -35,6 +35,8 @@ enum class Method {
   kvaerno5,  ///< Kvaerno's ESDIRK 5(4), 7 stages, GPU and CPU
   dop853,    ///< Hairer's DOP853, order 8 with 5(3) estimates, 12 stages + FSAL
   radau5,    ///< Radau IIA of order 5 (Hairer's RADAU5), 3 implicit stages, GPU and CPU
+  kvaerno3,  ///< Kvaerno's ESDIRK 3(2), 4 stages, GPU and CPU
+  kencarp4,  ///< Kennedy & Carpenter's ESDIRK 4(3) (KenCarp4's implicit table), 6 stages, GPU and CPU
 };
 
 /// What a method is and where it runs. One per method in method_registry (method_registry.hpp), each

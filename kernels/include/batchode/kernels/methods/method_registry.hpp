@@ -29,7 +29,9 @@
   X(vern9, Vern9)                          \
   X(kvaerno5, Kvaerno5)                    \
   X(dop853, Dop853)                        \
-  X(radau5, RadauIIA5)
+  X(radau5, RadauIIA5)                     \
+  X(kvaerno3, Kvaerno3)                    \
+  X(kencarp4, KenCarp4)
 
 namespace batchode {
 
@@ -86,8 +88,8 @@ constexpr Method all_methods[] = {Method::euler,       Method::rk4,    Method::b
                                   Method::dop853};
 /// The stiff (Rosenbrock, ESDIRK and Radau IIA) methods. They need a Jacobian: the system's `jacobian` member
 /// or, without one, forward-mode automatic differentiation through its templated call operator.
-constexpr Method stiff_methods[] = {Method::ros3p,   Method::rodas4,   Method::rosenbrock4,
-                                    Method::rodas5p, Method::kvaerno5, Method::radau5};
+constexpr Method stiff_methods[] = {Method::ros3p,    Method::rodas4, Method::rosenbrock4, Method::rodas5p,
+                                    Method::kvaerno5, Method::radau5, Method::kvaerno3,    Method::kencarp4};
 
 namespace detail {
 // The two lists above partition the registry by `stiff`, each in enum order.
