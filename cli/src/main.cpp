@@ -56,8 +56,8 @@ void add_run_options(CLI::App& run, RunArgs& a) {
   run.add_option("--t-end", a.t_end, "End time")->required();
   run.add_option(
          "--method", a.method,
-         "Integration method: dopri5 (the default, as scipy's RK45), tsit5, rodas5p, rodas4, kvaerno5, "
-         "kvaerno3, kencarp4 or radau5 for stiff models, rk4 with --dt, ...")
+         "Integration method: dopri5 (the default, as scipy's RK45), tsit5, rodas5p, rodas4, rodas4p2, "
+         "kvaerno5, kvaerno3, kencarp4 or radau5 for stiff models, rk4 with --dt, ...")
       ->check(CLI::IsMember(method_names()))
       ->capture_default_str();
   run.add_option_function<double>(

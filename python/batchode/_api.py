@@ -16,7 +16,8 @@ sample_summaries_every and summarise_variables place and choose what the metrics
 save_variables chooses the states and observables the series keeps.
 Method names: batchode's own (batchode.methods()), scipy's RK45, RK23, DOP853 and Radau, CuBIE's
 classical-rk4, dormand-prince-54, bogacki-shampine-32, cash-karp-54 and radau (and its vern7, the same
-name), and OrdinaryDiffEq.jl's Rodas4, Rodas5P, Vern7, Vern9, Kvaerno3, Kvaerno5, KenCarp4 and RadauIIA5.
+name), and OrdinaryDiffEq.jl's Rodas4, Rodas4P2, Rodas5P, Vern7, Vern9, Kvaerno3, Kvaerno5, KenCarp4 and
+RadauIIA5.
 """
 
 import json
@@ -46,6 +47,7 @@ _METHOD_ALIASES = {
     "Kvaerno5": "kvaerno5",
     "Kvaerno3": "kvaerno3",
     "KenCarp4": "kencarp4",
+    "Rodas4P2": "rodas4p2",
     "Radau": "radau5",
     "radau": "radau5",
     "RadauIIA5": "radau5",
@@ -67,7 +69,7 @@ def methods():
     Examples
     --------
     >>> [m["name"] for m in batchode.methods() if m["stiff"]]  # doctest: +SKIP
-    ['ros3p', 'rodas4', 'rosenbrock4', 'rodas5p', 'kvaerno5', 'radau5', 'kvaerno3', 'kencarp4']
+    ['ros3p', 'rodas4', 'rosenbrock4', 'rodas5p', 'kvaerno5', 'radau5', 'kvaerno3', 'kencarp4', 'rodas4p2']
     """
     return _batchode.methods()
 
@@ -562,8 +564,8 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
         The span as CuBIE gives it: ``(t0, t0 + duration)``, `t0` 0 by default.
     method : str
         ``"dopri5"`` (default), ``"tsit5"``, ``"rk4"``, ``"euler"``, ``"bogacki_shampine32"``,
-        ``"cash_karp54"``, ``"fehlberg78"``, ``"vern7"``, ``"vern9"``, ``"dop853"``, ``"rodas4"``, ``"rodas5p"``,
-        ``"ros3p"``, ``"kvaerno5"``, ``"kvaerno3"``, ``"kencarp4"`` (implicit, ESDIRK), ``"radau5"`` (implicit,
+        ``"cash_karp54"``, ``"fehlberg78"``, ``"vern7"``, ``"vern9"``, ``"dop853"``, ``"rodas4"``, ``"rodas4p2"``,
+        ``"rodas5p"``, ``"ros3p"``, ``"kvaerno5"``, ``"kvaerno3"``, ``"kencarp4"`` (implicit, ESDIRK), ``"radau5"`` (implicit,
         Radau IIA), ``"rosenbrock4"`` (CPU only), or an alias (scipy's, CuBIE's, OrdinaryDiffEq.jl's: the module's doc); :func:`methods` lists them. CuBIE's keyword `algorithm` is taken too.
     rtol, atol : float
         The tolerances of adaptive methods (1e-6 each).

@@ -44,7 +44,7 @@ def test_model_names_its_algebraic_variables_last():
     assert list(m.algebraic_names) == ["y3"]
 
 
-@pytest.mark.parametrize("method", ["rodas4", "rodas5p", "radau5"])
+@pytest.mark.parametrize("method", ["rodas4", "rodas5p", "radau5", "rodas4p2"])
 def test_robertson_dae_matches_scipy_radau_on_the_ode(method):
     k3 = numpy.array([5e3, 1e4, 2e4])
     t_eval = numpy.array([0.0, 0.4, 4.0, 40.0])
@@ -116,7 +116,7 @@ def quasi_steady_reference(a, t_end):
     return u, v_of(u)
 
 
-@pytest.mark.parametrize("method", ["rodas4", "rodas5p", "radau5"])
+@pytest.mark.parametrize("method", ["rodas4", "rodas5p", "radau5", "rodas4p2"])
 def test_quasi_steady_brusselator_matches_its_reduced_ode(method):
     a = numpy.array([0.9, 1.2])
     rtol = atol = 1e-8
@@ -131,7 +131,7 @@ def test_quasi_steady_brusselator_matches_its_reduced_ode(method):
         assert err.max() < 50, (method, value, err.max())
 
 
-@pytest.mark.parametrize("method", ["rodas5p", "radau5"])
+@pytest.mark.parametrize("method", ["rodas5p", "radau5", "rodas4p2"])
 @pytest.mark.parametrize("precision", ["float64", "float32"])
 def test_gpu_matches_cpu_run_by_run(precision, method):
     model = robertson_dae()

@@ -18,7 +18,7 @@ FIXED = {m["name"] for m in batchode.methods() if not m["adaptive"]}
 
 def test_the_method_list_is_batchodes():
     assert {"euler", "rk4", "dopri5", "tsit5", "vern7", "vern9", "rodas4", "rodas5p", "ros3p",
-            "rosenbrock4", "kvaerno5", "radau5", "kvaerno3", "kencarp4"} <= set(METHODS)
+            "rosenbrock4", "kvaerno5", "radau5", "kvaerno3", "kencarp4", "rodas4p2"} <= set(METHODS)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -172,7 +172,7 @@ def test_aliases_of_one_method_agree(decay):
     # scipy's, CuBIE's and OrdinaryDiffEq.jl's names of Radau IIA 5
     for name in ("Radau", "radau", "RadauIIA5"):
         assert batchode.solve_ivp(decay, t_span=(0, 1), method=name, backend="cpu", **quiet()).method == "radau5"
-    for name, method in (("Kvaerno3", "kvaerno3"), ("KenCarp4", "kencarp4")):
+    for name, method in (("Kvaerno3", "kvaerno3"), ("KenCarp4", "kencarp4"), ("Rodas4P2", "rodas4p2")):
         assert batchode.solve_ivp(decay, t_span=(0, 1), method=name, backend="cpu", **quiet()).method == method
 
 

@@ -23,8 +23,8 @@ using batchode::testing::RobertsonDae;
 /// z(t) = 1 - (1 - sqrt(y0)) e^{-t/2} and y = z^2. p = {}; the algebraic state z is the last.
 struct SquareRootDae {
   static constexpr std::size_t n_states = 2, n_params = 0, n_algebraic = 1;
-  static constexpr Method compiled_methods[] = {Method::rodas4, Method::rodas5p, Method::radau5,
-                                                Method::dopri5, Method::ros3p};
+  static constexpr Method compiled_methods[] = {Method::rodas4,   Method::rodas5p, Method::radau5,
+                                                Method::rodas4p2, Method::dopri5,  Method::ros3p};
   static constexpr const char* state_names[] = {"y", "z"};
   template <class T>
   BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T*, T* out) const {
@@ -159,7 +159,7 @@ TEST_P(DaeMethods, RobertsonInFloatNearItsRoundingSucceeds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(MassMatrixMethods, DaeMethods,
-                         ::testing::Values(Method::rodas4, Method::rodas5p, Method::radau5),
+                         ::testing::Values(Method::rodas4, Method::rodas5p, Method::radau5, Method::rodas4p2),
                          [](const ::testing::TestParamInfo<Method>& p) { return to_string(p.param); });
 
 void expect_band_chain_equals_dense(Method m) {
@@ -228,7 +228,8 @@ TEST(Dae, MethodsNotBuiltForAMassMatrixAreRefusedByName) {
     EXPECT_NE(message.find("algebraic states (z"), std::string::npos) << message;
     EXPECT_NE(message.find("rodas4, rodas5p"), std::string::npos) << message;
   }
-  EXPECT_TRUE(solves_dae(Method::rodas4) && solves_dae(Method::rodas5p) && solves_dae(Method::radau5));
+  EXPECT_TRUE(solves_dae(Method::rodas4) && solves_dae(Method::rodas5p) && solves_dae(Method::radau5) &&
+              solves_dae(Method::rodas4p2));
   EXPECT_FALSE(solves_dae(Method::ros3p) || solves_dae(Method::rosenbrock4) || solves_dae(Method::dopri5));
 }
 

@@ -464,6 +464,7 @@ TEST(StiffOrder, Kvaerno5IsFifthOrder) { expect_order<tableau::Kvaerno5>(5); }
 TEST(StiffOrder, Radau5IsFifthOrder) { expect_order<tableau::RadauIIA5>(5); }
 TEST(StiffOrder, Kvaerno3IsThirdOrder) { expect_order<tableau::Kvaerno3>(3); }
 TEST(StiffOrder, KenCarp4IsFourthOrder) { expect_order<tableau::KenCarp4>(4); }
+TEST(StiffOrder, Rodas4p2IsFourthOrder) { expect_order<tableau::Rodas4p2>(4); }
 
 // The embedded estimates: local error ~ h^(error_order + 1).
 template <class Tab>
@@ -488,10 +489,12 @@ TEST(StiffOrder, EmbeddedEstimatesHaveTheirOrder) {
       std::log2(one_step_estimate<tableau::Kvaerno3>(0.02) / one_step_estimate<tableau::Kvaerno3>(0.01));
   const double kc =
       std::log2(one_step_estimate<tableau::KenCarp4>(0.02) / one_step_estimate<tableau::KenCarp4>(0.01));
+  const double r42 =
+      std::log2(one_step_estimate<tableau::Rodas4p2>(0.02) / one_step_estimate<tableau::Rodas4p2>(0.01));
   std::printf(
       "[ estimates ] ros3p local order %.3f, rodas4 %.3f, rodas5p %.3f, kvaerno5 %.3f, radau5 %.3f, kvaerno3 "
-      "%.3f, kencarp4 %.3f\n",
-      r3, r4, r5, k5, ra, k3, kc);
+      "%.3f, kencarp4 %.3f, rodas4p2 %.3f\n",
+      r3, r4, r5, k5, ra, k3, kc, r42);
   EXPECT_NEAR(r3, tableau::Ros3p::error_order + 1, 0.3);
   EXPECT_NEAR(r4, tableau::Rodas4::error_order + 1, 0.3);
   EXPECT_NEAR(r5, tableau::Rodas5p::error_order + 1, 0.3);
@@ -499,6 +502,7 @@ TEST(StiffOrder, EmbeddedEstimatesHaveTheirOrder) {
   EXPECT_NEAR(ra, tableau::RadauIIA5::error_order + 1, 0.3);
   EXPECT_NEAR(k3, tableau::Kvaerno3::error_order + 1, 0.3);
   EXPECT_NEAR(kc, tableau::KenCarp4::error_order + 1, 0.3);
+  EXPECT_NEAR(r42, tableau::Rodas4p2::error_order + 1, 0.3);
 }
 
 // y' = -k (y - cos t), y(0) = 1 (on its slow solution, y ~ cos t), with a Jacobian member that is wrong

@@ -142,7 +142,7 @@ TEST_P(StiffReference, IdenticalRunsReportIdenticalCounters) {
 INSTANTIATE_TEST_SUITE_P(Methods, StiffReference,
                          ::testing::Values(Method::rodas4, Method::ros3p, Method::rosenbrock4,
                                            Method::kvaerno5, Method::radau5, Method::kvaerno3,
-                                           Method::kencarp4),
+                                           Method::kencarp4, Method::rodas4p2),
                          [](const ::testing::TestParamInfo<Method>& param_info) {
                            return to_string(param_info.param);
                          });

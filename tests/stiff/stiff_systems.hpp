@@ -36,7 +36,8 @@ struct RobertsonWithJacobian : Robertson {
 /// law), so its solution is Robertson's; p = {k1, k2, k3}. Built for the methods that solve DAEs.
 struct RobertsonDae {
   static constexpr std::size_t n_states = 3, n_params = 3, n_algebraic = 1;
-  static constexpr Method compiled_methods[] = {Method::rodas4, Method::rodas5p, Method::radau5};
+  static constexpr Method compiled_methods[] = {Method::rodas4, Method::rodas5p, Method::radau5,
+                                                Method::rodas4p2};
   template <class T>
   BATCHODE_HOST_DEVICE void operator()(T, const T* y, const T* p, T* out) const {
     const T r1 = p[0] * y[0], r2 = p[1] * y[1] * y[1], r3 = p[2] * y[1] * y[2];

@@ -137,6 +137,13 @@ TEST(RosenbrockTableau, Rodas5pMeetsItsOrderConditions) {
 // Radau IIA 5 is kept as RADAU5 keeps it (nodes, A^-1's eigen-decomposition T Lambda T^-1, the
 // estimate's weights): each checked against the Butcher matrix's closed form (Hairer & Wanner II,
 // Table IV.5.6), whose order conditions are checked first.
+TEST(RosenbrockTableau, Rodas4p2MeetsItsOrderConditions) {
+  expect_consistent<tableau::Rodas4p2>("rodas4p2");
+  const Original m = original_of<tableau::Rodas4p2>();
+  expect_order_exactly(m, m.b, tableau::Rodas4p2::order, "rodas4p2 b");
+  expect_order_exactly(m, m.b_hat, tableau::Rodas4p2::embedded_order, "rodas4p2 b_hat");
+}
+
 TEST(RadauTableau, RadauIIA5IsItsButcherMatrixInRadau5sCoordinates) {
   using Tab = tableau::RadauIIA5;
   const double s6 = std::sqrt(6.0);

@@ -54,6 +54,7 @@ TEST(MethodRegistry, FactsAreThoseOfThePublishedMethods) {
       {Method::radau5, 5, 3, 3, true, false, true, true},    // Hairer & Wanner's RADAU5
       {Method::kvaerno3, 3, 2, 4, true, false, true, true},  // Kvaerno 2004
       {Method::kencarp4, 4, 3, 6, true, false, true, true},  // Kennedy & Carpenter 2003
+      {Method::rodas4p2, 4, 3, 6, true, false, true, true},  // Steinebach 2020
   };
   ASSERT_EQ(std::size(expected), static_cast<std::size_t>(batchode::method_count));
   for (const Expected& e : expected) {

@@ -37,6 +37,7 @@ enum class Method {
   radau5,    ///< Radau IIA of order 5 (Hairer's RADAU5), 3 implicit stages, GPU and CPU
   kvaerno3,  ///< Kvaerno's ESDIRK 3(2), 4 stages, GPU and CPU
   kencarp4,  ///< Kennedy & Carpenter's ESDIRK 4(3) (KenCarp4's implicit table), 6 stages, GPU and CPU
+  rodas4p2,  ///< Steinebach's RODAS4P2, order 4(3), GPU and CPU
 };
 
 /// What a method is and where it runs. One per method in method_registry (method_registry.hpp), each

@@ -31,7 +31,8 @@
   X(dop853, Dop853)                        \
   X(radau5, RadauIIA5)                     \
   X(kvaerno3, Kvaerno3)                    \
-  X(kencarp4, KenCarp4)
+  X(kencarp4, KenCarp4)                    \
+  X(rodas4p2, Rodas4p2)
 
 namespace batchode {
 

@@ -202,6 +202,62 @@ struct Rodas5p {
   }
 };
 
+/// RODAS4P2 (G. Steinebach, "Improvement of Rosenbrock-Wanner method RODASP", Progress in
+/// Differential-Algebraic Equations II (2020) 165-184): RODAS4's form (6 stages, order 4 with an embedded
+/// order-3 estimate, L-stable, stiffly accurate, gamma = 1/4, its own third-order dense output over the
+/// first five stages), with coefficients that also meet the conditions of index-1 DAEs and of the
+/// Prothero-Robinson test of very stiff problems, where RODAS4 loses order. Values as in OrdinaryDiffEq.jl's
+/// Rodas4P2Tableau (RODAS4P2A, RODAS4P2C, RODAS4P2c, RODAS4P2d, RODAS4P2H).
+struct Rodas4p2 {
+  static constexpr Method method = Method::rodas4p2;
+  static constexpr bool rosenbrock = true;
+  static constexpr bool solves_dae = true;
+  static constexpr int stages = 6, order = 4, error_order = 3;
+  static constexpr int embedded_order = 3;
+  static constexpr bool adaptive = true, fsal = false;
+  BATCHODE_HOST_DEVICE static constexpr double gamma() { return 0.25; }
+  BATCHODE_HOST_DEVICE static constexpr double a(int i, int j) {
+    constexpr double A[6][6] = {
+        {0, 0, 0, 0, 0, 0},
+        {3.0, 0, 0, 0, 0, 0},
+        {0.906377755268814, -0.189707390391685, 0, 0, 0, 0},
+        {3.758617027739064, 1.161741776019525, -0.849258085312803, 0, 0, 0},
+        {7.089566927282776, 4.573591406461604, -8.423496976860259, -0.959280113459775, 0, 0},
+        {7.089566927282776, 4.573591406461604, -8.423496976860259, -0.959280113459775, 1.0, 0}};
+    return A[i][j];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double C(int i, int j) {
+    constexpr double A[6][6] = {
+        {0, 0, 0, 0, 0, 0},
+        {-12.0, 0, 0, 0, 0, 0},
+        {-6.354581592719008, 0.338972550544623, 0, 0, 0, 0},
+        {-8.575016317114033, -7.606483992117508, 12.22499765012482, 0, 0, 0},
+        {-5.888975457523102, -8.157396617841821, 24.805546872612922, 12.790401512796979, 0, 0},
+        {-4.408651676063871, -6.692003137674639, 24.625568527593117, 16.627521966636085, -5.714285714285718,
+         0}};
+    return A[i][j];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double c(int i) {
+    constexpr double Cn[6] = {0, 0.75, 0.321448134013046, 0.519745732277726, 1.0, 1.0};
+    return Cn[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double d(int i) {
+    constexpr double D[6] = {0.25, -0.5, -0.189532918363016, 0.085612108792769, 0, 0};
+    return D[i];
+  }
+  BATCHODE_HOST_DEVICE static constexpr double b(int i) { return i < 5 ? a(5, i) : 1.0; }
+  BATCHODE_HOST_DEVICE static constexpr double e(int i) { return i == 5 ? 1.0 : 0.0; }
+  /// Its own dense output, third order, in RODAS4's form (K1, K2 over the first five stages).
+  static constexpr DenseForm dense = DenseForm::rosenbrock;
+  BATCHODE_HOST_DEVICE static constexpr double dense_h(int r, int s) {
+    constexpr double H[2][6] = {{-5.323528268423303, -10.042123754867493, 17.175254928256965,
+                                 -5.079931171878093, -0.016185991706112, 0},
+                                {6.984505741529879, 6.914061169603662, -0.849178943070653, 18.104410789349338,
+                                 -3.516963011559032, 0}};
+    return H[r][s];
+  }
+};
+
 /// Boost.Odeint's rosenbrock4 (Kaps-Rentrop form with Shampine's coefficients), CPU only: a tag, not a
 /// table; the CPU path runs odeint's own stepper for it (backends/cpu/rosenbrock4_stepper.hpp).
 struct OdeintRosenbrock4 {
