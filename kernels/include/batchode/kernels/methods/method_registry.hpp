@@ -89,8 +89,9 @@ constexpr Method all_methods[] = {Method::euler,       Method::rk4,    Method::b
                                   Method::dop853};
 /// The stiff (Rosenbrock, ESDIRK and Radau IIA) methods. They need a Jacobian: the system's `jacobian` member
 /// or, without one, forward-mode automatic differentiation through its templated call operator.
-constexpr Method stiff_methods[] = {Method::ros3p,    Method::rodas4, Method::rosenbrock4, Method::rodas5p,
-                                    Method::kvaerno5, Method::radau5, Method::kvaerno3,    Method::kencarp4};
+constexpr Method stiff_methods[] = {Method::ros3p,    Method::rodas4,   Method::rosenbrock4,
+                                    Method::rodas5p,  Method::kvaerno5, Method::radau5,
+                                    Method::kvaerno3, Method::kencarp4, Method::rodas4p2};
 
 namespace detail {
 // The two lists above partition the registry by `stiff`, each in enum order.
