@@ -7,7 +7,6 @@
 #include <batchode/jit/artifact_cache.hpp>
 #include <batchode/jit/sha256.hpp>
 #include <chrono>
-#include <fstream>
 #include <set>
 
 #include "jit_test_support.hpp"
@@ -201,7 +200,7 @@ TEST(JitArtifactCache, PruneClearsWhatKilledStoresLeftAndNothingElse) {
   const std::string orphan = sha256_hex("orphan") + ".sha256", fresh_orphan = sha256_hex("fresh") + ".sha256";
   for (const std::string& name :
        {old_temporary, new_temporary, orphan, fresh_orphan, std::string("notes.txt")}) {
-    std::ofstream(dir / name) << "left over";
+    write_file(dir / name, "left over");
   }
   std::filesystem::last_write_time(dir / old_temporary, old);
   std::filesystem::last_write_time(dir / orphan, old);
