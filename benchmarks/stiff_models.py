@@ -16,8 +16,10 @@ benchmarks/peers/cubie_bruss.py and cubie_pollu.py on the same protocol (one lin
   atol 1e-8) and Robertson (y0 = (1, 0, 0), k3 = linspace(5e3, 2e4, runs), t in [0, 40], rtol 1e-6,
   atol 1e-10), float64.
 - With --l96-sizes: the explicit model path beside them, Lorenz-96 with N states written as equations
-  (benchmarks/large_systems.sh's), rk4 with dt 1e-3 over t in [0, 1] (1000 steps), F = linspace(7, 9,
-  runs); state_steps_per_s = runs N 1000 / the warm solve.
+  (benchmarks/large_systems.sh's), rk4 with dt 1e-3 over t in [0, 1] (1000 steps; --l96-methods adds
+  adaptive ones at rtol = atol = 1e-6, 1e-4 in float32), F = linspace(7, 9, runs); state_steps_per_s =
+  runs N (mean accepted steps) / the warm solve; split_runs=1: a run over several lanes where the rule
+  splits it (--l96-one-thread adds split_runs=0 and same_bits, the final states' comparison).
 first_s: from the Model's construction to the end of the first solve, with BATCHODE_CACHE_DIR an empty
 folder (a cold compile); solve_ms: median of REPEATS (3) later solves. Accuracy: runs 0, runs/2 and
 runs-1 against scipy's Radau at rtol 1e-12 (where scipy is installed): err_tol is the largest
@@ -144,6 +146,9 @@ def main():
     ap.add_argument("--small-only", action="store_true", help="only van der Pol and Robertson")
     ap.add_argument("--l96-sizes", type=int, nargs="*", default=[])
     ap.add_argument("--l96-only", action="store_true", help="only the Lorenz-96 sizes")
+    ap.add_argument("--l96-methods", nargs="+", default=["rk4"], help="rk4 (dt 1e-3) or adaptive ones (rtol 1e-6 / 1e-4)")
+    ap.add_argument("--l96-one-thread", action="store_true",
+                    help="also each Lorenz-96 case with split_runs=False (one thread per run; same_bits compares)")
     ap.add_argument("--backend", default="auto", help="auto (default) or gpu: first_s then times the GPU compile only")
     args = ap.parse_args()
     import batchode
@@ -177,28 +182,39 @@ def main():
         for precision in args.precisions:
             y0 = numpy.tile(numpy.array(list(states.values())), (runs, 1)).astype(precision)
             params = numpy.linspace(7.0, 9.0, runs).reshape(runs, 1).astype(precision)
-            try:
-                with tempfile.TemporaryDirectory(prefix="batchode_l96_cache_") as cache:
-                    os.environ["BATCHODE_CACHE_DIR"] = cache
-                    start = time.perf_counter()
-                    model = batchode.Model(equations=equations, states=states, parameters={"F": 8.0}, name=f"l96_{n}")
-                    solver = batchode.Solver(model, method="rk4", dt=1e-3, t_span=(0.0, 1.0), precision=precision,
-                                             verbosity="none", backend=args.backend)
-                    r = solver.solve(y0=y0, parameters=params)
-                    first_s = time.perf_counter() - start
-                    walls = []
-                    for _ in range(args.repeats):
-                        t = time.perf_counter()
-                        r = solver.solve(y0=y0, parameters=params)
-                        walls.append(time.perf_counter() - t)
-                ms = statistics.median(walls) * 1e3
-                print(f"batchode_explicit model=lorenz96 algorithm=rk4 precision={precision} N={n} runs={runs} "
-                      f"first_s={first_s:.2f} solve_ms={ms:.2f} state_steps_per_s={runs * n * 1000 / (ms / 1e3):.3g} "
-                      f"ok={int(numpy.sum(r.status == 0))}/{runs} x0_mean={float(numpy.mean(r.final_state[:, 0])):.10g}",
-                      flush=True)
-            except Exception as exc:  # noqa: BLE001 - report and go on
-                print(f"batchode_explicit model=lorenz96 precision={precision} N={n} error {type(exc).__name__}: {exc}"[:400],
-                      flush=True)
+            for method in args.l96_methods:
+                step = dict(dt=1e-3) if method == "rk4" else dict(rtol=1e-6 if precision == "float64" else 1e-4,
+                                                                 atol=1e-6 if precision == "float64" else 1e-4)
+                finals = {}
+                for split_runs in (True, False) if args.l96_one_thread else (True,):
+                    try:
+                        with tempfile.TemporaryDirectory(prefix="batchode_l96_cache_") as cache:
+                            os.environ["BATCHODE_CACHE_DIR"] = cache
+                            start = time.perf_counter()
+                            model = batchode.Model(equations=equations, states=states, parameters={"F": 8.0},
+                                                   name=f"l96_{n}")
+                            solver = batchode.Solver(model, method=method, t_span=(0.0, 1.0), precision=precision,
+                                                     verbosity="none", backend=args.backend, counters=True,
+                                                     split_runs=split_runs, **step)
+                            r = solver.solve(y0=y0, parameters=params)
+                            first_s = time.perf_counter() - start
+                            walls = []
+                            for _ in range(args.repeats):
+                                t = time.perf_counter()
+                                r = solver.solve(y0=y0, parameters=params)
+                                walls.append(time.perf_counter() - t)
+                        ms = statistics.median(walls) * 1e3
+                        steps = float(numpy.mean(r.counters["accepted_steps"]))
+                        finals[split_runs] = r.final_state
+                        same = "" if len(finals) < 2 else f" same_bits={int(numpy.array_equal(finals[True], finals[False]))}"
+                        print(f"batchode_explicit model=lorenz96 algorithm={method} precision={precision} N={n} "
+                              f"runs={runs} split_runs={int(split_runs)} first_s={first_s:.2f} solve_ms={ms:.2f} "
+                              f"steps_mean={steps:.1f} state_steps_per_s={runs * n * steps / (ms / 1e3):.3g} "
+                              f"ok={int(numpy.sum(r.status == 0))}/{runs} "
+                              f"x0_mean={float(numpy.mean(r.final_state[:, 0])):.10g}{same}", flush=True)
+                    except Exception as exc:  # noqa: BLE001 - report and go on
+                        print(f"batchode_explicit model=lorenz96 algorithm={method} precision={precision} N={n} "
+                              f"split_runs={int(split_runs)} error {type(exc).__name__}: {exc}"[:400], flush=True)
     if not args.pollu_only and not args.l96_only:
         for n in args.sizes:
             kw = bruss(n)

@@ -140,23 +140,25 @@ Kernel Module::function(const std::string& lowered_name) const {
 #endif
 }
 
-void Module::launch(const Kernel& kernel, unsigned grid, unsigned block, stream_t stream, void** args) const {
+void Module::launch(const Kernel& kernel, unsigned grid, unsigned block, stream_t stream, void** args,
+                    std::size_t shared_bytes) const {
 #if BATCHODE_HAS_GPU_RUNTIME
 #if defined(BATCHODE_WITH_CUDA)
   // A cudaKernel_t passed as the function: cudaLaunchKernel takes it as is (CUDA 12+).
   const cudaError_t status = cudaLaunchKernel(reinterpret_cast<const void*>(kernel.handle), dim3(grid),
-                                              dim3(block), args, 0, detail::vendor(stream));
+                                              dim3(block), args, shared_bytes, detail::vendor(stream));
   if (status != cudaSuccess)
     check(status, "cudaLaunchKernel(" + kernel.name + ")" + about(label_), __FILE__, __LINE__);
 #else
-  const hipError_t status = hipModuleLaunchKernel(reinterpret_cast<hipFunction_t>(kernel.handle), grid, 1, 1,
-                                                  block, 1, 1, 0, detail::vendor(stream), args, nullptr);
+  const hipError_t status =
+      hipModuleLaunchKernel(reinterpret_cast<hipFunction_t>(kernel.handle), grid, 1, 1, block, 1, 1,
+                            static_cast<unsigned>(shared_bytes), detail::vendor(stream), args, nullptr);
   if (status != hipSuccess) {
     check(status, "hipModuleLaunchKernel(" + kernel.name + ")" + about(label_), __FILE__, __LINE__);
   }
 #endif
 #else
-  (void)grid, (void)block, (void)stream, (void)args;
+  (void)grid, (void)block, (void)stream, (void)args, (void)shared_bytes;
   no_backend("hipModuleLaunchKernel(" + kernel.name + ")", __FILE__, __LINE__);
 #endif
 }

@@ -15,6 +15,7 @@
 
 #include "batchode/checks/identifier.hpp"
 #include "batchode/checks/invalid_input.hpp"
+#include "batchode/models/component_shapes.hpp"
 #include "batchode/models/derivative.hpp"
 #include "batchode/models/sparse_lu_plan.hpp"
 
@@ -128,6 +129,7 @@ class Generator {
       rhs.emplace_back("dydt[" + std::to_string(i) + "]", m_.equations().rhs[i]);
     }
     s += function("operator()", "dydt", rhs);
+    if (const std::optional<ComponentShapes> shapes = component_shapes(m_)) s += rhs_component(*shapes);
     if (jacobian) {
       const std::size_t n = m_.n_states();
       // Up to kZeroLoopAbove states every entry is an assignment of its own, indexed by a constant (so
@@ -449,13 +451,16 @@ class Generator {
       case ExprKind::number:
         return literal(e.value);
       case ExprKind::state:
-        return "s_" + state(e.index);
+        return relative_ ? relative_state(e.index) : "s_" + state(e.index);
       case ExprKind::parameter:
         return "p_" + m_.parameters()[e.index].name;
       case ExprKind::constant:
         return "c_" + m_.constants()[e.index].name;
       case ExprKind::auxiliary:
-        return "a_" + auxiliary(e.index);
+        // (rhs_component computes the auxiliaries a component reads inline, in parentheses: the same
+        // operations as the call operator's temporaries)
+        return relative_ ? "(" + print(*m_.equations().auxiliaries[e.index].value) + ")"
+                         : "a_" + auxiliary(e.index);
       case ExprKind::aux_derivative:
         return aux_derivative_name(e.index, e.variable);
       case ExprKind::time:
@@ -636,9 +641,83 @@ class Generator {
     return s;
   }
 
+  /// rhs_component(i, t, y, p): dydt[i] of the call operator as one formula per shape of component
+  /// (component_shapes.hpp), each state read as y[i + offset] from the State a lane group passes
+  /// (kernels/launch/lane_group.hpp), each shape but the last behind its members' test.
+  std::string rhs_component(const ComponentShapes& shapes) {
+    Uses u;
+    for (const ComponentShape& shape : shapes.shapes) collect(*m_.equations().rhs[shape.representative], u);
+    u.states.clear();       // read through y at their offsets
+    u.auxiliaries.clear();  // computed inline
+    std::string s =
+        "\n  // dydt[i] of the call operator alone (kernels/launch/lane_group.hpp: several lanes per run), "
+        "as ";
+    s += std::to_string(shapes.shapes.size()) + " formula" + (shapes.shapes.size() > 1 ? "s" : "") +
+         " over i\n  // (models/component_shapes.hpp" +
+         (shapes.periodic ? ": state offsets modulo n_states)" : ")") + ".\n";
+    s += "  template <class T, class State>\n";
+    s += "  BATCHODE_HOST_DEVICE T rhs_component(batchode::port::size_t i, T t, const State& y, const T* p) "
+         "const {\n";
+    if (u.math) s += "    namespace mm = batchode::model_math;\n";
+    if (!u.time) s += "    (void)t;\n";
+    if (!u.any_parameter()) s += "    (void)p;\n";
+    s += loads(u, "    ");
+    for (std::size_t k = 0; k < shapes.shapes.size(); ++k) {
+      const ComponentShape& shape = shapes.shapes[k];
+      const Relative relative{shape.representative, shapes.periodic};
+      relative_ = &relative;
+      const std::string value = print(*m_.equations().rhs[shape.representative]);
+      relative_ = nullptr;
+      const std::string what = "  // as d" + state(shape.representative) + " (" +
+                               std::to_string(shape.count) + " component" + (shape.count > 1 ? "s" : "") +
+                               ")\n";
+      if (k + 1 == shapes.shapes.size()) {
+        s += "    return " + value + ";" + what;
+      } else {
+        s += "    if (" + members_test(shape.members) + ") return " + value + ";" + what;
+      }
+    }
+    s += "  }\n";
+    return s;
+  }
+
+  static std::string members_test(const ComponentMembers& m) {
+    auto n = [](std::size_t v) { return std::to_string(v); };
+    if (!m.listed.empty()) {
+      std::string s;
+      for (std::size_t k = 0; k < m.listed.size(); ++k) s += (k ? " || i == " : "i == ") + n(m.listed[k]);
+      return s;
+    }
+    if (m.stride == 0) return "i == " + n(m.first);
+    std::string s = (m.first > 0 ? "i >= " + n(m.first) + " && " : std::string()) + "i <= " + n(m.last);
+    if (m.stride > 1) s += " && (i - " + n(m.first) + ") % " + n(m.stride) + " == 0";
+    return s;
+  }
+
+  /// State j as rhs_component reads it: at its offset from the component written, i (relative_).
+  std::string relative_state(std::size_t j) const {
+    const long long n = static_cast<long long>(m_.n_states());
+    long long o = static_cast<long long>(j) - static_cast<long long>(relative_->component);
+    if (o == 0) return "y[i]";
+    if (!relative_->periodic)
+      return o > 0 ? "y[i + " + std::to_string(o) + "]" : "y[i - " + std::to_string(-o) + "]";
+    // Periodic: the offset modulo n, and the index wrapped by a select where it passes an end.
+    o = ((o % n) + n) % n;
+    if (o > n / 2) o -= n;
+    const std::string up = std::to_string(o > 0 ? o : n + o);  // i + up, wrapped below n
+    return "y[i + " + up + " < " + std::to_string(n) + " ? i + " + up + " : i + " + up + " - " +
+           std::to_string(n) + "]";
+  }
+
+  struct Relative {
+    std::size_t component;  ///< the component whose tree is printed
+    bool periodic;
+  };
+
   const Model& m_;
   std::string type_;
   bool sparse_ = false;  // the sparse LU's members were written
+  const Relative* relative_ = nullptr;  // print() writes states relative to a component (rhs_component)
 };
 
 bool is_cxx_keyword(std::string_view name) {

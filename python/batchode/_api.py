@@ -262,7 +262,7 @@ class Solver:
         `dt`, `save_every`, `save_at`, `save_mode`, `save_variables`, `output_types`, `summaries`,
         `summarise_every`, `sample_summaries_every`, `summarise_variables`, `drivers`, `max_steps`,
         `max_step`, `precision`, `backend`, `verbosity`, `counters`, `run_order`, `cpu_threads`,
-        `memory_fraction`, `chunks`, `event_tolerance`, `comm`, and the aliases `first_step`, `dt_save`
+        `memory_fraction`, `chunks`, `split_runs`, `event_tolerance`, `comm`, and the aliases `first_step`, `dt_save`
         and `t_eval`.
 
     Attributes
@@ -289,7 +289,7 @@ class Solver:
                  cpu_threads=0, memory_fraction=None, chunks=0, event_tolerance=None, algorithm=None,
                  first_step=None, dt_save=None, t_eval=None, comm=None, output_types=None, summaries=None,
                  summarise_every=None, sample_summaries_every=None, summarise_variables=None, drivers=None,
-                 save_variables=None, max_step=None):
+                 save_variables=None, max_step=None, split_runs=True):
         if not isinstance(model, _batchode.Model):
             raise TypeError(f"model must be a batchode.Model (batchode.Model(...) or batchode.load_model(path)), "
                             f"not {type(model).__name__}")
@@ -319,7 +319,8 @@ class Solver:
             summarise_every=_optional_float(summarise_every, "summarise_every"),
             sample_summaries_every=_optional_float(sample_summaries_every, "sample_summaries_every"),
             summarise_variables=_names(summarise_variables, "summarise_variables", "['x', 'energy']") or [],
-            drivers=_drivers(drivers), save_variables=_save_variables(save_variables))
+            drivers=_drivers(drivers), save_variables=_save_variables(save_variables),
+            split_runs=_flag(split_runs, "split_runs"))
         self._span = None
         self._solver = None
         # An mpi4py communicator: every solve is one batch over its processes (batchode._mpi).
@@ -533,6 +534,12 @@ def _drivers(drivers):
     return out
 
 
+def _flag(value, name):
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, not {type(value).__name__}")
+    return value
+
+
 def _optional_float(value, name):
     if value is None:
         return None
@@ -650,6 +657,12 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
         The GPU's memory budget, a fraction of its free memory.
     chunks : int
         A forced chunk count on the GPU (0: planned from the memory budget).
+    split_runs : bool
+        On the GPU, let one run of a large model take several lanes of a warp where one thread's registers
+        would not hold it (True, the default; explicit methods, final states only, models written out
+        state by state as a few formulas over the state's index, such as Lorenz-96 or a discretised PDE).
+        False keeps one thread per run. The same numbers either way: bit for bit where the components share
+        no arithmetic, else within rounding (a product two components share is fused otherwise).
     comm : mpi4py.MPI.Comm, optional
         A communicator: one batch over its processes (each passes the same batch; see
         :meth:`Solver.solve`); `output` then names an .h5 file all of them write into.

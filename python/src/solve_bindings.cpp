@@ -476,22 +476,18 @@ DriverSpec driver_spec(const PyDriver& d) {
 /// over the other settings; summaries names metrics directly, as an alternative to listing them in
 /// output_types. max_step (scipy's name) is step_control.dt_max; validate()'s messages call it
 /// max_step (errors.cpp).
-SolveOptions make_options(double t0, double t_end, const std::string& method, double rtol, double atol,
-                          std::optional<double> dt, std::optional<double> save_every,
-                          const std::vector<double>& save_at,
-                          const std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>>&
-                              save_at_per_run,
-                          const std::string& save_mode, std::uint64_t max_steps,
-                          const std::string& backend, const std::optional<std::string>& verbosity,
-                          bool counters, const std::string& run_order, unsigned cpu_threads,
-                          std::optional<double> memory_fraction, std::size_t chunks,
-                          std::optional<double> event_tolerance,
-                          const std::optional<std::vector<std::string>>& output_types,
-                          const std::vector<std::string>& summaries, std::optional<double> summarise_every,
-                          std::optional<double> sample_summaries_every,
-                          const std::vector<std::string>& summarise_variables,
-                          const std::vector<PyDriver>& drivers,
-                          const std::vector<std::string>& save_variables, std::optional<double> max_step) {
+SolveOptions make_options(
+    double t0, double t_end, const std::string& method, double rtol, double atol, std::optional<double> dt,
+    std::optional<double> save_every, const std::vector<double>& save_at,
+    const std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>>& save_at_per_run,
+    const std::string& save_mode, std::uint64_t max_steps, const std::string& backend,
+    const std::optional<std::string>& verbosity, bool counters, const std::string& run_order,
+    unsigned cpu_threads, std::optional<double> memory_fraction, std::size_t chunks,
+    std::optional<double> event_tolerance, const std::optional<std::vector<std::string>>& output_types,
+    const std::vector<std::string>& summaries, std::optional<double> summarise_every,
+    std::optional<double> sample_summaries_every, const std::vector<std::string>& summarise_variables,
+    const std::vector<PyDriver>& drivers, const std::vector<std::string>& save_variables,
+    std::optional<double> max_step, bool split_runs) {
   SolveOptions o;
   for (const PyDriver& d : drivers) o.drivers.push_back(driver_spec(d));
   o.t0 = t0;
@@ -536,6 +532,7 @@ SolveOptions make_options(double t0, double t_end, const std::string& method, do
   o.cpu_threads = cpu_threads;
   if (memory_fraction) o.gpu.memory_fraction = *memory_fraction;
   o.gpu.chunks = chunks;
+  o.gpu.split_runs = split_runs;
   o.event_tolerance = event_tolerance;
   o.summaries.summarise_every = summarise_every;
   o.summaries.sample_summaries_every = sample_summaries_every;
@@ -641,14 +638,14 @@ void bind_solvers(py::module_& m) {
         py::arg("local_size"), "The options for one of local_size processes on a node: one GPU each");
   m.def("make_options", &make_options, py::arg("t0"), py::arg("t_end"), py::arg("method"), py::arg("rtol"),
         py::arg("atol"), py::arg("dt"), py::arg("save_every"), py::arg("save_at"), py::arg("save_at_per_run"),
-        py::arg("save_mode"), py::arg("max_steps"), py::arg("backend"),
-        py::arg("verbosity"), py::arg("counters"), py::arg("run_order"), py::arg("cpu_threads"),
-        py::arg("memory_fraction"), py::arg("chunks"), py::arg("event_tolerance"),
-        py::arg("output_types") = py::none(), py::arg("summaries") = std::vector<std::string>{},
-        py::arg("summarise_every") = py::none(), py::arg("sample_summaries_every") = py::none(),
+        py::arg("save_mode"), py::arg("max_steps"), py::arg("backend"), py::arg("verbosity"),
+        py::arg("counters"), py::arg("run_order"), py::arg("cpu_threads"), py::arg("memory_fraction"),
+        py::arg("chunks"), py::arg("event_tolerance"), py::arg("output_types") = py::none(),
+        py::arg("summaries") = std::vector<std::string>{}, py::arg("summarise_every") = py::none(),
+        py::arg("sample_summaries_every") = py::none(),
         py::arg("summarise_variables") = std::vector<std::string>{},
         py::arg("drivers") = std::vector<PyDriver>{}, py::arg("save_variables") = std::vector<std::string>{},
-        py::arg("max_step") = py::none());
+        py::arg("max_step") = py::none(), py::arg("split_runs") = true);
   bind_solver<float>(m, "Solver32");
   bind_solver<double>(m, "Solver64");
 

@@ -78,3 +78,22 @@ def test_bruss_gpu_agrees_with_the_cpu(bruss, method):
     cpu = batchode.solve_ivp(bruss, backend="cpu", **kw)
     assert gpu.success.all() and cpu.success.all()
     numpy.testing.assert_allclose(gpu.final_state, cpu.final_state, rtol=2e-4, atol=2e-4)
+
+
+def test_a_ring_written_out_splits_over_lanes_with_one_threads_bits():
+    """Lorenz-96 with 64 states written out: one formula over the state's index, so on the GPU rk4's runs
+    in double take 8 lanes each (split_runs, the default), the bits of one thread per run."""
+    n = 64
+    ring = batchode.Model(equations="\n".join(f"dx{i} = (x{(i + 1) % n} - x{(i - 2) % n}) * x{(i - 1) % n} - x{i} + F"
+                                              for i in range(n)),
+                          states={f"x{i}": 8.0 + (0.01 if i == 0 else 0.0) for i in range(n)},
+                          parameters={"F": 8.0}, name="py_ring64")
+    why = gpu_reason(ring, "rk4")
+    if why:
+        pytest.skip(why)
+    kw = dict(t_span=(0.0, 0.5), parameters={"F": numpy.linspace(6.0, 10.0, 512)}, method="rk4", dt=1e-3,
+              backend="gpu", **quiet())
+    split = batchode.solve_ivp(ring, **kw)
+    one = batchode.solve_ivp(ring, split_runs=False, **kw)
+    assert split.success.all()
+    assert numpy.array_equal(split.final_state, one.final_state)

@@ -377,6 +377,7 @@ def test_dicts_do_not_mix_with_rows(lorenz):
     (dict(max_steps=None), TypeError, "max_steps"),
     (dict(cpu_threads=-1), ValueError, "cpu_threads"),
     (dict(chunks=2.5), TypeError, "chunks"),
+    (dict(split_runs=1), TypeError, "split_runs must be True or False"),
     (dict(method="RK45", algorithm="tsit5"), ValueError, "algorithm"),
     (dict(max_step=0.0), ValueError, r"^max_step \(0\) must be positive"),
     (dict(max_step=-1.0), ValueError, r"^max_step \(-1\) must be positive"),

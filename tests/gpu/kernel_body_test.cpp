@@ -111,7 +111,7 @@ TYPED_TEST(KernelBody, OneLaneOfTheLaneGroupLayoutIsTheOneThreadRun) {
       const RunSettings<T> plan = make_run_settings<T>(o);
       tableau::dispatch(m, [&](auto tag) {
         using Tab = typename decltype(tag)::type;
-        if constexpr (tableau::runs_on_gpu_v<Tab> && !tableau::is_stiff_v<Tab>) {  // (dispatch's other tags)
+        if constexpr (kernels::splits_over_lanes_v<Tab>) {  // (dispatch's other tags)
           HostOutputs<T> one(runs, N), lane(runs, N);
           const kernels::DeviceInputs<T> in{y0.data(), f.data(), runs};
           T shared[N];
@@ -156,6 +156,8 @@ static_assert(lanes_per_run<tableau::Dopri5, batchode::testing::Lorenz96<256>, d
 static_assert(lanes_per_run<tableau::Rk4, batchode::testing::Lorenz96<4, 2>, double>() == 2);  // declared
 static_assert(lanes_per_run<tableau::Rk4, batchode::testing::Lorenz96<48>, double>() == 8);  // 672: 84 a lane
 static_assert(lanes_per_run<tableau::Rk4, batchode::testing::Lorenz96<50>, double>() == 2);  // 50 = 2 x 25
+// dop853 sums over the run's states in its step (its combined estimate): one thread per run
+static_assert(lanes_per_run<tableau::Dop853, batchode::testing::Lorenz96<64>, double>() == 1);
 
 // The split kernel's block (lane_group_kernel.hpp): 128 threads halved until its runs' N + L values
 // each fit 48 KiB; past that even one run in a block of 32 threads does not (GpuRunner refuses it).

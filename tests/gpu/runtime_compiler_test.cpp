@@ -5,8 +5,9 @@
 // error gives RuntimeCompileError with the compiler's log and the program's label. Also, without
 // any GPU: the architecture options, the program text, RuntimeGpuRunner built by the host compiler
 // (it refuses kernels that do not fit the request before touching the device) and Module refusing
-// bytes that are no code image. Where no runtime compiler is found (a CPU-only build, no toolkit)
-// the compiling cases skip, saying which libraries were tried.
+// bytes that are no code image; a generated model's lane-group kernel (several lanes per run) and the
+// check that its lanes are the device code's. Where no runtime compiler is found (a CPU-only build, no
+// toolkit) the compiling cases skip, saying which libraries were tried.
 #include <gtest/gtest.h>
 
 #include <batchode/backends/gpu/runtime_gpu_runner.hpp>
@@ -15,11 +16,14 @@
 #include <batchode/batchode.hpp>
 #include <batchode/gpu/module.hpp>
 #include <batchode/gpu/runtime_compiler.hpp>
+#include <batchode/models/codegen.hpp>
 #include <chrono>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "runtime_model_systems.hpp"
 
 namespace {
 
@@ -134,6 +138,43 @@ TEST(RuntimeCompiler, AnErrorInTheProgramGivesTheLogAndTheLabel) {
     FAIL() << "a system with data members compiled";
   } catch (const gpu::RuntimeCompileError& e) {
     EXPECT_NE(e.log().find("must be an empty struct"), std::string::npos) << "log:\n" << e.log();
+  }
+}
+
+// A model's generated rhs_component (a ring of 64 states: one formula over i) splits an explicit
+// method's runs over lanes where one thread's registers would not hold them (kernels::lanes_for_size:
+// dopri5 in double over 16 lanes, rk4 over 8); the program builds the lane-group kernel under its name,
+// and refuses, by a static_assert naming the system, lanes that are not the device code's own.
+TEST(RuntimeCompiler, ARingOfSixtyFourStatesBuildsItsLaneGroupKernel) {
+  const std::string source = models::generate_system(
+      batchode::testing::parse_model_text(batchode::testing::lorenz96_toml(64)), {"Ring", false});
+  EXPECT_EQ(runtime_lanes_per_run(Method::dopri5, 64, sizeof(double), true), 16u);
+  EXPECT_EQ(runtime_lanes_per_run(Method::rk4, 64, sizeof(double), true), 8u);
+  EXPECT_EQ(runtime_lanes_per_run(Method::rk4, 64, sizeof(float), true), 1u);  // 448 words: one thread
+  EXPECT_EQ(runtime_lanes_per_run(Method::rodas4, 64, sizeof(double), true), 1u);
+  EXPECT_EQ(runtime_lanes_per_run(Method::dopri5, 64, sizeof(double), false), 1u);
+  RuntimeKernelChoice choice = RuntimeKernelChoice::only(kernels::ChunkKernel::final_state, 0, false);
+  choice.lanes_per_run = runtime_lanes_per_run(Method::dopri5, 64, sizeof(double), true);
+  const RuntimeKernelProgram program =
+      runtime_kernel_program(source, "Ring", Method::dopri5, "double", choice);
+  ASSERT_EQ(program.name_expressions,
+            std::vector<std::string>{"batchode::kernels::integrate_chunk_in_lane_groups<batchode::tableau::"
+                                     "Dopri5, Ring, double, 16ul>"});
+  BATCHODE_REQUIRE_RUNTIME_COMPILER(compiler);
+  const gpu::CompiledKernels compiled =
+      compiler->compile(program.source, program.name_expressions, test_options(*compiler), "ring_lanes");
+  ASSERT_EQ(compiled.lowered_names.size(), 1u);
+  EXPECT_NE(compiled.lowered_names[0].find("integrate_chunk_in_lane_groups"), std::string::npos)
+      << compiled.lowered_names[0];
+  choice.lanes_per_run = 8;
+  const RuntimeKernelProgram wrong = runtime_kernel_program(source, "Ring", Method::dopri5, "double", choice);
+  try {
+    compiler->compile(wrong.source, wrong.name_expressions, test_options(*compiler), "ring_wrong_lanes");
+    FAIL() << "lanes that are not the device code's compiled";
+  } catch (const gpu::RuntimeCompileError& e) {
+    EXPECT_NE(e.log().find("Ring: the host's lanes per run are not the device code's"), std::string::npos)
+        << "log:\n"
+        << e.log();
   }
 }
 

@@ -27,11 +27,13 @@
 #endif
 
 #include "batchode/models/codegen.hpp"
+#include "batchode/models/component_shapes.hpp"
 #include "batchode/models/evaluate.hpp"
 #include "batchode/models/model.hpp"
 #include "bruss_model.hpp"
-#include "pollu_model.hpp"
 #include "compile_support.hpp"
+#include "lorenz96_text.hpp"
+#include "pollu_model.hpp"
 
 namespace {
 
@@ -90,16 +92,34 @@ z = 0.75
 )";
 
 /// Lorenz-96 with n states (above 16 the generated Jacobian writes its zeros with a loop).
-std::string lorenz96(int n) {
-  std::string eq, states;
-  auto x = [n](int i) { return "x" + std::to_string(((i % n) + n) % n); };
-  for (int i = 0; i < n; ++i) {
-    eq += "d" + x(i) + " = (" + x(i + 1) + " - " + x(i - 2) + ") * " + x(i - 1) + " - " + x(i) + " + F\n";
-    states += x(i) + " = " + std::to_string(0.1 * i) + "\n";
-  }
-  return "name = \"lorenz96\"\nequations = \"\"\"\n" + eq + "\"\"\"\n[states]\n" + states +
-         "[parameters]\nF = 8\n";
-}
+// rhs_component's three kinds of member test: listed members (x0, x1, x4), a progression (x2, x5) and
+// the rest (x3, x6, x7, x8); an auxiliary read inline; t and a parameter.
+constexpr const char* kShapes = R"(name = "shapes"
+equations = """
+w = k * t
+dx0 = -x0 * w
+dx1 = -x1 * w
+dx2 = x3 - x1
+dx3 = sin(x3) + x2
+dx4 = -x4 * w
+dx5 = x6 - x4
+dx6 = sin(x6) + x5
+dx7 = sin(x7) + x6
+dx8 = sin(x8) + x7
+"""
+[states]
+x0 = 1
+x1 = 1
+x2 = 1
+x3 = 1
+x4 = 1
+x5 = 1
+x6 = 1
+x7 = 1
+x8 = 1
+[parameters]
+k = 1
+)";
 
 struct Generated {
   std::string type;  // the struct's name
@@ -115,7 +135,7 @@ std::vector<Generated> models_for_compilation() {
           {"Chain", parse(kChain), true},
           {"Constant", parse(kConstant), true},
           {"Precedence", parse(kPrecedence), true},
-          {"Lorenz96", parse(lorenz96(20)), true},
+          {"Lorenz96", parse(batchode::testing::lorenz96_toml(20)), true},
           {"Bruss", parse(batchode::testing::bruss_toml(8)), true, LinearSolver::band},
           {"BrussSparse", parse(batchode::testing::bruss_toml(8)), true},
           {"Pollu", load_model(batchode::testing::pollu_model_path()), true}};
@@ -253,7 +273,7 @@ TEST(Codegen, LorenzSourceFollowsTheContract) {
     EXPECT_NE(src.find(line), std::string::npos) << "missing: " << line << "in:\n" << src;
   }
   // Above 16 states the structural zeros are written by a loop, the rest one by one.
-  const std::string big = generate_system(parse(lorenz96(20)), {"L96", true});
+  const std::string big = generate_system(parse(batchode::testing::lorenz96_toml(20)), {"L96", true});
   EXPECT_NE(big.find("    for (batchode::port::size_t k = 0; k < n_states * n_states; ++k) J[k] = T(0);\n"),
             std::string::npos);
   const std::regex zero_entry(R"(J\[[0-9]+\] = T\(0\);)");  // no zero entry assigned on its own
@@ -285,10 +305,11 @@ TEST(Codegen, DeclaresTheBandOfASymbolicJacobian) {
   for (const char* absent : {"Jb[0]", "Jb[1] ", "Jb[5]", "Jb[78]", "Jb[79]"}) {
     EXPECT_EQ(src.find(absent), std::string::npos) << absent << " in:\n" << src;
   }
-  for (const std::string& other : {generate_system(parse(lorenz96(20)), {"L96", true}),
-                                   generate_system(load("lorenz.toml"), {"Lorenz", true}),
-                                   generate_system(parse(batchode::testing::bruss_toml(8)), {"Bruss", false}),
-                                   generate_system(parse(batchode::testing::bruss_toml(8)), {"Bruss", true})}) {
+  for (const std::string& other :
+       {generate_system(parse(batchode::testing::lorenz96_toml(20)), {"L96", true}),
+        generate_system(load("lorenz.toml"), {"Lorenz", true}),
+        generate_system(parse(batchode::testing::bruss_toml(8)), {"Bruss", false}),
+        generate_system(parse(batchode::testing::bruss_toml(8)), {"Bruss", true})}) {
     EXPECT_EQ(other.find("bandwidth"), std::string::npos) << other;
     EXPECT_EQ(other.find("band_jacobian"), std::string::npos) << other;
   }
@@ -404,10 +425,16 @@ TEST(Codegen, GeneratedProgramComputesWhatTheInterpreterComputes) {
        parse(kPrecedence),
        {{0, {1.25, 1.5, 0.75}, {}}, {0, {0.5, 2.5, -1}, {}}, {0, {2, 2, 0.5}, {}}}},
       {"Lorenz", load("lorenz.toml"), {{0, {1, 2, 3}, {28}}, {0, {-8, 7, 27}, {14}}}},
-      {"Lorenz96", parse(lorenz96(20)), {{0, std::vector<double>(20, 0.5), {8}}}},
-      {"Bruss", parse(batchode::testing::bruss_toml(8)), {{0, std::vector<double>(16, 1.5), {1.1}}}, LinearSolver::band},
+      {"Lorenz96", parse(batchode::testing::lorenz96_toml(20)), {{0, std::vector<double>(20, 0.5), {8}}}},
+      {"Bruss",
+       parse(batchode::testing::bruss_toml(8)),
+       {{0, std::vector<double>(16, 1.5), {1.1}}},
+       LinearSolver::band},
       {"BrussSparse", parse(batchode::testing::bruss_toml(8)), {{0, std::vector<double>(16, 1.5), {1.1}}}},
-      {"Pollu", load_model(batchode::testing::pollu_model_path()), {{0, std::vector<double>(20, 0.01), {0.35}}}}};
+      {"Pollu",
+       load_model(batchode::testing::pollu_model_path()),
+       {{0, std::vector<double>(20, 0.01), {0.35}}}},
+      {"Shapes", parse(kShapes), {{0.5, {0.3, -1.2, 0.7, 2.1, -0.4, 1.6, 0.9, -0.8, 1.1}, {1.5}}}}};
   for (std::size_t i = 0; i < 20; ++i) cases[4].samples[0].y[i] += 0.1 * static_cast<double>(i * i % 7);
   for (std::size_t i = 0; i < 16; ++i) cases[5].samples[0].y[i] += 0.3 * static_cast<double>(i * i % 5);
   for (std::size_t i = 0; i < 16; ++i) cases[6].samples[0].y[i] += 0.3 * static_cast<double>(i * i % 5);
@@ -421,6 +448,7 @@ TEST(Codegen, GeneratedProgramComputesWhatTheInterpreterComputes) {
   }
   program += R"(#include "batchode/kernels/linalg/jacobian.hpp"
 #include "batchode/kernels/linalg/lu.hpp"
+#include "batchode/kernels/launch/lane_group.hpp"
 // The generated call operator alone: kernels::linearize then differentiates it with dual numbers.
 template <class M>
 struct CallOnly {
@@ -453,6 +481,9 @@ void run(const char* name, int sample, double t, const double* y, const double* 
   for (batchode::port::size_t k = 0; k < N * N; ++k) {
     put("J", k, J[k]);
     put("J_ad", k, J_ad[k]);
+  }
+  if constexpr (batchode::has_rhs_component_v<M, double>) {  // one component at a time, y as a pointer
+    for (batchode::port::size_t i = 0; i < N; ++i) put("f_component", i, M{}.rhs_component(i, t, y, p));
   }
   if constexpr (batchode::has_sparse_lu_v<M, double>) {
     // J's nonzeros (printed by their index; the test knows their places), and W x = b solved by the
@@ -528,6 +559,9 @@ int main() {
       for (std::size_t i = 0; i < n; ++i) {
         // The same operations in the same order as the interpreter: the same doubles.
         EXPECT_EQ(at("f", i), f[i]) << where << " f[" << i << "]";
+        if (component_shapes(c.model)) {
+          EXPECT_EQ(at("f_component", i), f[i]) << where << " rhs_component(" << i << ")";
+        }
         EXPECT_EQ(at("ft", i), ft[i]) << where << " f_t[" << i << "]";
         EXPECT_NEAR(at("ft_ad", i), ft[i], 1e-10 * std::max(1.0, std::fabs(ft[i])))
             << where << " AD f_t[" << i << "]";

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "lorenz96_text.hpp"
+
 namespace batchode::testing {
 
 inline constexpr const char* kLorenzToml = R"(name = "lorenz"
@@ -82,18 +84,6 @@ struct LorenzEventsCompiledIn : LorenzModelCompiledIn {
             {"z_high", EventDirection::rising, EventAction::terminal, 1}};
   }
 };
-
-/// Lorenz-96 with n states as model text: dx_i = (x_{i+1} - x_{i-2}) x_{i-1} - x_i + F.
-inline std::string lorenz96_toml(int n) {
-  std::string eq, states;
-  auto x = [n](int k) { return "x" + std::to_string(((k % n) + n) % n); };
-  for (int i = 0; i < n; ++i) {
-    eq += "d" + x(i) + " = (" + x(i + 1) + " - " + x(i - 2) + ") * " + x(i - 1) + " - " + x(i) + " + F\n";
-    states += x(i) + " = 8.0\n";
-  }
-  return "name = \"lorenz96\"\nequations = \"\"\"\n" + eq + "\"\"\"\n[states]\n" + states +
-         "[parameters]\nF = 8.0\n";
-}
 
 /// Model text parsed and checked (ModelError on a mistake).
 inline models::Model parse_model_text(const std::string& toml) {

@@ -25,6 +25,7 @@
 #include "batchode/jit/sha256.hpp"
 #include "batchode/kernels/methods/method_registry.hpp"
 #include "batchode/models/codegen.hpp"
+#include "batchode/models/component_shapes.hpp"
 #include "batchode/solver/systems/gpu_path.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/timed_events.hpp"
@@ -101,6 +102,7 @@ RuntimeModel<T>::RuntimeModel(models::Model model, RuntimeModelOptions options, 
   codegen.jacobian = true;
   codegen.linear_solve = &linear_solve;
   state_->system_source = models::generate_system(state_->model, codegen);
+  state_->rhs_component = models::component_shapes(state_->model).has_value();
   state_->cost_name =
       "model:" + state_->model.name() + ":" + jit::sha256_hex(state_->system_source).substr(0, 16);
 }
@@ -325,6 +327,11 @@ std::string RuntimeModel<T>::gpu_unavailable(Method method) const {
 }
 
 template <class T>
+std::size_t RuntimeModel<T>::gpu_lanes_per_run(Method method) const {
+  return runtime_lanes_per_run(method, n_states_, sizeof(T), state_->rhs_component);
+}
+
+template <class T>
 RuntimeKernels RuntimeModel<T>::gpu_kernels(Method method, int device, TimeLogger& logger,
                                             const RuntimeKernelChoice& choice) const {
   if (const std::string why = gpu_unavailable(method); !why.empty()) {
@@ -359,6 +366,8 @@ RuntimeKernels RuntimeModel<T>::gpu_kernels(Method method, int device, TimeLogge
                                   std::pair{batch.summary_kinds != 0, "summaries"}}) {
         if (chosen) label += std::string(", ") + name;
       }
+      if (batch.final_state && batch.lanes_per_run > 1)
+        label += ", " + std::to_string(batch.lanes_per_run) + " lanes a run";
       slot = load(runtime_kernel_program(state.system_source, detail::kTypeName, method, value, batch), label,
                   batch);
     }

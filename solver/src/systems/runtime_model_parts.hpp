@@ -35,6 +35,7 @@ struct RuntimeModelState {
   models::Model model;
   RuntimeModelOptions options;
   std::string system_source;  // models::generate_system, Jacobian included (stiff methods use it)
+  bool rhs_component = false;  // system_source gives rhs_component (models/component_shapes.hpp)
   std::string cost_name;      // "model:<name>:<digest of system_source, 16 hex>"
   std::mutex mutex;           // guards `loaded`: concurrent solves compile a method once
   std::map<std::pair<int, int>, std::shared_ptr<const jit::SharedObject>> loaded;  // (method, sizeof(T))

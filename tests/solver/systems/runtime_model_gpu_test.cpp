@@ -5,11 +5,14 @@
 // with the runtime model's own CPU path within gpu_compare.hpp's bounds; solves the stiff Robertson
 // problem with rodas4 through the generated Jacobian as the CPU path does; the automatic backend may
 // pick the GPU for it; a second model object loads the kernels from the on-disk cache, timed as
-// model_cache_hit instead of model_compile; events from the model's [events] equal the twin's kernel's.
+// model_cache_hit instead of model_compile; events from the model's [events] equal the twin's kernel's;
+// large models written out state by state split their runs over lanes (rhs_component) with the bits
+// of one thread per run.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -19,9 +22,9 @@
 #include "batchode/batchode.hpp"
 #include "batchode/models/model.hpp"
 #include "bruss_model.hpp"
-#include "pollu_model.hpp"
 #include "forced_decay_reference.hpp"
 #include "gpu_compare.hpp"
+#include "pollu_model.hpp"
 #include "require_gpu.hpp"
 #include "runtime_model_systems.hpp"
 #include "summary_reference.hpp"
@@ -560,8 +563,69 @@ TEST_F(RuntimeModelGpuTest, SummariesFromTheRuntimeKernelAreThoseOfTheSamples) {
     EXPECT_NEAR(b[k], a[k], 1e-13 * std::max(1.0, std::fabs(a[k]))) << k;
 }
 
-// A 64-state model (Lorenz-96) compiles for the GPU in seconds and solves as the CPU path does.
-TEST_F(RuntimeModelGpuTest, Lorenz96With64StatesAgreesWithTheCpu) {
+/// Every state of every run, the statuses and the accepted steps: the same bits.
+void expect_same_bits(const SolveResult<double>& a, const SolveResult<double>& b) {
+  ASSERT_EQ(a.n_runs(), b.n_runs());
+  std::size_t differing = 0;
+  for (std::size_t r = 0; r < a.n_runs(); ++r) {
+    std::size_t state = a.n_states();  // the first that differs
+    for (std::size_t s = a.n_states(); s-- > 0;)
+      state = a.final_state(r, s) == b.final_state(r, s) ? state : s;
+    const bool same = a.status(r) == b.status(r) &&
+                      a.counters(r).accepted_steps == b.counters(r).accepted_steps && state == a.n_states();
+    if (!same && ++differing <= 3) {
+      ADD_FAILURE() << "run " << r << " differs: steps " << a.counters(r).accepted_steps << " vs "
+                    << b.counters(r).accepted_steps << ", state " << state << ": "
+                    << (state < a.n_states() ? a.final_state(r, state) : 0.0) << " vs "
+                    << (state < a.n_states() ? b.final_state(r, state) : 0.0);
+    }
+  }
+  EXPECT_EQ(differing, 0u) << "runs differing bit for bit";
+}
+
+/// The lanes per run the solves in `log` loaded their final-state kernels with.
+std::vector<std::int64_t> loaded_lanes(const batchode::TimeLogger& log) {
+  std::vector<std::int64_t> lanes;
+  for (const batchode::Occurrence& k : log.occurrences(batchode::events::kernel_compile)) {
+    if (const auto* l = k.metadata.find("lanes_per_run")) lanes.push_back(l->as_int());
+  }
+  return lanes;
+}
+
+/// `model` solved on the GPU by `method` with its runs split over lanes (rhs_component; the rule of
+/// kernels/launch/lane_group.hpp gives `lanes`), with one thread per run (GpuOptions::split_runs
+/// false: the same bits where `rounding` is 0, else within it), and on the CPU (within `bound`).
+void expect_lanes_give_one_threads_runs(const RuntimeModel<double>& runtime, const std::vector<double>& y0,
+                                        const std::vector<double>& params, SolveOptions o, std::int64_t lanes,
+                                        double bound, double rounding = 0) {
+  SCOPED_TRACE(batchode::to_string(o.method));
+  EXPECT_EQ(runtime.gpu_lanes_per_run(o.method), static_cast<std::size_t>(lanes));
+  batchode::TimeLogger log(nullptr, batchode::Verbosity::normal);
+  o.backend = Backend::gpu;
+  o.verbosity = batchode::Verbosity::normal;
+  const SolveResult<double> split = batchode::solve_ivp(runtime, y0, params, o, log);
+  ASSERT_TRUE(split.execution().at(0).backend.is_gpu());
+  ASSERT_TRUE(split.all_succeeded());
+  o.gpu.split_runs = false;
+  const SolveResult<double> one_thread = batchode::solve_ivp(runtime, y0, params, o, log);
+  EXPECT_EQ(loaded_lanes(log), (std::vector<std::int64_t>{lanes, 1}));
+  if (rounding == 0) {
+    expect_same_bits(split, one_thread);
+  } else {
+    batchode::testing::expect_runs_agree(split, one_thread, rounding, "GPU in lanes vs one thread per run");
+  }
+  o.backend = Backend::cpu;
+  o.verbosity = batchode::Verbosity::none;
+  const SolveResult<double> cpu = batchode::solve_ivp(runtime, y0, params, o);
+  batchode::testing::expect_runs_agree(split, cpu, bound, "GPU in lanes vs CPU");
+}
+
+// A 64-state model (Lorenz-96) compiles for the GPU in seconds and solves as the CPU path does; its
+// generated rhs_component (one formula over i, offsets modulo 64) splits a run over lanes of a warp
+// (dopri5 over 16, rk4 over 8, in double), which give one thread per run's bits (its components share
+// no arithmetic). GPU and CPU part by rounding (the GPU fuses multiply-adds) grown over 1000 chaotic
+// rk4 steps: 2e-12 relative seen on the H200.
+TEST_F(RuntimeModelGpuTest, Lorenz96With64StatesSplitsOverLanesAndAgreesWithTheCpu) {
   BATCHODE_REQUIRE_GPU();
   constexpr int n = 64;
   RuntimeModel<double> runtime(parse(lorenz96_toml(n)), options());
@@ -571,13 +635,32 @@ TEST_F(RuntimeModelGpuTest, Lorenz96With64StatesAgreesWithTheCpu) {
     for (int i = 0; i < n; ++i) y0.push_back(8.0 + (i == 0 ? 0.01 : 0.0));
     forcing.push_back(4.0 + 4.0 * double(r) / double(runs));
   }
+  const SolveOptions dopri5 = lorenz_options<double>(Method::dopri5, false);
+  expect_lanes_give_one_threads_runs(runtime, y0, forcing, dopri5, 16, 200.0 * dopri5.rtol);
+  expect_lanes_give_one_threads_runs(runtime, y0, forcing, lorenz_options<double>(Method::rk4, false), 8,
+                                     1e-9);
+}
+
+// BRUSS's 64 states written out are six formulas over i (two interleaved species and their ends):
+// lanes of a warp that hold different ones take turns. Its two species both compute u_i^2 v_i: one
+// thread computes that product once for both and the GPU compiler then fuses its multiply-adds
+// otherwise than for one component alone (1 ulp in some states, seen on the H200), so the lanes give
+// one thread's runs within rounding, not bit for bit.
+TEST_F(RuntimeModelGpuTest, ModelOfSeveralComponentShapesSplitsOverLanes) {
+  BATCHODE_REQUIRE_GPU();
+  constexpr std::size_t m = 32;
+  RuntimeModel<double> runtime(parse(batchode::testing::bruss_toml(m)), options());
+  const std::vector<double> start = batchode::testing::bruss_initial_state(m);
+  const std::size_t runs = 256;
+  std::vector<double> y0, a;
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.insert(y0.end(), start.begin(), start.end());
+    a.push_back(0.5 + double(r) / double(runs));
+  }
   SolveOptions o = lorenz_options<double>(Method::dopri5, false);
-  o.backend = Backend::gpu;
-  const SolveResult<double> gpu = batchode::solve_ivp(runtime, y0, forcing, o);
-  ASSERT_TRUE(gpu.execution().at(0).backend.is_gpu());
-  o.backend = Backend::cpu;
-  const SolveResult<double> cpu = batchode::solve_ivp(runtime, y0, forcing, o);
-  batchode::testing::expect_runs_agree(gpu, cpu, 200.0 * o.rtol, "lorenz96 GPU vs CPU");
+  o.t_end = 0.05;  // (explicit steps on a stiff problem: a short span)
+  o.rtol = o.atol = 1e-6;
+  expect_lanes_give_one_threads_runs(runtime, y0, a, o, 16, 200.0 * o.rtol, 1e-12);
 }
 
 // A large stiff model (BRUSS, 64 states) compiles for the GPU in seconds and solves as the CPU path

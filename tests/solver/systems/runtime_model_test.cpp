@@ -163,6 +163,26 @@ lambda = 1000.0
   }
 }
 
+// The threads per run of a GPU solve's final-state kernel, decided on the host without compiling:
+// several lanes only for explicit methods of models whose components are a few formulas over their
+// index (rhs_component), where one thread's registers would not hold a run (64 states in double);
+// one for the Rosenbrock methods, for float at 64 states (448 words), and for POLLU's distinct
+// equations.
+TEST_F(RuntimeModelTest, LanesPerRunOfAGpuSolveFollowTheModelAndTheMethod) {
+  const RuntimeModel<double> ring(parse(batchode::testing::lorenz96_toml(64)), options());
+  EXPECT_EQ(ring.gpu_lanes_per_run(Method::dopri5), 16u);
+  EXPECT_EQ(ring.gpu_lanes_per_run(Method::rk4), 8u);
+  EXPECT_EQ(ring.gpu_lanes_per_run(Method::rodas4), 1u);
+  EXPECT_EQ(RuntimeModel<float>(parse(batchode::testing::lorenz96_toml(64)), options())
+                .gpu_lanes_per_run(Method::rk4),
+            1u);
+  const RuntimeModel<double> pollu(batchode::models::load_model(batchode::testing::pollu_model_path()),
+                                   options());
+  EXPECT_EQ(pollu.gpu_lanes_per_run(Method::vern9), 1u);
+  const RuntimeModel<double> small(parse(kLorenzToml), options());
+  EXPECT_EQ(small.gpu_lanes_per_run(Method::dopri5), 1u);
+}
+
 TEST_F(RuntimeModelTest, ASecondModelObjectLoadsFromTheCacheWithoutCompiling) {
   const batchode::models::Model model = parse(kLorenzToml);
   batchode::TimeLogger cold(nullptr, batchode::Verbosity::normal);

@@ -46,11 +46,13 @@ class Module {
   /// naming the call, the name and the module's label when the module has no such kernel.
   Kernel function(const std::string& lowered_name) const;
 
-  /// Enqueues `kernel` on `stream` with `grid` blocks of `block` threads and no dynamic shared memory.
+  /// Enqueues `kernel` on `stream` with `grid` blocks of `block` threads and `shared_bytes` of dynamic
+  /// shared memory a block.
   /// `args` holds one pointer per kernel parameter, in order, each to a value of the parameter's type
   /// (copied at the launch: they need not outlive the call). HIP: the current device must be the one
   /// the module was loaded on. Throws GpuError naming the call, the kernel and the module.
-  void launch(const Kernel& kernel, unsigned grid, unsigned block, stream_t stream, void** args) const;
+  void launch(const Kernel& kernel, unsigned grid, unsigned block, stream_t stream, void** args,
+              std::size_t shared_bytes = 0) const;
 
   /// The device current when the module was loaded.
   int device() const noexcept { return device_; }

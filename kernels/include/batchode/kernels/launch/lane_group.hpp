@@ -18,10 +18,11 @@
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
-#include "batchode/kernels/loop/events.hpp"
 #include "batchode/kernels/core/portable.hpp"
-#include "batchode/kernels/methods/rosenbrock_tableaux.hpp"
 #include "batchode/kernels/core/system.hpp"
+#include "batchode/kernels/loop/events.hpp"
+#include "batchode/kernels/methods/rosenbrock_tableaux.hpp"
+#include "batchode/kernels/methods/tableaux.hpp"
 
 // When a run is split over lanes, and over how many (lanes_per_run), in 32-bit words of a run's arrays
 // (its states, its stages and two step temporaries): a run whose arrays take at most
@@ -69,17 +70,38 @@ inline constexpr bool has_rhs_component_v =
 
 namespace batchode::kernels {
 
+/// Whether method Tab's runs may be split over lanes: explicit GPU methods whose steps take no sum
+/// over a run's states inside the stepper. dop853 does (its two estimates combined by their norms,
+/// tableaux.hpp's combines_estimates_v): over a lane's share that would be the share's, not the run's.
+template <class Tab>
+inline constexpr bool splits_over_lanes_v =
+    tableau::runs_on_gpu_v<Tab> && !tableau::is_stiff_v<Tab> && !tableau::combines_estimates_v<Tab>;
+
+/// lanes_per_run's rule by size, for a run of n states of an explicit method of `stages` stages in
+/// values of value_bytes: 1 where the run's arrays (the state, the stages and two step temporaries)
+/// take at most BATCHODE_SPLIT_RUN_WORDS 32-bit words, else the fewest lanes (a power of two dividing
+/// n, at most 32) whose share takes at most BATCHODE_LANE_WORDS. Also the host's, for a model compiled
+/// at run time (backends/gpu/runtime_kernel_source.hpp's runtime_lanes_per_run).
+BATCHODE_HOST_DEVICE constexpr port::size_t lanes_for_size(port::size_t n, port::size_t stages,
+                                                           port::size_t value_bytes) {
+  const port::size_t words = value_bytes / 4;
+  const port::size_t arrays = stages + 3;
+  port::size_t l = 1;
+  // (No early return: nvcc flags the loop after one as unreachable where n is constant.)
+  const bool split = arrays * n * words > BATCHODE_SPLIT_RUN_WORDS;
+  while (split && l < 32 && n % (2 * l) == 0 && arrays * (n / l) * words > BATCHODE_LANE_WORDS) l *= 2;
+  return l;
+}
+
 /// The lanes that integrate one run of System with method Tab in precision T on the GPU: 1 (one thread
-/// per run) unless the method is explicit and the system gives rhs_component and has no events or
-/// drivers; then the system's own `lanes_per_run` if it declares one, else 1 where the run's arrays
-/// (the state, the stages and two step temporaries) take at most BATCHODE_SPLIT_RUN_WORDS 32-bit
-/// words, and otherwise the fewest lanes (a power of two dividing n_states, at most 32) whose share
-/// takes at most BATCHODE_LANE_WORDS.
+/// per run) unless the method splits over lanes (splits_over_lanes_v) and the system gives rhs_component
+/// and has no events or drivers; then the system's own `lanes_per_run` if it declares one, else
+/// lanes_for_size's.
 template <class Tab, class System, class T>
 constexpr port::size_t lanes_per_run() {
   constexpr port::size_t n = System::n_states;
-  if constexpr (!has_rhs_component_v<System, T> || !tableau::runs_on_gpu_v<Tab> || tableau::is_stiff_v<Tab> ||
-                n_events_v<System> != 0 || n_drivers_v<System> != 0) {
+  if constexpr (!has_rhs_component_v<System, T> || !splits_over_lanes_v<Tab> || n_events_v<System> != 0 ||
+                n_drivers_v<System> != 0) {
     return 1;
   } else if constexpr (declared_lanes_per_run_v<System> != 0) {
     constexpr port::size_t l = declared_lanes_per_run_v<System>;
@@ -87,22 +109,19 @@ constexpr port::size_t lanes_per_run() {
                   "lanes_per_run: a power of two of at most 32 that divides n_states");
     return l;
   } else {
-    constexpr port::size_t words = sizeof(T) / 4;
-    constexpr port::size_t arrays = static_cast<port::size_t>(Tab::stages) + 3;
-    port::size_t l = 1;
-    // (No early return: nvcc flags the loop after one as unreachable where N is constant.)
-    const bool split = arrays * n * words > BATCHODE_SPLIT_RUN_WORDS;
-    while (split && l < 32 && n % (2 * l) == 0 && arrays * (n / l) * words > BATCHODE_LANE_WORDS) l *= 2;
-    return l;
+    return lanes_for_size(n, static_cast<port::size_t>(Tab::stages), sizeof(T));
   }
 }
 
 /// Shared-memory values a group keeps for one run: its N states and a value of padding after each
 /// lane's block (LaneGroupState), so that no two lanes of a warp meet on one bank where N / L is a
 /// multiple of 16.
+BATCHODE_HOST_DEVICE constexpr port::size_t lane_group_stride(port::size_t n, port::size_t lanes) {
+  return n + (lanes > 1 ? lanes : 0);
+}
 template <port::size_t N, port::size_t L>
 BATCHODE_HOST_DEVICE constexpr port::size_t lane_group_stride() {
-  return N + (L > 1 ? L : 0);
+  return lane_group_stride(N, L);
 }
 
 /// One lane's view of a run of System split over L lanes: a system of n_states = N / L states (the

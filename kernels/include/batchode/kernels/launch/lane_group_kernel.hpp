@@ -14,24 +14,35 @@
 
 namespace batchode::kernels {
 
-/// Bytes of shared memory a block of `block` threads needs for runs of System split over L lanes.
+/// Bytes of shared memory a block of `block` threads needs for runs of n states split over `lanes` lanes,
+/// in values of value_bytes; and for runs of System in T split over L lanes.
+BATCHODE_HOST_DEVICE constexpr port::size_t lane_group_shared_bytes(port::size_t block, port::size_t n,
+                                                                    port::size_t lanes,
+                                                                    port::size_t value_bytes) {
+  return (block / lanes) * lane_group_stride(n, lanes) * value_bytes;
+}
 template <class System, class T, port::size_t L>
 BATCHODE_HOST_DEVICE constexpr port::size_t lane_group_shared_bytes(port::size_t block) {
-  return (block / L) * lane_group_stride<System::n_states, L>() * sizeof(T);
+  return lane_group_shared_bytes(block, System::n_states, L, sizeof(T));
 }
 
 /// The shared memory every device gives a block without opting in.
 inline constexpr port::size_t lane_group_shared_limit = 48 * 1024;
 
-/// The block for runs of System split over L lanes: `block` threads halved (multiples of 32, at least
-/// 32) until the block's runs fit lane_group_shared_limit. A run too large for that in a block of 32
-/// threads does not fit: the caller checks lane_group_shared_bytes of the result.
-template <class System, class T, port::size_t L>
-BATCHODE_HOST_DEVICE constexpr port::size_t lane_group_block(port::size_t block) {
-  while (block > 32 && lane_group_shared_bytes<System, T, L>(block) > lane_group_shared_limit) {
+/// The block for runs of n states split over `lanes` lanes (values of value_bytes), and of System in T
+/// over L: `block` threads halved (multiples of 32, at least 32) until the block's runs fit
+/// lane_group_shared_limit. A run too large for that in a block of 32 threads does not fit: the caller
+/// checks lane_group_shared_bytes of the result.
+BATCHODE_HOST_DEVICE constexpr port::size_t lane_group_block(port::size_t block, port::size_t n,
+                                                             port::size_t lanes, port::size_t value_bytes) {
+  while (block > 32 && lane_group_shared_bytes(block, n, lanes, value_bytes) > lane_group_shared_limit) {
     block = block / 2 / 32 * 32 < 32 ? 32 : block / 2 / 32 * 32;
   }
   return block;
+}
+template <class System, class T, port::size_t L>
+BATCHODE_HOST_DEVICE constexpr port::size_t lane_group_block(port::size_t block) {
+  return lane_group_block(block, System::n_states, L, sizeof(T));
 }
 
 /// Lane `lane` of run r's group (`shared`: the group's values) integrates its share of the run and
@@ -41,8 +52,7 @@ template <class Tab, class System, class T, port::size_t L>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_lane_share(
     const System& sys, const RunSettings<T>& plan, const DeviceInputs<T>& in, const DeviceOutputs<T>& out,
     port::size_t r, T* shared, port::uint32_t lane, port::uint32_t lane_base) {
-  static_assert(tableau::runs_on_gpu_v<Tab> && !tableau::is_stiff_v<Tab>,
-                "lane groups step explicit methods");
+  static_assert(splits_over_lanes_v<Tab>, "lane groups step explicit methods whose steps sum over no states");
   constexpr port::size_t N = System::n_states;
   constexpr port::size_t P = System::n_params;
   using Share = LaneGroup<System, T, L>;

@@ -125,6 +125,11 @@ class RuntimeModel {
   /// asks for the one batch kernel it launches (RuntimeKernelChoice::only); the default, every kernel
   /// but the summary kernel. Throws gpu::RuntimeCompileError (with the compiler's log), GpuError,
   /// jit::JitError.
+  /// The threads per run of `method`'s final-state kernel on a GPU (RuntimeKernelChoice::lanes_per_run):
+  /// several where the model's components are a few formulas over their index (rhs_component,
+  /// models/component_shapes.hpp) and one thread's registers would not hold a run of an explicit
+  /// method (kernels/launch/lane_group.hpp's rule), else 1.
+  std::size_t gpu_lanes_per_run(Method method) const;
   RuntimeKernels gpu_kernels(Method method, int device, TimeLogger& logger,
                              const RuntimeKernelChoice& choice = RuntimeKernelChoice::all()) const;
 

@@ -42,8 +42,11 @@ class RuntimeModelGpuRunner {
       planned.order_plan = &order_plan;
     }
     const std::uint32_t summary_kinds = run_plan.summary_windows != 0 ? run_plan.summary_metrics : 0;
-    const RuntimeKernelChoice choice =
-        RuntimeKernelChoice::only(chunk_kernel_for(result), summary_kinds, planned.order_runs);
+    const kernels::ChunkKernel launched = chunk_kernel_for(result);
+    RuntimeKernelChoice choice = RuntimeKernelChoice::only(launched, summary_kinds, planned.order_runs);
+    if (launched == kernels::ChunkKernel::final_state && request.split_runs) {
+      choice.lanes_per_run = model.gpu_lanes_per_run(request.method);
+    }
     const RuntimeKernels kernels = model.gpu_kernels(request.method, request.device, log, choice);
     runner_.run(kernels, model.n_states(), model.n_params(), planned, run_plan, y0, params, runs, result, log,
                 first_run);

@@ -17,21 +17,22 @@
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/backends/gpu/chunk_pipeline.hpp"
 #include "batchode/backends/gpu/gpu_run_request.hpp"
+#include "batchode/backends/gpu/lane_group_launch.hpp"
 #include "batchode/backends/gpu/launch.hpp"
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/core/run_settings.hpp"
+#include "batchode/kernels/core/system.hpp"
 #include "batchode/kernels/launch/batch_kernel.hpp"
 #include "batchode/kernels/launch/device_views.hpp"
 #include "batchode/kernels/launch/lane_group_kernel.hpp"
+#include "batchode/kernels/launch/run_order_kernels.hpp"
 #include "batchode/kernels/methods/method_registry.hpp"
 #include "batchode/kernels/outputs/observables.hpp"
-#include "batchode/kernels/launch/run_order_kernels.hpp"
-#include "batchode/kernels/core/run_settings.hpp"
 #include "batchode/kernels/outputs/summaries.hpp"
-#include "batchode/kernels/core/system.hpp"
-#include "batchode/timing/timed_events.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
+#include "batchode/timing/timed_events.hpp"
 
 namespace batchode {
 
@@ -114,27 +115,6 @@ class GpuRunner {
     return kernels::lanes_per_run<Tab, System, T>();
   }
 
-  struct LaneGroupLaunch {
-    unsigned grid, block;
-    std::size_t shared_bytes;
-  };
-  /// The lane-group kernel's launch for the runs one-thread-per-run `grid` x `block` covers: L times
-  /// the threads, in blocks halved (multiples of 32) until their runs' values fit the 48 KiB of shared
-  /// memory every device gives a block without opting in.
-  template <std::size_t L>
-  static LaneGroupLaunch lane_group_launch(unsigned grid, unsigned block) {
-    const std::size_t threads = static_cast<std::size_t>(grid) * block * L;
-    const auto b = static_cast<unsigned>(kernels::lane_group_block<System, T, L>(block));
-    const std::size_t bytes = kernels::lane_group_shared_bytes<System, T, L>(b);
-    if (bytes > kernels::lane_group_shared_limit) {
-      throw InvalidInput("a run of " + std::to_string(N) + " states split over " + std::to_string(L) +
-                         " lanes needs " + std::to_string(bytes) +
-                         " bytes of shared memory a block, over the 49152 a block has: declare more "
-                         "lanes_per_run, or give no rhs_component (one thread per run)");
-    }
-    return {static_cast<unsigned>((threads + b - 1) / b), b, bytes};
-  }
-
   /// One integrate_chunk instantiation (kernels/launch/): its address (its attributes, for loading),
   /// its threads per run, whether its first load was timed, and its <<<>>> launch.
   struct ChunkKernelHandle {
@@ -173,7 +153,7 @@ class GpuRunner {
     static void launch(const System& sys, unsigned grid, unsigned block, gpu::stream_t stream,
                        const RunSettings<T>& settings, const kernels::DeviceInputs<T>& in,
                        const kernels::DeviceOutputs<T>& out) {
-      const LaneGroupLaunch g = lane_group_launch<lanes_per_run>(grid, block);
+      const LaneGroupLaunch g = lane_group_launch(grid, block, N, lanes_per_run, sizeof(T));
       kernels::integrate_chunk_in_lane_groups<Tab, System, T, lanes_per_run>
           <<<g.grid, g.block, g.shared_bytes, gpu::native_stream(stream)>>>(sys, settings, in, out);
     }

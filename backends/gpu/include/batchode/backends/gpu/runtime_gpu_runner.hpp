@@ -14,16 +14,17 @@
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/backends/gpu/chunk_pipeline.hpp"
 #include "batchode/backends/gpu/gpu_run_request.hpp"
+#include "batchode/backends/gpu/lane_group_launch.hpp"
 #include "batchode/backends/gpu/runtime_kernels.hpp"
 #include "batchode/gpu/module.hpp"
 #include "batchode/gpu/runtime.hpp"
+#include "batchode/kernels/core/run_settings.hpp"
 #include "batchode/kernels/launch/device_views.hpp"
 #include "batchode/kernels/methods/method_registry.hpp"
-#include "batchode/kernels/core/run_settings.hpp"
 #include "batchode/kernels/outputs/summaries.hpp"
-#include "batchode/timing/timed_events.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
+#include "batchode/timing/timed_events.hpp"
 
 namespace batchode {
 
@@ -55,6 +56,9 @@ class RuntimeGpuRunner {
       const gpu::KernelAttributes attributes = gpu::kernel_attributes(kernels.kernel(kernel));
       t.add_metadata("registers", static_cast<std::int64_t>(attributes.registers));
       t.add_metadata("local_bytes", static_cast<std::int64_t>(attributes.local_bytes));
+      if (kernel == kernels::ChunkKernel::final_state) {
+        t.add_metadata("lanes_per_run", static_cast<std::int64_t>(kernels.lanes_per_run));
+      }
     };
     const gpu::Module& module = *kernels.module;
     auto launch = [&](kernels::ChunkKernel kernel, unsigned grid, unsigned block, gpu::stream_t stream,
@@ -65,7 +69,12 @@ class RuntimeGpuRunner {
       void* args[] = {&system, const_cast<RunSettings<T>*>(&settings),
                       const_cast<kernels::DeviceInputs<T>*>(&in),
                       const_cast<kernels::DeviceOutputs<T>*>(&out)};
-      module.launch(kernels.kernel(kernel), grid, block, stream, args);
+      if (kernel == kernels::ChunkKernel::final_state && kernels.lanes_per_run > 1) {
+        const LaneGroupLaunch g = lane_group_launch(grid, block, n_states, kernels.lanes_per_run, sizeof(T));
+        module.launch(kernels.kernel(kernel), g.grid, g.block, stream, args, g.shared_bytes);
+      } else {
+        module.launch(kernels.kernel(kernel), grid, block, stream, args);
+      }
     };
     auto launch_order = [&](gpu::stream_t stream, const kernels::RunOrderJob<T>& job) {
       void* args[] = {const_cast<kernels::RunOrderJob<T>*>(&job)};

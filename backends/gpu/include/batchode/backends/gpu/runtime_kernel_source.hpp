@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "batchode/kernels/launch/device_views.hpp"
+#include "batchode/kernels/launch/lane_group.hpp"
 #include "batchode/kernels/methods/method.hpp"
 #include "batchode/kernels/methods/method_registry.hpp"
 #include "batchode/kernels/outputs/summaries.hpp"
@@ -56,6 +57,33 @@ inline std::string integrate_chunk_expression(Method method, bool save_series, c
          std::to_string(summary_kinds) + "u>";
 }
 
+/// The name expression of kernels::integrate_chunk_in_lane_groups<tableau of `method`, system, precision,
+/// lanes> (kernels/launch/lane_group_kernel.hpp), spelled as integrate_chunk_expression's (lanes as the
+/// demangled name writes a size_t: "8ul").
+inline std::string lane_group_chunk_expression(Method method, const std::string& system,
+                                               const std::string& precision, std::size_t lanes) {
+  return "batchode::kernels::integrate_chunk_in_lane_groups<" + tableau_type_name(method) + ", " + system +
+         ", " + precision + ", " + std::to_string(lanes) + "ul>";
+}
+
+/// The lanes per run of the final-state kernel of a model compiled at run time: kernels::lanes_per_run's
+/// rule (lanes_for_size) for a method that splits over lanes (kernels::splits_over_lanes_v: explicit GPU
+/// methods but dop853) where the model's source gives rhs_component
+/// (models/codegen.hpp writes it only for models without events or drivers), else 1. The program
+/// checks that the device code's lanes_per_run agrees (runtime_kernel_program).
+inline std::size_t runtime_lanes_per_run(Method method, std::size_t n_states, std::size_t value_bytes,
+                                         bool has_rhs_component) {
+  if (!has_rhs_component || !is_known_method(method)) return 1;
+  return tableau::dispatch(method, [&](auto tag) -> std::size_t {
+    using Tab = typename decltype(tag)::type;
+    if constexpr (kernels::splits_over_lanes_v<Tab>) {
+      return kernels::lanes_for_size(n_states, static_cast<std::size_t>(Tab::stages), value_bytes);
+    } else {
+      return 1;
+    }
+  });
+}
+
 /// A program for a runtime compiler and the name expressions of its kernels.
 struct RuntimeKernelProgram {
   std::string source;
@@ -72,6 +100,9 @@ struct RuntimeKernelProgram {
 /// own: RuntimeKernelChoice::only. The default builds all but the summary kernel.
 struct RuntimeKernelChoice {
   bool final_state = true;
+  /// The final-state kernel's threads per run: 1, or each run split over that many lanes
+  /// (integrate_chunk_in_lane_groups; runtime_lanes_per_run gives the number).
+  std::size_t lanes_per_run = 1;
   bool series = true;
   std::uint32_t summary_kinds = 0;  ///< SummaryKind bits of the summary kernel (0: no summary kernel)
   bool order = true;                ///< kernels::run_order_segments<precision>
@@ -98,8 +129,8 @@ struct RuntimeKernelChoice {
            std::size_t{summary_kinds != 0};
   }
   bool operator<(const RuntimeKernelChoice& o) const noexcept {
-    return std::tie(final_state, series, summary_kinds, order) <
-           std::tie(o.final_state, o.series, o.summary_kinds, o.order);
+    return std::tie(final_state, lanes_per_run, series, summary_kinds, order) <
+           std::tie(o.final_state, o.lanes_per_run, o.series, o.summary_kinds, o.order);
   }
 };
 
@@ -148,6 +179,9 @@ inline RuntimeKernelProgram runtime_kernel_program(const std::string& system_sou
   RuntimeKernelProgram program;
   program.source =
       "#include \"batchode/kernels/launch/batch_kernel.hpp\"\n" +
+      std::string(choice.final_state && choice.lanes_per_run > 1
+                      ? "#include \"batchode/kernels/launch/lane_group_kernel.hpp\"\n"
+                      : "") +
       std::string(choice.order ? "#include \"batchode/kernels/launch/run_order_kernels.hpp\"\n" : "") +
       "#include \"batchode/kernels/methods/method_registry.hpp\"\n"
       "#include \"batchode/kernels/core/system.hpp\"\n\n" +
@@ -170,7 +204,20 @@ inline RuntimeKernelProgram runtime_kernel_program(const std::string& system_sou
                       precision + ">, batchode::kernels::DeviceOutputs<" + precision + ">);\n";
     program.name_expressions.push_back(expression);
   };
-  if (choice.final_state) instantiate(false, 0);
+  if (choice.final_state && choice.lanes_per_run > 1) {
+    // Several lanes per run: the device code's own rule must give the lanes the host launches for.
+    const std::string expression =
+        lane_group_chunk_expression(method, system_name, precision, choice.lanes_per_run);
+    program.source += "static_assert(batchode::kernels::lanes_per_run<" + tableau + ", " + system_name +
+                      ", " + precision + ">() == " + std::to_string(choice.lanes_per_run) + ", \"" +
+                      system_name + ": the host's lanes per run are not the device code's\");\n";
+    program.source += "template __global__ void " + expression + "(" + system_name +
+                      ", batchode::RunSettings<" + precision + ">, batchode::kernels::DeviceInputs<" +
+                      precision + ">, batchode::kernels::DeviceOutputs<" + precision + ">);\n";
+    program.name_expressions.push_back(expression);
+  } else if (choice.final_state) {
+    instantiate(false, 0);
+  }
   if (choice.series) instantiate(true, 0);
   if (choice.order) detail::add_run_order_kernel(program, precision);
   if (choice.summary_kinds != 0) instantiate(true, choice.summary_kinds);

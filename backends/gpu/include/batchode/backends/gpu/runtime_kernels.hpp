@@ -33,6 +33,7 @@ struct RuntimeKernels {
   std::size_t value_bytes = 0;      ///< sizeof(T) of the kernels' precision
   std::uint32_t summary_kinds = 0;  ///< the kinds the summary kernel keeps (0: no summary kernel)
   gpu::Kernel final_state;          ///< ChunkKernel::final_state
+  std::size_t lanes_per_run = 1;    ///< final_state's threads per run (RuntimeKernelChoice::lanes_per_run)
   gpu::Kernel series;               ///< ChunkKernel::series
   gpu::Kernel summaries;            ///< ChunkKernel::summaries (when summary_kinds != 0)
   gpu::Kernel order;                ///< kernels::run_order_segments<T> (kernels/launch/run_order_kernels.hpp)
@@ -73,6 +74,7 @@ RuntimeKernels load_runtime_kernels(Method method, const gpu::CompiledKernels& c
   k.method = method;
   k.value_bytes = sizeof(T);
   k.summary_kinds = choice.summary_kinds;
+  k.lanes_per_run = choice.final_state ? choice.lanes_per_run : 1;
   std::size_t next = 0;
   auto look_up = [&](bool chosen, gpu::Kernel& kernel) {
     if (chosen) kernel = k.module->function(compiled.lowered_names[next++]);
