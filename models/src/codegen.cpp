@@ -647,6 +647,7 @@ class Generator {
   std::string rhs_component(const ComponentShapes& shapes) {
     Uses u;
     for (const ComponentShape& shape : shapes.shapes) collect(*m_.equations().rhs[shape.representative], u);
+    const bool reads_states = u.any_state();
     u.states.clear();       // read through y at their offsets
     u.auxiliaries.clear();  // computed inline
     std::string s =
@@ -660,6 +661,8 @@ class Generator {
          "const {\n";
     if (u.math) s += "    namespace mm = batchode::model_math;\n";
     if (!u.time) s += "    (void)t;\n";
+    if (!reads_states) s += "    (void)y;\n";
+    if (!reads_states && shapes.shapes.size() == 1) s += "    (void)i;\n";  // (no offset, no member test)
     if (!u.any_parameter()) s += "    (void)p;\n";
     s += loads(u, "    ");
     for (std::size_t k = 0; k < shapes.shapes.size(); ++k) {
