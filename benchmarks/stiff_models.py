@@ -114,14 +114,16 @@ def err_tol(final, picks, refs, rtol, atol):
     return worst
 
 
-def measure(batchode, make_model, y0, params, method, precision, t_end, rtol, atol, repeats, backend="auto"):
-    """(first_s, solve_ms, result, steps_mean) with a cold cache for the first solve."""
+def measure(batchode, make_model, y0, params, method, precision, t_end, rtol, atol, repeats, backend="auto",
+            **options):
+    """(first_s, solve_ms, result, steps_mean) with a cold cache for the first solve; `options`: more of
+    the Solver's keywords (dt, split_runs)."""
     with tempfile.TemporaryDirectory(prefix="batchode_stiff_cache_") as cache:
         os.environ["BATCHODE_CACHE_DIR"] = cache
         start = time.perf_counter()
         model = make_model()
         solver = batchode.Solver(model, method=method, t_span=(0.0, t_end), rtol=rtol, atol=atol,
-                                 precision=precision, verbosity="none", counters=True, backend=backend)
+                                 precision=precision, verbosity="none", counters=True, backend=backend, **options)
         r = solver.solve(y0=y0, parameters=params)
         first_s = time.perf_counter() - start
         walls = []
@@ -183,28 +185,16 @@ def main():
             y0 = numpy.tile(numpy.array(list(states.values())), (runs, 1)).astype(precision)
             params = numpy.linspace(7.0, 9.0, runs).reshape(runs, 1).astype(precision)
             for method in args.l96_methods:
-                step = dict(dt=1e-3) if method == "rk4" else dict(rtol=1e-6 if precision == "float64" else 1e-4,
-                                                                 atol=1e-6 if precision == "float64" else 1e-4)
+                tol = 1e-6 if precision == "float64" else 1e-4
+                step = dict(dt=1e-3) if method == "rk4" else {}
                 finals = {}
                 for split_runs in (True, False) if args.l96_one_thread else (True,):
                     try:
-                        with tempfile.TemporaryDirectory(prefix="batchode_l96_cache_") as cache:
-                            os.environ["BATCHODE_CACHE_DIR"] = cache
-                            start = time.perf_counter()
-                            model = batchode.Model(equations=equations, states=states, parameters={"F": 8.0},
-                                                   name=f"l96_{n}")
-                            solver = batchode.Solver(model, method=method, t_span=(0.0, 1.0), precision=precision,
-                                                     verbosity="none", backend=args.backend, counters=True,
-                                                     split_runs=split_runs, **step)
-                            r = solver.solve(y0=y0, parameters=params)
-                            first_s = time.perf_counter() - start
-                            walls = []
-                            for _ in range(args.repeats):
-                                t = time.perf_counter()
-                                r = solver.solve(y0=y0, parameters=params)
-                                walls.append(time.perf_counter() - t)
-                        ms = statistics.median(walls) * 1e3
-                        steps = float(numpy.mean(r.counters["accepted_steps"]))
+                        first_s, ms, r, steps = measure(
+                            batchode, lambda: batchode.Model(equations=equations, states=states,
+                                                             parameters={"F": 8.0}, name=f"l96_{n}"),
+                            y0, params, method, precision, 1.0, tol, tol, args.repeats, args.backend,
+                            split_runs=split_runs, **step)
                         finals[split_runs] = r.final_state
                         same = "" if len(finals) < 2 else f" same_bits={int(numpy.array_equal(finals[True], finals[False]))}"
                         print(f"batchode_explicit model=lorenz96 algorithm={method} precision={precision} N={n} "

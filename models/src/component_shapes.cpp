@@ -37,7 +37,7 @@ class ShapeKey {
         break;
       }
       case ExprKind::state:
-        key += std::to_string(offset(e.index, i));
+        key += std::to_string(component_offset(e.index, i, m_.n_states(), periodic_));
         break;
       case ExprKind::parameter:
       case ExprKind::constant:
@@ -59,18 +59,6 @@ class ShapeKey {
       key += ',';
     }
     key += ')';
-  }
-
-  /// State j read by component i, as i's offset: j - i, or with periodic offsets (j - i) modulo n in
-  /// (-n / 2, n / 2].
-  long long offset(std::size_t j, std::size_t i) const {
-    const auto n = static_cast<long long>(m_.n_states());
-    long long o = static_cast<long long>(j) - static_cast<long long>(i);
-    if (periodic_) {
-      o = ((o % n) + n) % n;
-      if (o > n / 2) o -= n;
-    }
-    return o;
   }
 
   const Model& m_;
@@ -125,6 +113,16 @@ std::optional<ComponentShapes> shapes_with(const Model& model, bool periodic) {
 }
 
 }  // namespace
+
+long long component_offset(std::size_t j, std::size_t i, std::size_t n, bool periodic) {
+  const auto count = static_cast<long long>(n);
+  long long o = static_cast<long long>(j) - static_cast<long long>(i);
+  if (periodic) {
+    o = ((o % count) + count) % count;
+    if (o > count / 2) o -= count;
+  }
+  return o;
+}
 
 std::optional<ComponentShapes> component_shapes(const Model& model) {
   if (model.n_states() == 0 || !model.events().empty() || !model.drivers().empty() ||

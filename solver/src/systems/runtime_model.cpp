@@ -101,8 +101,10 @@ RuntimeModel<T>::RuntimeModel(models::Model model, RuntimeModelOptions options, 
   codegen.type_name = detail::kTypeName;
   codegen.jacobian = true;
   codegen.linear_solve = &linear_solve;
+  const std::optional<models::ComponentShapes> shapes = models::component_shapes(state_->model);
+  codegen.component_shapes = &shapes;
   state_->system_source = models::generate_system(state_->model, codegen);
-  state_->rhs_component = models::component_shapes(state_->model).has_value();
+  state_->rhs_component = shapes.has_value();
   state_->cost_name =
       "model:" + state_->model.name() + ":" + jit::sha256_hex(state_->system_source).substr(0, 16);
 }

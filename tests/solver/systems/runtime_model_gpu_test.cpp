@@ -84,20 +84,27 @@ void lorenz_sweep(std::size_t runs, std::vector<T>& y0, std::vector<T>& params) 
   }
 }
 
+/// Every state of every run (final and saved), the statuses and the accepted steps: the same bits.
 template <class T>
 void expect_bitwise_equal(const SolveResult<T>& a, const SolveResult<T>& b) {
   ASSERT_EQ(a.n_runs(), b.n_runs());
+  ASSERT_EQ(a.n_states(), b.n_states());
   ASSERT_EQ(a.n_saves(), b.n_saves());
+  const std::size_t n = a.n_states();
   std::size_t differing = 0;
   for (std::size_t r = 0; r < a.n_runs(); ++r) {
-    bool same = a.status(r) == b.status(r) && a.counters(r).accepted_steps == b.counters(r).accepted_steps;
-    for (std::size_t s = 0; s < 3; ++s) same = same && a.final_state(r, s) == b.final_state(r, s);
+    std::size_t state = n;  // the first final state that differs
+    for (std::size_t s = n; s-- > 0;) state = a.final_state(r, s) == b.final_state(r, s) ? state : s;
+    bool same = a.status(r) == b.status(r) && a.counters(r).accepted_steps == b.counters(r).accepted_steps &&
+                state == n;
     for (std::size_t k = 0; k < a.n_saves(); ++k) {
-      for (std::size_t s = 0; s < 3; ++s) same = same && a.state_at(r, k, s) == b.state_at(r, k, s);
+      for (std::size_t s = 0; s < n; ++s) same = same && a.state_at(r, k, s) == b.state_at(r, k, s);
     }
     if (!same && ++differing <= 3) {
-      ADD_FAILURE() << "run " << r << " differs: x " << a.final_state(r, 0) << " vs " << b.final_state(r, 0)
-                    << ", steps " << a.counters(r).accepted_steps << " vs " << b.counters(r).accepted_steps;
+      ADD_FAILURE() << "run " << r << " differs: steps " << a.counters(r).accepted_steps << " vs "
+                    << b.counters(r).accepted_steps << ", final state " << state << ": "
+                    << (state < n ? a.final_state(r, state) : T(0)) << " vs "
+                    << (state < n ? b.final_state(r, state) : T(0));
     }
   }
   EXPECT_EQ(differing, 0u) << "runs differing bit for bit";
@@ -563,26 +570,6 @@ TEST_F(RuntimeModelGpuTest, SummariesFromTheRuntimeKernelAreThoseOfTheSamples) {
     EXPECT_NEAR(b[k], a[k], 1e-13 * std::max(1.0, std::fabs(a[k]))) << k;
 }
 
-/// Every state of every run, the statuses and the accepted steps: the same bits.
-void expect_same_bits(const SolveResult<double>& a, const SolveResult<double>& b) {
-  ASSERT_EQ(a.n_runs(), b.n_runs());
-  std::size_t differing = 0;
-  for (std::size_t r = 0; r < a.n_runs(); ++r) {
-    std::size_t state = a.n_states();  // the first that differs
-    for (std::size_t s = a.n_states(); s-- > 0;)
-      state = a.final_state(r, s) == b.final_state(r, s) ? state : s;
-    const bool same = a.status(r) == b.status(r) &&
-                      a.counters(r).accepted_steps == b.counters(r).accepted_steps && state == a.n_states();
-    if (!same && ++differing <= 3) {
-      ADD_FAILURE() << "run " << r << " differs: steps " << a.counters(r).accepted_steps << " vs "
-                    << b.counters(r).accepted_steps << ", state " << state << ": "
-                    << (state < a.n_states() ? a.final_state(r, state) : 0.0) << " vs "
-                    << (state < a.n_states() ? b.final_state(r, state) : 0.0);
-    }
-  }
-  EXPECT_EQ(differing, 0u) << "runs differing bit for bit";
-}
-
 /// The lanes per run the solves in `log` loaded their final-state kernels with.
 std::vector<std::int64_t> loaded_lanes(const batchode::TimeLogger& log) {
   std::vector<std::int64_t> lanes;
@@ -610,7 +597,7 @@ void expect_lanes_give_one_threads_runs(const RuntimeModel<double>& runtime, con
   const SolveResult<double> one_thread = batchode::solve_ivp(runtime, y0, params, o, log);
   EXPECT_EQ(loaded_lanes(log), (std::vector<std::int64_t>{lanes, 1}));
   if (rounding == 0) {
-    expect_same_bits(split, one_thread);
+    expect_bitwise_equal(split, one_thread);
   } else {
     batchode::testing::expect_runs_agree(split, one_thread, rounding, "GPU in lanes vs one thread per run");
   }

@@ -59,8 +59,10 @@
 // W = M diag - J, M = I but 0 on the algebraic rows, which get no diag (their pivot starts at -J(i, i)).
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "batchode/models/component_shapes.hpp"
 #include "batchode/models/model.hpp"
 #include "batchode/models/sparse_lu_plan.hpp"
 
@@ -76,6 +78,9 @@ struct CodegenOptions {
   /// With jacobian: the layout chosen already (choose_linear_solve on the model's nonzeros, timed by the
   /// caller); null: chosen here from linear_solver.
   const LinearSolveChoice* linear_solve = nullptr;
+  /// The model's component_shapes found already (nullopt inside: no rhs_component), for a caller that
+  /// needs them too; null: found here.
+  const std::optional<ComponentShapes>* component_shapes = nullptr;
 };
 
 /// The model as C++ source (see above). Throws InvalidInput when type_name is not a usable identifier.

@@ -44,6 +44,10 @@ struct ComponentShapes {
   std::vector<ComponentShape> shapes;
 };
 
+/// State j as component i of n reads it: the offset j - i, or with `periodic` offsets (j - i) modulo n
+/// in (-n / 2, n / 2]. The shapes' keys and the code codegen writes from them take it from here.
+long long component_offset(std::size_t j, std::size_t i, std::size_t n, bool periodic);
+
 /// The model's components grouped by shape (above), or nullopt where rhs_component is not written: a
 /// model with events, drivers or algebraic variables, more than kMaxComponentShapes shapes in both
 /// kinds of offsets, or a shape whose members no short test finds. Of the two kinds of offsets, the
