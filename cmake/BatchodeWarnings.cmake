@@ -1,5 +1,5 @@
-# batchode_internal_flags(<target>): warnings (as errors when BATCHODE_WARNINGS_AS_ERRORS) and the
-# sanitizers, for batchode's own targets only; nothing here reaches a consumer of batchode::batchode.
+# batchode_internal_flags(<target>): warnings (as errors when BATCHODE_WARNINGS_AS_ERRORS), unfused
+# host arithmetic and the sanitizers, for batchode's own targets only; nothing here reaches a consumer of batchode::batchode.
 include_guard(GLOBAL)
 
 function(batchode_internal_flags target)
@@ -12,6 +12,11 @@ function(batchode_internal_flags target)
     # GCC 12 at -O3 reports maybe-uninitialized inside std::variant<..., std::string> copies (the
     # TimeLogger's metadata): a known false positive of that release, not a bug of ours.
     $<$<COMPILE_LANG_AND_ID:CXX,GNU>:-Wno-maybe-uninitialized>
+    # Host code multiplies and adds as written, never fused: the CPU's blocks of runs in SIMD lanes are
+    # compiled for AVX2 and AVX-512, which have fused multiply-adds, and give each run the numbers it
+    # gets alone on the baseline instruction set, which has none (backends/cpu/run_blocks.hpp). GCC fuses
+    # by default, clang within an expression. Device code (HIP, CUDA) keeps its fused multiply-adds.
+    $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>
     # GoogleTest's TYPED_TEST_SUITE leaves a variadic macro argument empty, which clang flags (hipcc,
     # and the sanitized build's clang++).
     $<$<OR:$<COMPILE_LANGUAGE:HIP>,$<COMPILE_LANG_AND_ID:CXX,Clang>>:-Wno-gnu-zero-variadic-macro-arguments>

@@ -6,12 +6,15 @@
 //   vectorises, in GCC vectors, in std::experimental::simd), each built for baseline x86-64 (SSE2),
 //   AVX2 and AVX-512 and run where the CPU has them;
 // - batchode's CPU path on the same problem (Backend::cpu, cpu_threads = 1: Boost.Odeint's runge_kutta4,
-//   one run at a time).
+//   one run at a time), and the same system declaring simd_runs: Boost.Odeint's runge_kutta4 on packs
+//   of runs, blocks of runs in SIMD lanes (backends/cpu/run_blocks.hpp), with each instruction set.
 // Prints run-steps/s (runs x steps / wall time; the median of --reps) and the ratio to batchode, and
 // checks that every variant gives the scalar loop's final states bit for bit (same operations) and
-// batchode's within 1e-12 relative (odeint orders RK4's sums differently).
+// batchode's within 1e-12 relative (odeint orders RK4's sums differently), and batchode's blocks
+// batchode's runs' bits.
 //   cpu_simd_lorenz [--runs N] [--reps K]
 #include <algorithm>
+#include <batchode/backends/cpu/simd_set.hpp>
 #include <batchode/batchode.hpp>
 #include <chrono>
 #include <cmath>
@@ -40,6 +43,11 @@ struct LorenzRho {
     dydt[1] = y[0] * (p[0] - y[2]) - y[1];
     dydt[2] = y[0] * y[1] - beta * y[2];
   }
+};
+
+/// LorenzRho taking packs of runs: batchode integrates it in blocks of runs in SIMD lanes.
+struct LorenzRhoInLanes : LorenzRho {
+  static constexpr bool simd_runs = true;
 };
 
 template <class F>
@@ -91,11 +99,36 @@ int measure(const char* precision, const std::vector<Variant<T>>& variants, std:
     for (std::size_t i = 0; i < runs; ++i)
       for (std::size_t s = 0; s < 3; ++s) reference[3 * i + s] = r.final_state(i, s);
   });
-  std::printf("%-8s %-26s %10.3e run-steps/s  %6.2fx  (batchode's CPU path, 1 thread)\n", precision,
-              "batchode cpu x1", run_steps / batchode_s, 1.0);
+  std::printf("%-8s %-26s %10.3e run-steps/s  %6.2fx  (batchode's CPU path, 1 thread, a run at a time)\n",
+              precision, "batchode cpu x1", run_steps / batchode_s, 1.0);
+
+  // batchode's blocks of runs (backends/cpu/run_blocks.hpp), the same system declaring simd_runs, with
+  // each instruction set the CPU has (BATCHODE_CPU_SIMD): each run's numbers must be the ones above.
+  int failures = 0;
+  batchode::Solver<LorenzRhoInLanes, T> blocks(LorenzRhoInLanes{}, o, quiet);
+  unsetenv("BATCHODE_CPU_SIMD");
+  const batchode::cpu::SimdSet widest = batchode::cpu::simd_set();
+  for (batchode::cpu::SimdSet simd :
+       {batchode::cpu::SimdSet::baseline, batchode::cpu::SimdSet::avx2, batchode::cpu::SimdSet::avx512}) {
+    if (simd > widest) continue;
+    const char* set = batchode::cpu::simd_set_name(simd);
+    setenv("BATCHODE_CPU_SIMD", set, 1);
+    std::vector<T> in_blocks(3 * runs);
+    const double blocks_s = median_s(reps, [&] {
+      const batchode::SolveResult<T> r = blocks.solve(y0, rho);
+      for (std::size_t i = 0; i < runs; ++i)
+        for (std::size_t s = 0; s < 3; ++s) in_blocks[3 * i + s] = r.final_state(i, s);
+    });
+    const bool same = std::memcmp(in_blocks.data(), reference.data(), reference.size() * sizeof(T)) == 0;
+    if (!same) ++failures;
+    std::printf("%-8s %-26s %10.3e run-steps/s  %6.2fx  bits %s\n", precision,
+                (std::string("batchode cpu x1 blocks ") + set).c_str(), run_steps / blocks_s,
+                batchode_s / blocks_s,
+                same ? "= batchode a run at a time" : "DIFFER from batchode a run at a time");
+  }
+  unsetenv("BATCHODE_CPU_SIMD");
 
   std::vector<T> scalar_out(3 * runs), out(3 * runs);
-  int failures = 0;
   for (const Variant<T>& v : variants) {
     std::fill(out.begin(), out.end(), T(0));
     const double s = median_s(reps, [&] { v.run(rho.data(), runs, dt, kSteps, out.data()); });

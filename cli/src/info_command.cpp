@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "batchode/backends/cpu/simd_set.hpp"
 #include "batchode/gpu/device.hpp"
 #include "batchode/gpu/runtime_compiler.hpp"
 #include "batchode/jit/artifact_cache.hpp"
@@ -65,9 +66,23 @@ std::map<std::string, Tally> cache_entries(const fs::path& dir, std::string& pro
   return tally;
 }
 
+/// How the CPU runs blocks of runs in SIMD lanes (backends/cpu/simd_set.hpp): the instruction set and
+/// the runs a block holds, or why not.
+std::string simd_lanes() {
+  try {
+    const cpu::SimdSet set = cpu::simd_set();
+    if (set == cpu::SimdSet::off) return "off (BATCHODE_CPU_SIMD)";
+    return fmt::format("{}, blocks of {} runs in float64 and {} in float32", cpu::simd_set_name(set),
+                       cpu::block_bytes(set) / 8, cpu::block_bytes(set) / 4);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
 void print_backends(std::ostream& out) {
   out << "backends:\n";
-  out << fmt::format("  cpu    available, {} hardware threads\n", std::thread::hardware_concurrency());
+  out << fmt::format("  cpu    available, {} hardware threads; runs in SIMD lanes: {}\n",
+                     std::thread::hardware_concurrency(), simd_lanes());
   const std::string compiled = gpu::compiled_backend();
   const gpu::Discovery& gpus = gpu::discover();
   if (compiled == "off") {

@@ -24,8 +24,10 @@ constexpr int kMaxLinesShown = 60;
 // A compiled model is a few MB, a precompiled prelude ~300 MB: past 1 GiB it is not ours to load.
 constexpr std::size_t kMaxObjectBytes = std::size_t{1} << 30;
 // Every object is built so (issue 16); request.flags come after them, so a caller can override one.
-constexpr const char* kDefaultFlags[] = {"-std=c++17", "-O3",     "-DNDEBUG",
-                                         "-fPIC",      "-shared", "-fvisibility=hidden"};
+// -ffp-contract=off as batchode's own builds (cmake/BatchodeWarnings.cmake): a model's blocks of runs,
+// compiled for AVX2 and AVX-512 (backends/cpu/run_blocks.hpp), give its runs' scalar numbers.
+constexpr const char* kDefaultFlags[] = {
+    "-std=c++17", "-O3", "-DNDEBUG", "-fPIC", "-shared", "-fvisibility=hidden", "-ffp-contract=off"};
 
 std::string first_lines(const std::string& text, int max_lines, int* total) {
   std::istringstream in(text);

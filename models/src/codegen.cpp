@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -122,6 +123,10 @@ class Generator {
       s += "  static constexpr const char* driver_names[] = {";
       for (std::size_t i = 0; i < m_.drivers().size(); ++i) s += (i ? ", \"" : "\"") + m_.drivers()[i].name + "\"";
       s += "};\n";
+    }
+    if (!compares_values()) {
+      // kernels/core/system.hpp: the CPU integrates blocks of runs through the call operator in SIMD lanes.
+      s += "  static constexpr bool simd_runs = true;  // the call operator compares no values\n";
     }
     s += "\n";
 
@@ -508,6 +513,23 @@ class Generator {
   }
 
   bool driven() const { return !m_.drivers().empty(); }
+
+  /// Whether the call operator's equations (the derivatives and the auxiliaries they read) compare a
+  /// value anywhere (a condition or ifelse): a pack of runs has no comparison (kernels/core/run_pack.hpp).
+  bool compares_values() const {
+    const std::function<bool(const Expr&)> compares = [&](const Expr& e) {
+      if (e.kind == ExprKind::ifelse || is_condition(e.kind)) return true;
+      if (e.kind == ExprKind::auxiliary && compares(*m_.equations().auxiliaries[e.index].value)) return true;
+      for (const ExprPtr& a : e.args) {
+        if (compares(*a)) return true;
+      }
+      return false;
+    };
+    for (const ExprPtr& e : m_.equations().rhs) {
+      if (compares(*e)) return true;
+    }
+    return false;
+  }
 
   /// What a Rosenbrock step factorises W with (`chosen`, models/sparse_lu_plan.hpp's choose_linear_solve):
   /// band_jacobian() and the bandwidths, or the sparse LU's members, or nothing (dense).

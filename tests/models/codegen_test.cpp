@@ -164,7 +164,7 @@ std::string write_sources(const support::TempDir& dir, const std::vector<Generat
 std::string checks_of(const std::vector<Generated>& models) {
   std::string s =
       "#include \"batchode/kernels/linalg/jacobian.hpp\"\n#include \"batchode/kernels/core/system.hpp\"\n"
-      "using batchode::kernels::Dual;\n";
+      "using batchode::kernels::Dual;\nusing batchode::kernels::RunPack;\n";
   for (const Generated& g : models) {
     const std::string& M = g.type;
     const std::string analytic = g.jacobian ? "" : "!";
@@ -195,16 +195,21 @@ std::string checks_of(const std::vector<Generated>& models) {
         s += "template void " + M + "::sparse_lu_solve<" + T + ">(const " + T + "*, " + T + "*) const;\n";
       }
     }
-    for (const std::string T : {"double", "float", "Dual<double, 4>", "Dual<float, 2>"}) {
+    // Packs of runs (the CPU's blocks, kernels/core/run_pack.hpp) where the call operator compares no value.
+    const bool compares = g.type == "EveryFunction" || g.type == "Precedence";
+    s += "static_assert(" + std::string(compares ? "!" : "") + "batchode::simd_runs_v<" + M + ">);\n";
+    std::vector<std::string> numbers = {"double", "float", "Dual<double, 4>", "Dual<float, 2>"};
+    if (!compares) numbers.insert(numbers.end(), {"RunPack<double, 16>", "RunPack<float, 8>"});
+    for (const std::string& T : numbers) {
       s += "template void " + M + "::operator()<" + T + ">(" + T + ", const " + T + "*, const " + T + "*, " +
            T + "*) const;\n";
-      if (g.jacobian) {
+      if (g.jacobian && T.rfind("RunPack", 0) != 0) {
         s += "template void " + M + "::jacobian<" + T + ">(" + T + ", const " + T + "*, const " + T + "*, " +
              T + "*) const;\n";
         s += "template void " + M + "::time_derivative<" + T + ">(" + T + ", const " + T + "*, const " + T +
              "*, " + T + "*) const;\n";
       }
-      if (banded(g)) {
+      if (banded(g) && T.rfind("RunPack", 0) != 0) {
         s += "template void " + M + "::band_jacobian<" + T + ">(" + T + ", const " + T + "*, const " + T + "*, " +
              T + "*) const;\n";
       }
@@ -253,6 +258,7 @@ TEST(Codegen, LorenzSourceFollowsTheContract) {
        {"struct BatchodeModel {\n",
         "  static constexpr batchode::port::size_t n_states = 3;\n",
         "  static constexpr batchode::port::size_t n_params = 1;\n",
+        "  static constexpr bool simd_runs = true;  // the call operator compares no values\n",
         "  BATCHODE_HOST_DEVICE void operator()(T t, const T* y, const T* p, T* dydt) const {\n",
         "    (void)t;\n",
         "    const T s_x = y[0];\n",
@@ -356,6 +362,7 @@ TEST(Codegen, TextKeepsGroupingAndUsesTheHelpers) {
         "T(2.5e+300)", "T(0.1) - T(5)"}) {
     EXPECT_NE(src.find(piece), std::string::npos) << "missing: " << piece << "\nin:\n" << src;
   }
+  EXPECT_EQ(src.find("simd_runs"), std::string::npos) << "a model that compares values cannot take packs";
 }
 
 TEST(Codegen, RefusesUnusableTypeNamesAndEmptyModels) {

@@ -66,6 +66,54 @@ TEST_F(RuntimeModelTest, LorenzEqualsTheCompiledInSystemBitForBit) {
   expect_same_as_compiled_in<double>(model, Method::dopri5, options(), false);
   expect_same_as_compiled_in<double>(model, Method::rk4, options(), true);
   expect_same_as_compiled_in<float>(model, Method::tsit5, options(), false);
+  // The final state only: the model (simd_runs) runs in blocks of runs in SIMD lanes, the compiled-in
+  // system a run at a time (backends/cpu/run_blocks.hpp).
+  expect_same_as_compiled_in<double>(model, Method::rk4, options(), false);
+  expect_same_as_compiled_in<float>(model, Method::dopri5, options(), false);
+}
+
+// Every math function of the model language on packs of runs (kernels/core/model_math.hpp, lane by
+// lane): a model that compares nothing runs in blocks, and each run's numbers are the ones it gets
+// with the blocks off (BATCHODE_CPU_SIMD=off, read by the model's own code when it solves), bit for bit.
+TEST_F(RuntimeModelTest, EveryMathFunctionInBlocksOfRunsGivesEachRunItsOwnNumbers) {
+  const std::string toml = R"(name = "every_math_function"
+equations = """
+q = exp(-x^2) + log(1 + y^2) + sqrt(2 + sin(x))
+r = tan(0.3*x) + asin(0.5*tanh(y)) + acos(0.25*cos(z)) + atan(x*y) + atan2(y, 1 + x^2)
+dx = 0.1 * (sinh(0.1*x) * cosh(0.2*y) + abs(x - y) + min(x, z) - max(y, z) + floor(t) + pow(x^2 + 1, y/3) - 2**-x) - x
+dy = 0.1 * q + y^-2 + z^4/(1 + x^2) - k * y
+dz = 0.1 * (q * r / (1 + z^2) - k * t * sin(t)) - z
+"""
+[states]
+x = 0.5
+y = 1.5
+z = -0.3
+[parameters]
+k = 2
+)";
+  RuntimeModel<double> runtime(parse(toml), options());
+  const std::size_t runs = 37;
+  std::vector<double> y0, k;
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.insert(y0.end(), {0.5 + 0.01 * double(r), 1.5, -0.3});
+    k.push_back(1.0 + 0.1 * double(r));
+  }
+  for (Method method : {Method::rk4, Method::dopri5}) {
+    SCOPED_TRACE(batchode::to_string(method));
+    const batchode::SolveOptions o = cpu_options<double>(method);
+    const batchode::SolveResult<double> blocks = batchode::solve_ivp(runtime, y0, k, o);
+    batchode::SolveResult<double> alone = [&] {
+      const batchode::jit::testing::ScopedEnv off("BATCHODE_CPU_SIMD", "off");
+      return batchode::solve_ivp(runtime, y0, k, o);
+    }();
+    ASSERT_TRUE(alone.all_succeeded());
+    for (std::size_t r = 0; r < runs; ++r) {
+      ASSERT_EQ(blocks.status(r), alone.status(r)) << "run " << r;
+      for (std::size_t s = 0; s < 3; ++s)
+        ASSERT_EQ(blocks.final_state(r, s), alone.final_state(r, s)) << "run " << r;
+      ASSERT_EQ(blocks.counters(r).rhs_evaluations, alone.counters(r).rhs_evaluations) << "run " << r;
+    }
+  }
 }
 
 // Drivers (issue 11): ForcedDecay written as model text, its drivers declared under [drivers] (v's

@@ -1,7 +1,8 @@
 // kernels/core/: the functions code generated from a model file calls (models/ writes that code), as
-// batchode::model_math::<name>, for float, double and dual numbers (kernels/core/dual.hpp, chain rule),
-// on host and device and under the runtime compilers (no standard header: the float and double
-// versions go through kernels/core/portable.hpp). One name per function of the model language:
+// batchode::model_math::<name>, for float, double, dual numbers (kernels/core/dual.hpp, chain rule) and
+// the CPU's packs of runs (kernels/core/run_pack.hpp, lane by lane), on host and device and under the runtime
+// compilers (no standard header: the float and double versions go through kernels/core/portable.hpp). One
+// name per function of the model language:
 //   exp log sqrt pow sin cos tan asin acos atan atan2 sinh cosh tanh abs min max floor ifelse
 // plus ipow<N> for the small integer powers the generator writes as products.
 //
@@ -21,50 +22,57 @@
 #include "batchode/kernels/core/annotations.hpp"
 #include "batchode/kernels/core/dual.hpp"
 #include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/core/run_pack.hpp"
 
 namespace batchode::model_math_detail {
-// Forwarders to Dual's hidden friends (kernels/core/dual.hpp), which only argument-dependent lookup finds.
+// Forwarders to the hidden friends of Dual (kernels/core/dual.hpp) and RunPack (kernels/core/
+// run_pack.hpp), which only argument-dependent lookup finds.
 // They live outside batchode::model_math so that the unqualified calls below cannot find
 // model_math's own overloads (a reader need not know that a non-template beats a template).
-#define BATCHODE_MODEL_MATH_DUAL1(name)                                 \
-  template <class D>                                                    \
-  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE D dual_##name(const D& x) { \
-    return name(x);                                                     \
+#define BATCHODE_MODEL_MATH_FRIEND1(name)                                 \
+  template <class D>                                                      \
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE D friend_##name(const D& x) { \
+    return name(x);                                                       \
   }
-#define BATCHODE_MODEL_MATH_DUAL2(name)                                             \
-  template <class D>                                                                \
-  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE D dual_##name(const D& a, const D& b) { \
-    return name(a, b);                                                              \
+#define BATCHODE_MODEL_MATH_FRIEND2(name)                                             \
+  template <class D>                                                                  \
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE D friend_##name(const D& a, const D& b) { \
+    return name(a, b);                                                                \
   }
-BATCHODE_MODEL_MATH_DUAL1(exp)
-BATCHODE_MODEL_MATH_DUAL1(log)
-BATCHODE_MODEL_MATH_DUAL1(sqrt)
-BATCHODE_MODEL_MATH_DUAL1(sin)
-BATCHODE_MODEL_MATH_DUAL1(cos)
-BATCHODE_MODEL_MATH_DUAL1(tan)
-BATCHODE_MODEL_MATH_DUAL1(asin)
-BATCHODE_MODEL_MATH_DUAL1(acos)
-BATCHODE_MODEL_MATH_DUAL1(atan)
-BATCHODE_MODEL_MATH_DUAL1(sinh)
-BATCHODE_MODEL_MATH_DUAL1(cosh)
-BATCHODE_MODEL_MATH_DUAL1(tanh)
-BATCHODE_MODEL_MATH_DUAL1(fabs)
-BATCHODE_MODEL_MATH_DUAL1(floor)
-BATCHODE_MODEL_MATH_DUAL2(pow)
-BATCHODE_MODEL_MATH_DUAL2(atan2)
-#undef BATCHODE_MODEL_MATH_DUAL1
-#undef BATCHODE_MODEL_MATH_DUAL2
+BATCHODE_MODEL_MATH_FRIEND1(exp)
+BATCHODE_MODEL_MATH_FRIEND1(log)
+BATCHODE_MODEL_MATH_FRIEND1(sqrt)
+BATCHODE_MODEL_MATH_FRIEND1(sin)
+BATCHODE_MODEL_MATH_FRIEND1(cos)
+BATCHODE_MODEL_MATH_FRIEND1(tan)
+BATCHODE_MODEL_MATH_FRIEND1(asin)
+BATCHODE_MODEL_MATH_FRIEND1(acos)
+BATCHODE_MODEL_MATH_FRIEND1(atan)
+BATCHODE_MODEL_MATH_FRIEND1(sinh)
+BATCHODE_MODEL_MATH_FRIEND1(cosh)
+BATCHODE_MODEL_MATH_FRIEND1(tanh)
+BATCHODE_MODEL_MATH_FRIEND1(fabs)
+BATCHODE_MODEL_MATH_FRIEND1(floor)
+BATCHODE_MODEL_MATH_FRIEND2(pow)
+BATCHODE_MODEL_MATH_FRIEND2(atan2)
+#undef BATCHODE_MODEL_MATH_FRIEND1
+#undef BATCHODE_MODEL_MATH_FRIEND2
 }  // namespace batchode::model_math_detail
 
 namespace batchode::model_math {
 
-// One-argument functions: float and double through port::, dual numbers through Dual's own rules.
+// One-argument functions: float and double through port::, dual numbers through Dual's own rules, a
+// pack of runs lane by lane (the CPU's blocks of runs).
 #define BATCHODE_MODEL_MATH1(name, port_name)                                                        \
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE float name(float x) { return port::port_name(x); }       \
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE double name(double x) { return port::port_name(x); }     \
   template <class T, int M>                                                                          \
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE kernels::Dual<T, M> name(const kernels::Dual<T, M>& x) { \
-    return model_math_detail::dual_##port_name(x);                                                   \
+    return model_math_detail::friend_##port_name(x);                                                 \
+  }                                                                                                  \
+  template <class T, port::size_t W>                                                                 \
+  BATCHODE_FORCEINLINE kernels::RunPack<T, W> name(const kernels::RunPack<T, W>& x) {                \
+    return model_math_detail::friend_##port_name(x);                                                 \
   }
 #define BATCHODE_MODEL_MATH2(name)                                                                       \
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE float name(float a, float b) { return port::name(a, b); }    \
@@ -72,7 +80,12 @@ namespace batchode::model_math {
   template <class T, int M>                                                                              \
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE kernels::Dual<T, M> name(const kernels::Dual<T, M>& a,       \
                                                                      const kernels::Dual<T, M>& b) {     \
-    return model_math_detail::dual_##name(a, b);                                                         \
+    return model_math_detail::friend_##name(a, b);                                                       \
+  }                                                                                                      \
+  template <class T, port::size_t W>                                                                     \
+  BATCHODE_FORCEINLINE kernels::RunPack<T, W> name(const kernels::RunPack<T, W>& a,                      \
+                                                   const kernels::RunPack<T, W>& b) {                    \
+    return model_math_detail::friend_##name(a, b);                                                       \
   }
 BATCHODE_MODEL_MATH1(exp, exp)
 BATCHODE_MODEL_MATH1(log, log)
@@ -102,6 +115,17 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T min(const T& a, const T& b) {
 template <class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T max(const T& a, const T& b) {
   return a < b ? b : a;
+}
+/// min and max of packs of runs, lane by lane with the same rule (a pack has no comparison of its own).
+template <class T, port::size_t W>
+BATCHODE_FORCEINLINE kernels::RunPack<T, W> min(const kernels::RunPack<T, W>& a,
+                                                const kernels::RunPack<T, W>& b) {
+  return zip(a, b, [](T x, T y) { return y < x ? y : x; });
+}
+template <class T, port::size_t W>
+BATCHODE_FORCEINLINE kernels::RunPack<T, W> max(const kernels::RunPack<T, W>& a,
+                                                const kernels::RunPack<T, W>& b) {
+  return zip(a, b, [](T x, T y) { return x < y ? y : x; });
 }
 /// a where c holds, else b (the model language's ifelse; both already evaluated).
 template <class T>

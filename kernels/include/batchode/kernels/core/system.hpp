@@ -94,6 +94,12 @@
 //                        a lane group passes (LaneGroupState) lives]
 //   lanes_per_run        static constexpr size_t: the lanes of such a run, instead of the choice by
 //                        size (kernels/launch/lane_group.hpp). [declared_lanes_per_run_v, 0 if none]
+//   simd_runs            static constexpr bool = true: the call operator also takes the values of W runs
+//                        at once (T = kernels::RunPack<U, W>, kernels/core/run_pack.hpp: arithmetic and
+//                        the math functions lane by lane, no comparison of values), so the CPU path
+//                        integrates blocks of runs in the lanes of its vector registers
+//                        (backends/cpu/run_blocks.hpp). Generated model code declares it where its
+//                        equations compare nothing. [simd_runs_v]
 //   state_names, observable_names, driver_names
 //                        static constexpr const char* x[] = {...}: the names results, summaries and
 //                        driver specs go by (solver/systems/system_traits.hpp), else y<s>,
@@ -364,6 +370,13 @@ struct has_rhs_component<
         port::size_t{}, port::declval<T>(), port::declval<const State&>(), port::declval<const T*>())})>>
     : port::true_type {};
 
+// S::simd_runs, or false.
+template <class S, class = void>
+struct declares_simd_runs : port::false_type {};
+template <class S>
+struct declares_simd_runs<S, port::void_t<decltype(bool{S::simd_runs})>> : port::bool_constant<S::simd_runs> {
+};
+
 #define BATCHODE_SYSTEM_NAMES(trait, member) \
   template <class S, class = void>           \
   struct trait : port::false_type {};        \
@@ -390,6 +403,10 @@ inline constexpr bool has_compiled_methods_v = detail::has_compiled_methods<Syst
 /// The lanes per run System declares (S::lanes_per_run), or 0 when it leaves the choice to the size.
 template <class System>
 inline constexpr port::size_t declared_lanes_per_run_v = detail::declared_lanes<System>::value;
+
+/// True when System's call operator takes packs of runs (S::simd_runs).
+template <class System>
+inline constexpr bool simd_runs_v = detail::declares_simd_runs<System>::value;
 
 /// True when System names its states, observables, drivers (static arrays of strings).
 template <class System>

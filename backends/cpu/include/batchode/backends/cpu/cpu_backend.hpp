@@ -117,8 +117,11 @@ template <class MakeWorker>
 void run_on_workers(std::size_t count, unsigned threads, TimeLogger& logger, arrays::HostWorkers& pool,
                     MakeWorker&& make_worker, const std::atomic<bool>* stop = nullptr) {
   const unsigned workers = worker_count(threads, count);
-  // Blocks small enough to balance runs of very different cost, large enough to keep the counter cold.
-  const std::size_t block = std::clamp<std::size_t>(count / (workers * 16), 1, 256);
+  // Blocks small enough to balance runs of very different cost, large enough to keep the counter cold;
+  // whole blocks of runs in SIMD lanes (run_blocks.hpp) where there are runs enough for every worker.
+  std::size_t block = std::clamp<std::size_t>(count / (workers * 16), 1, 256);
+  if (count >= max_block_runs * workers)
+    block = (block + max_block_runs - 1) / max_block_runs * max_block_runs;
 
   std::atomic<std::size_t> next{0};
   std::vector<std::size_t> worker_runs(workers, 0);

@@ -1,4 +1,4 @@
-// backends/cpu/: the CPU path's per-run loop over a range of runs: initial values in, integrate_run
+// backends/cpu/: the CPU path's loop over a range of runs: initial values in, integrate_run
 // with the method's CPU stepper, final state, status, counters and series out (through the strided
 // sinks the batch kernel uses, a run's row at stride 1: kernels/outputs/strided_outputs.hpp). The one
 // copy of that loop: cpu_backend.hpp runs it on the worker threads for compiled-in systems, and a
@@ -13,15 +13,10 @@
 #include <type_traits>
 
 #include "batchode/arrays/result_view.hpp"
-#include "batchode/backends/cpu/odeint_steppers.hpp"
-#include "batchode/backends/cpu/rosenbrock4_stepper.hpp"
+#include "batchode/backends/cpu/cpu_stepper.hpp"
+#include "batchode/backends/cpu/run_blocks.hpp"
 #include "batchode/kernels/core/run_settings.hpp"
-#include "batchode/kernels/linalg/jacobian.hpp"
 #include "batchode/kernels/loop/run_integrator.hpp"
-#include "batchode/kernels/methods/dense_form.hpp"
-#include "batchode/kernels/methods/rk_stepper.hpp"
-#include "batchode/kernels/methods/stiff_stepper.hpp"
-#include "batchode/kernels/methods/tableaux.hpp"
 #include "batchode/kernels/outputs/driven_system.hpp"
 #include "batchode/kernels/outputs/observables.hpp"
 #include "batchode/kernels/outputs/saved_variables.hpp"
@@ -29,41 +24,6 @@
 #include "batchode/kernels/outputs/summaries.hpp"
 
 namespace batchode::cpu {
-
-/// Whether explicit table Tab runs on the register stepper (kernels/methods/rk_stepper.hpp) on the CPU too:
-/// a table with its own dense output in polynomial weights (tsit5), which needs every stage of the
-/// step, where odeint's generic stepper keeps its stages private, and a table odeint has no stepper
-/// for (has_odeint_stepper_v: vern7, vern9).
-template <class Tab>
-inline constexpr bool cpu_uses_register_stepper_v =
-    tableau::dense_form_v<Tab> == tableau::DenseForm::weights || !has_odeint_stepper_v<Tab>;
-
-/// The CPU stepper of method Tab: odeint's for explicit tables (the register stepper for those of
-/// cpu_uses_register_stepper_v), StiffStepper (kernels/methods/stiff_stepper.hpp) for Rosenbrock and
-/// ESDIRK tables, odeint's rosenbrock4 for the CPU-only tag. `available` is false for a stiff method whose
-/// system cannot be linearised (integrate_batch then throws InvalidInput). System is the one integrated
-/// (integrated_system_t: a system that reads drivers is run wrapped); CpuStepperFor takes the user's.
-template <class Tab, class System, class T, bool Stiff = has_stiff_stepper_v<Tab>,
-          bool Gpu = tableau::runs_on_gpu_v<Tab>>
-struct IntegratedStepperFor {
-  using type = std::conditional_t<cpu_uses_register_stepper_v<Tab>, RkStepper<Tab, T, System::n_states>,
-                                  OdeintStepper<Tab, System, T>>;
-  static constexpr bool available = true;
-};
-template <class Tab, class System, class T>
-struct IntegratedStepperFor<Tab, System, T, true, true> {
-  using type = StiffStepper<Tab, System, T>;
-  static constexpr bool available = can_linearize_v<System, T>;
-};
-template <class Tab, class System, class T>
-struct IntegratedStepperFor<Tab, System, T, false, false> {
-  using type = OdeintRosenbrock4Stepper<System, T>;
-  static constexpr bool available = can_linearize_v<System, T>;
-};
-
-/// The CPU stepper of method Tab for the user's System (see IntegratedStepperFor).
-template <class Tab, class System, class T>
-using CpuStepperFor = IntegratedStepperFor<Tab, integrated_system_t<System, T>, T>;
 
 /// Integrates run r of a validated batch (y0, params: the whole batch, run-major) with `sys` (the
 /// integrated system: the user's, or run r's Driven) into row r of `result`.
@@ -139,7 +99,9 @@ template <class Tab, class System, class T>
 void integrate_run_range(const System& sys, const T* y0, const T* params, std::size_t begin, std::size_t end,
                          const RunSettings<T> plan, const ResultView<T>& result,
                          typename CpuStepperFor<Tab, System, T>::type& stepper) {
-  for (std::size_t r = begin; r < end; ++r) {
+  // Whole blocks of runs in SIMD lanes where the system, method and plan allow (run_blocks.hpp); the
+  // runs left over, and every run where they do not, one at a time.
+  for (std::size_t r = integrate_run_blocks<Tab>(sys, y0, params, begin, end, plan, result); r < end; ++r) {
     if constexpr (n_drivers_v<System> > 0) {
       integrate_one_run<Tab>(drive(sys, plan, r), y0, params, r, plan, result, stepper);
     } else {

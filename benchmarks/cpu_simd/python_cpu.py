@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""batchode's CPU path from Python, one core, with and without blocks of runs in SIMD lanes (issue 48).
+
+    PYTHONPATH=build/python taskset -c 1 python3 benchmarks/cpu_simd/python_cpu.py [--runs 16384] [--reps 5]
+
+The Lorenz rho sweep of issue 48 (examples/models/lorenz.toml, rho = linspace(0, 21, runs), t in [0, 1]),
+`backend="cpu", cpu_threads=1`, the final state only: RK4 with dt 1e-3 and dopri5 at rtol = atol = 1e-6,
+float64 and float32. Each case is solved with the blocks the CPU allows (BATCHODE_CPU_SIMD unset: the
+widest instruction set) and a run at a time (BATCHODE_CPU_SIMD=off), alternately, by one Solver (the
+model compiled once); the median of --reps warm solves each. Prints run-steps/s (runs x mean accepted
+steps / wall), the ratio and whether every final state, status and step count is the same bits.
+"""
+
+import argparse
+import os
+import statistics
+import time
+
+import numpy
+
+import batchode
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODEL = os.path.join(HERE, "..", "..", "examples", "models", "lorenz.toml")
+
+
+def timed(solver, y0, rho, simd):
+    if simd is None:
+        os.environ.pop("BATCHODE_CPU_SIMD", None)
+    else:
+        os.environ["BATCHODE_CPU_SIMD"] = simd
+    start = time.perf_counter()
+    r = solver.solve(y0=y0, parameters={"rho": rho}, grid_type="verbatim")
+    return time.perf_counter() - start, r
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=16384)
+    parser.add_argument("--reps", type=int, default=5)
+    args = parser.parse_args()
+    model = batchode.load_model(MODEL)
+    print(f"Lorenz rho sweep, {args.runs} runs, t in [0, 1], backend cpu, 1 thread, final state; "
+          f"median of {args.reps} warm solves")
+    for method, step in (("rk4", {"dt": 1e-3}), ("dopri5", {"rtol": 1e-6, "atol": 1e-6})):
+        for precision in ("float64", "float32"):
+            dtype = numpy.float64 if precision == "float64" else numpy.float32
+            rho = numpy.linspace(0, 21, args.runs).astype(dtype)
+            y0 = numpy.tile(numpy.array([1.0, 1.0, 1.0], dtype=dtype), (args.runs, 1))
+            solver = batchode.Solver(model, t_span=(0.0, 1.0), method=method, precision=precision, backend="cpu",
+                                     cpu_threads=1, counters=True, verbosity="none", **step)
+            walls = {"blocks": [], "alone": []}
+            results = {}
+            timed(solver, y0, rho, None)  # warm-up: compiles the model
+            for _ in range(args.reps):
+                for name, simd in (("blocks", None), ("alone", "off")):
+                    wall, results[name] = timed(solver, y0, rho, simd)
+                    walls[name].append(wall)
+            a, b = results["blocks"], results["alone"]
+            same = (numpy.array_equal(a.final_state, b.final_state) and numpy.array_equal(a.status, b.status)
+                    and numpy.array_equal(a.counters, b.counters))
+            steps = float(numpy.mean(b.counters["accepted_steps"]))
+            rate = {k: args.runs * steps / statistics.median(v) for k, v in walls.items()}
+            print(f"{method:7s} {precision}  blocks {rate['blocks']:.3e}  a run at a time {rate['alone']:.3e} "
+                  f"run-steps/s  ({rate['blocks'] / rate['alone']:.2f}x; {steps:.0f} steps a run)  "
+                  f"same bits: {same}")
+    os.environ.pop("BATCHODE_CPU_SIMD", None)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,247 @@
+// The CPU's blocks of runs in SIMD lanes (backends/cpu/run_blocks.hpp, issue 48): a system that takes
+// packs (simd_runs) gives every run the numbers the same system gives it a run at a time, bit for bit
+// (final state, status, stop time, counters), for every explicit method, both precisions and every
+// instruction set this CPU has; runs that fail or end early inside a block keep their own status; a
+// run's numbers do not depend on which runs share its block; solves that keep more than the final
+// state, and BATCHODE_CPU_SIMD=off, run a run at a time; a bad BATCHODE_CPU_SIMD is named.
+#include "batchode/backends/cpu/run_blocks.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <batchode/batchode.hpp>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../../jit/jit_test_support.hpp"  // ScopedEnv
+#include "test_systems.hpp"
+
+namespace {
+
+using batchode::Method;
+using batchode::jit::testing::ScopedEnv;
+
+/// Calls of a system's call operator with a pack of runs (how a test sees that blocks ran).
+std::atomic<long> pack_calls{0};
+
+/// Lorenz (test_systems.hpp's), taking packs, counting the calls that do.
+struct LorenzInLanes : batchode::testing::Lorenz {
+  static constexpr bool simd_runs = true;
+  template <class T>
+  void operator()(T t, const T* y, const T* p, T* dydt) const {
+    if constexpr (batchode::kernels::is_run_pack<T>::value)
+      pack_calls.fetch_add(1, std::memory_order_relaxed);
+    batchode::testing::Lorenz::operator()(t, y, p, dydt);
+  }
+};
+
+/// y' = k y^2 - y sin(y) (math functions lane by lane): y0 = 1 blows up before t = 1 where k is large
+/// enough, so some runs of a block fail while the others finish. p = {k}.
+struct BlowUp {
+  static constexpr std::size_t n_states = 1;
+  static constexpr std::size_t n_params = 1;
+  template <class T>
+  void operator()(T, const T* y, const T* p, T* dydt) const {
+    using std::sin;
+    dydt[0] = p[0] * y[0] * y[0] - y[0] * sin(y[0]);
+  }
+};
+struct BlowUpInLanes : BlowUp {
+  static constexpr bool simd_runs = true;
+};
+
+batchode::SolveOptions options(Method method) {
+  batchode::SolveOptions o;
+  o.method = method;
+  o.backend = batchode::Backend::cpu;
+  o.cpu_threads = 1;
+  o.t_end = 2.0;
+  o.verbosity = batchode::Verbosity::none;
+  if (!batchode::method_info(method).adaptive) o.dt = 1e-3;
+  o.rtol = o.atol = 1e-7;
+  o.outputs.counters = true;
+  return o;
+}
+
+/// A Lorenz batch whose runs take different step counts: rho from 5 to 45.
+template <class T>
+void lorenz_batch(std::size_t runs, std::vector<T>& y0, std::vector<T>& params) {
+  y0.clear();
+  params.clear();
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.insert(y0.end(), {T(1), T(1) + T(0.01) * T(r % 7), T(1)});
+    params.insert(params.end(), {T(10), T(5) + T(40) * T(r) / T(runs), T(8.0 / 3.0)});
+  }
+}
+
+template <class T>
+void expect_same_runs(const batchode::SolveResult<T>& a, const batchode::SolveResult<T>& b) {
+  ASSERT_EQ(a.n_runs(), b.n_runs());
+  for (std::size_t r = 0; r < a.n_runs(); ++r) {
+    ASSERT_EQ(a.status(r), b.status(r)) << "run " << r;
+    for (std::size_t s = 0; s < a.n_states(); ++s) {
+      const T x = a.final_state(r, s), y = b.final_state(r, s);
+      ASSERT_EQ(std::memcmp(&x, &y, sizeof(T)), 0)
+          << "run " << r << " state " << s << ": " << x << " against " << y;
+    }
+    ASSERT_EQ(a.stop_time(r), b.stop_time(r)) << "run " << r;
+    ASSERT_EQ(a.counters(r).accepted_steps, b.counters(r).accepted_steps) << "run " << r;
+    ASSERT_EQ(a.counters(r).rejected_steps, b.counters(r).rejected_steps) << "run " << r;
+    ASSERT_EQ(a.counters(r).rhs_evaluations, b.counters(r).rhs_evaluations) << "run " << r;
+  }
+}
+
+/// The instruction sets this CPU runs, narrowest first.
+std::vector<std::string> simd_sets() {
+  std::vector<std::string> sets;
+  const batchode::cpu::SimdSet widest = batchode::cpu::simd_set();
+  for (auto set :
+       {batchode::cpu::SimdSet::baseline, batchode::cpu::SimdSet::avx2, batchode::cpu::SimdSet::avx512}) {
+    if (set <= widest) sets.push_back(batchode::cpu::simd_set_name(set));
+  }
+  return sets;
+}
+
+template <class T>
+void expect_every_method_in_lanes() {
+  const std::size_t runs = 2 * 32 + 7;  // whole blocks and runs left over, at every width
+  std::vector<T> y0, params;
+  lorenz_batch(runs, y0, params);
+  for (Method method : {Method::euler, Method::rk4, Method::bogacki_shampine32, Method::cash_karp54,
+                        Method::dopri5, Method::tsit5, Method::fehlberg78, Method::vern7, Method::vern9}) {
+    SCOPED_TRACE(std::string(batchode::to_string(method)) + (sizeof(T) == 4 ? " float" : " double"));
+    batchode::SolveOptions o = options(method);
+    if (sizeof(T) == 4) o.rtol = o.atol = 1e-5;
+    const auto alone = batchode::solve_ivp(batchode::testing::Lorenz{}, y0, params, o);
+    EXPECT_TRUE(alone.all_succeeded());
+    for (const std::string& set : simd_sets()) {
+      SCOPED_TRACE(set);
+      ScopedEnv simd("BATCHODE_CPU_SIMD", set);
+      pack_calls = 0;
+      expect_same_runs(batchode::solve_ivp(LorenzInLanes{}, y0, params, o), alone);
+      EXPECT_GT(pack_calls.load(), 0) << "no block ran";
+    }
+  }
+}
+
+TEST(RunBlocks, EveryExplicitMethodGivesEachRunItsOwnNumbersInDouble) {
+  expect_every_method_in_lanes<double>();
+}
+TEST(RunBlocks, EveryExplicitMethodGivesEachRunItsOwnNumbersInFloat) {
+  expect_every_method_in_lanes<float>();
+}
+
+// The first step's estimate (dt unset) is each run's own too; a tight tolerance rejects steps.
+TEST(RunBlocks, FirstStepsAndRejectedStepsAreEachRunsOwn) {
+  std::vector<double> y0, params;
+  lorenz_batch(40, y0, params);
+  batchode::SolveOptions o = options(Method::dopri5);
+  ASSERT_FALSE(o.dt.has_value());
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  const auto alone = batchode::solve_ivp(batchode::testing::Lorenz{}, y0, params, o);
+  std::uint32_t rejected = 0;
+  for (std::size_t r = 0; r < alone.n_runs(); ++r) rejected += alone.counters(r).rejected_steps;
+  EXPECT_GT(rejected, 0u) << "no run rejected a step: the test does not test rejections";
+  expect_same_runs(batchode::solve_ivp(LorenzInLanes{}, y0, params, o), alone);
+}
+
+// Runs that blow up end with their own status and time while the others of their block go on; a
+// method of fixed steps ends them at t_end as non-finite, the adaptive one as the controller finds.
+TEST(RunBlocks, RunsThatFailInsideABlockKeepTheirOwnStatus) {
+  const std::size_t runs = 48;
+  std::vector<double> y0(runs, 1.0), k(runs);
+  for (std::size_t r = 0; r < runs; ++r)
+    k[r] = r % 3 == 0 ? 3.0 : 0.2;  // 1 / (k - ~0.84): blow-up by t ~ 0.5
+  for (Method method : {Method::rk4, Method::dopri5}) {
+    SCOPED_TRACE(batchode::to_string(method));
+    batchode::SolveOptions o = options(method);
+    o.t_end = 1.0;
+    if (method == Method::rk4) o.dt = 1e-2;
+    const auto alone = batchode::solve_ivp(BlowUp{}, y0, k, o);
+    EXPECT_FALSE(alone.all_succeeded());
+    EXPECT_EQ(alone.status(1), batchode::Status::success);
+    EXPECT_NE(alone.status(0), batchode::Status::success);
+    expect_same_runs(batchode::solve_ivp(BlowUpInLanes{}, y0, k, o), alone);
+  }
+}
+
+// max_steps ends each run of a block where it ends the run alone (adaptive steps: the solver refuses
+// fixed steps that cannot reach t_end).
+TEST(RunBlocks, MaxStepsEndsEachRunWhereItWouldAlone) {
+  std::vector<double> y0, params;
+  lorenz_batch(32, y0, params);
+  batchode::SolveOptions o = options(Method::dopri5);
+  o.max_steps = 150;
+  const auto alone = batchode::solve_ivp(batchode::testing::Lorenz{}, y0, params, o);
+  EXPECT_EQ(alone.status(31), batchode::Status::max_steps_reached);
+  EXPECT_EQ(alone.status(0), batchode::Status::success);
+  expect_same_runs(batchode::solve_ivp(LorenzInLanes{}, y0, params, o), alone);
+}
+
+// A run's numbers do not depend on its neighbours: the batch shuffled gives each run the same bits.
+TEST(RunBlocks, ShufflingTheBatchChangesNoRunsNumbers) {
+  const std::size_t runs = 67;
+  std::vector<double> y0, params;
+  lorenz_batch(runs, y0, params);
+  std::vector<std::size_t> order(runs);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::shuffle(order.begin(), order.end(), std::mt19937(7));
+  std::vector<double> y0_shuffled, params_shuffled;
+  for (std::size_t r : order) {
+    y0_shuffled.insert(y0_shuffled.end(), y0.begin() + 3 * r, y0.begin() + 3 * r + 3);
+    params_shuffled.insert(params_shuffled.end(), params.begin() + 3 * r, params.begin() + 3 * r + 3);
+  }
+  const batchode::SolveOptions o = options(Method::dopri5);
+  const auto a = batchode::solve_ivp(LorenzInLanes{}, y0, params, o);
+  const auto b = batchode::solve_ivp(LorenzInLanes{}, y0_shuffled, params_shuffled, o);
+  for (std::size_t i = 0; i < runs; ++i) {
+    for (std::size_t s = 0; s < 3; ++s)
+      ASSERT_EQ(b.final_state(i, s), a.final_state(order[i], s)) << "run " << order[i];
+    ASSERT_EQ(b.counters(i).accepted_steps, a.counters(order[i]).accepted_steps);
+  }
+}
+
+// A solve that keeps a series runs a run at a time (its saves are not the blocks' yet), as does one
+// with BATCHODE_CPU_SIMD=off: the same numbers, no pack.
+TEST(RunBlocks, SeriesAndSimdOffRunARunAtATime) {
+  std::vector<double> y0, params;
+  lorenz_batch(32, y0, params);
+  batchode::SolveOptions o = options(Method::dopri5);
+  const auto alone = batchode::solve_ivp(batchode::testing::Lorenz{}, y0, params, o);
+  {
+    ScopedEnv simd("BATCHODE_CPU_SIMD", "off");
+    pack_calls = 0;
+    expect_same_runs(batchode::solve_ivp(LorenzInLanes{}, y0, params, o), alone);
+    EXPECT_EQ(pack_calls.load(), 0);
+  }
+  o.save_every = 0.5;
+  pack_calls = 0;
+  const auto saved = batchode::solve_ivp(LorenzInLanes{}, y0, params, o);
+  EXPECT_EQ(pack_calls.load(), 0);
+  EXPECT_EQ(saved.final_state(3, 0),
+            batchode::solve_ivp(batchode::testing::Lorenz{}, y0, params, o).final_state(3, 0));
+}
+
+TEST(RunBlocks, ABadInstructionSetIsNamed) {
+  ScopedEnv simd("BATCHODE_CPU_SIMD", "sse9");
+  std::vector<double> y0, params;
+  lorenz_batch(16, y0, params);
+  try {
+    (void)batchode::solve_ivp(LorenzInLanes{}, y0, params, options(Method::rk4));
+    FAIL() << "expected an error naming BATCHODE_CPU_SIMD";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "BATCHODE_CPU_SIMD is 'sse9': it may be auto, off, baseline, avx2 or avx512"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
