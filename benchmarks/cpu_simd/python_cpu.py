@@ -30,7 +30,7 @@ def timed(solver, y0, rho, simd):
     else:
         os.environ["BATCHODE_CPU_SIMD"] = simd
     start = time.perf_counter()
-    r = solver.solve(y0=y0, parameters={"rho": rho}, grid_type="verbatim")
+    r = solver.solve(y0=y0, parameters=rho.reshape(-1, 1))
     return time.perf_counter() - start, r
 
 
@@ -46,7 +46,7 @@ def main():
         for precision in ("float64", "float32"):
             dtype = numpy.float64 if precision == "float64" else numpy.float32
             rho = numpy.linspace(0, 21, args.runs).astype(dtype)
-            y0 = numpy.tile(numpy.array([1.0, 1.0, 1.0], dtype=dtype), (args.runs, 1))
+            y0 = numpy.array([1.0, 1.0, 1.0], dtype=dtype)  # shared by every run
             solver = batchode.Solver(model, t_span=(0.0, 1.0), method=method, precision=precision, backend="cpu",
                                      cpu_threads=1, counters=True, verbosity="none", **step)
             walls = {"blocks": [], "alone": []}
