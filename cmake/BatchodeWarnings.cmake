@@ -1,5 +1,6 @@
 # batchode_internal_flags(<target>): warnings (as errors when BATCHODE_WARNINGS_AS_ERRORS), unfused
-# host arithmetic and the sanitizers, for batchode's own targets only; nothing here reaches a consumer of batchode::batchode.
+# host arithmetic and the sanitizers, for batchode's own targets only; nothing here reaches a consumer
+# of batchode::batchode.
 include_guard(GLOBAL)
 
 function(batchode_internal_flags target)

@@ -73,7 +73,7 @@ std::string simd_lanes() {
     const cpu::SimdSet set = cpu::simd_set();
     if (set == cpu::SimdSet::off) return "off (BATCHODE_CPU_SIMD)";
     return fmt::format("{}, blocks of {} runs in float64 and {} in float32", cpu::simd_set_name(set),
-                       cpu::block_bytes(set) / 8, cpu::block_bytes(set) / 4);
+                       cpu::block_runs<double>, cpu::block_runs<float>);
   } catch (const std::exception& e) {
     return e.what();
   }

@@ -37,13 +37,11 @@ namespace batchode::cpu {
 /// method is explicit with one error estimate (dop853 combines two by their norms), and nothing of a
 /// run but its state is carried (no events, drivers, breaks or algebraic states).
 template <class Tab, class System, class T>
-inline constexpr bool runs_in_blocks_v = simd_runs_v<System> &&
-                                         (std::is_same_v<T, float> ||
-                                          std::is_same_v<T, double>)&&!has_stiff_stepper_v<Tab> &&
-                                         tableau::runs_on_gpu_v<Tab> &&
-                                         !tableau::combines_estimates_v<Tab> && n_events_v<System> == 0 &&
-                                         n_drivers_v<System> == 0 && n_algebraic_v<System> == 0 &&
-                                         !has_breaks_v<System, T>;
+inline constexpr bool runs_in_blocks_v =
+    simd_runs_v<System> && !has_stiff_stepper_v<Tab> && tableau::runs_on_gpu_v<Tab> &&
+    !tableau::combines_estimates_v<Tab> && n_events_v<System> == 0 && n_drivers_v<System> == 0 &&
+    n_algebraic_v<System> == 0 && !has_breaks_v<System, T> &&
+    (std::is_same_v<T, float> || std::is_same_v<T, double>);
 
 /// Whether a solve's plan lets its runs run in blocks: it keeps the final state only (no series, no
 /// summaries).
@@ -346,15 +344,13 @@ BATCHODE_BLOCKS_AVX512 std::size_t integrate_blocks_avx512(const System& sys, co
                                                            std::size_t begin, std::size_t end,
                                                            const RunSettings<T>& plan,
                                                            const ResultView<T>& result) {
-  return integrate_blocks<Tab, System, T, block_runs<T, SimdSet::avx512>>(sys, y0, params, begin, end, plan,
-                                                                          result);
+  return integrate_blocks<Tab, System, T, block_runs<T>>(sys, y0, params, begin, end, plan, result);
 }
 template <class Tab, class System, class T>
 __attribute__((target("avx2,fma"), flatten)) std::size_t integrate_blocks_avx2(
     const System& sys, const T* y0, const T* params, std::size_t begin, std::size_t end,
     const RunSettings<T>& plan, const ResultView<T>& result) {
-  return integrate_blocks<Tab, System, T, block_runs<T, SimdSet::avx2>>(sys, y0, params, begin, end, plan,
-                                                                        result);
+  return integrate_blocks<Tab, System, T, block_runs<T>>(sys, y0, params, begin, end, plan, result);
 }
 #undef BATCHODE_BLOCKS_AVX512
 #endif
@@ -365,8 +361,7 @@ __attribute__((flatten))
 std::size_t
 integrate_blocks_baseline(const System& sys, const T* y0, const T* params, std::size_t begin, std::size_t end,
                           const RunSettings<T>& plan, const ResultView<T>& result) {
-  return integrate_blocks<Tab, System, T, block_runs<T, SimdSet::baseline>>(sys, y0, params, begin, end, plan,
-                                                                            result);
+  return integrate_blocks<Tab, System, T, block_runs<T>>(sys, y0, params, begin, end, plan, result);
 }
 
 }  // namespace blocks

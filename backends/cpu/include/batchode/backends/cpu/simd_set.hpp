@@ -1,5 +1,5 @@
 // backends/cpu/: the instruction sets the CPU's blocks of runs in SIMD lanes are compiled for
-// (run_blocks.hpp), which one this CPU runs, and how many runs a block holds in each.
+// (run_blocks.hpp), which one this CPU runs, and how many runs a block holds.
 #pragma once
 
 #include <cstddef>
@@ -53,14 +53,14 @@ inline SimdSet simd_set() {
 /// AVX-512 vectors, four AVX2 ones (benchmarks/RESULTS.md, "Runs in SIMD lanes": one vector per block
 /// leaves each stage's chain of dependent operations exposed; several hide it; 64 bytes measured
 /// slower under AVX2 and the baseline too, 256 under all three).
-constexpr std::size_t block_bytes(SimdSet) { return 128; }
+inline constexpr std::size_t block_bytes = 128;
 
-/// Runs per block for precision T and set S.
-template <class T, SimdSet S>
-inline constexpr std::size_t block_runs = block_bytes(S) / sizeof(T);
+/// Runs per block in precision T.
+template <class T>
+inline constexpr std::size_t block_runs = block_bytes / sizeof(T);
 
-/// The most runs a block holds (float under AVX-512): the CPU's workers take ranges of runs in
-/// multiples of it (cpu_backend.hpp), so that ranges are whole blocks.
-inline constexpr std::size_t max_block_runs = block_runs<float, SimdSet::avx512>;
+/// The most runs a block holds (float): the CPU's workers take ranges of runs in multiples of it
+/// (cpu_backend.hpp), so that ranges are whole blocks.
+inline constexpr std::size_t max_block_runs = block_runs<float>;
 
 }  // namespace batchode::cpu
