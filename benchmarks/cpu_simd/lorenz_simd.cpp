@@ -72,6 +72,69 @@ double max_rel_diff(const std::vector<T>& a, const std::vector<T>& b) {
   return worst;
 }
 
+/// batchode's CPU path on one thread with options `o` (method and steps), a run at a time and in
+/// blocks of runs in SIMD lanes (backends/cpu/run_blocks.hpp: the same system declaring simd_runs) with
+/// each instruction set the CPU has (BATCHODE_CPU_SIMD); prints the rates (runs x mean accepted steps /
+/// wall), puts a run at a time's final states in `reference` and returns how many block variants did not
+/// give each run those numbers (final state, status, stop time and counters) bit for bit.
+template <class T>
+int compare_blocks(const char* precision, const char* method, batchode::SolveOptions o,
+                   const std::vector<T>& y0, const std::vector<T>& rho, int reps, std::vector<T>& reference,
+                   double& alone_s) {
+  const std::size_t runs = rho.size();
+  o.backend = batchode::Backend::cpu;
+  o.cpu_threads = 1;
+  o.verbosity = batchode::Verbosity::none;
+  o.outputs.counters = true;
+  batchode::TimeLogger quiet(nullptr, batchode::Verbosity::none);
+  const auto keep = [&](const batchode::SolveResult<T>& r, std::vector<T>& out) {
+    out.assign(3 * runs, T(0));
+    for (std::size_t i = 0; i < runs; ++i)
+      for (std::size_t s = 0; s < 3; ++s) out[3 * i + s] = r.final_state(i, s);
+  };
+  unsetenv("BATCHODE_CPU_SIMD");
+  const batchode::cpu::SimdSet widest = batchode::cpu::simd_set();
+  setenv("BATCHODE_CPU_SIMD", "off", 1);
+  batchode::Solver<LorenzRho, T> solver(LorenzRho{}, o, quiet);
+  batchode::SolveResult<T> alone = solver.solve(y0, rho);
+  double steps = 0;
+  for (std::size_t i = 0; i < runs; ++i) steps += alone.counters()[i].accepted_steps;
+  const double run_steps = steps;
+  alone_s = median_s(reps, [&] { alone = solver.solve(y0, rho); });
+  keep(alone, reference);
+  std::printf(
+      "%-8s %-6s %-26s %10.3e run-steps/s  %6.2fx  (batchode's CPU path, 1 thread, a run at a time)\n",
+      precision, method, "batchode cpu x1", run_steps / alone_s, 1.0);
+
+  int failures = 0;
+  batchode::Solver<LorenzRhoInLanes, T> blocks(LorenzRhoInLanes{}, o, quiet);
+  for (batchode::cpu::SimdSet simd :
+       {batchode::cpu::SimdSet::baseline, batchode::cpu::SimdSet::avx2, batchode::cpu::SimdSet::avx512}) {
+    if (simd > widest) continue;
+    const char* set = batchode::cpu::simd_set_name(simd);
+    setenv("BATCHODE_CPU_SIMD", set, 1);
+    batchode::SolveResult<T> r = blocks.solve(y0, rho);
+    const double blocks_s = median_s(reps, [&] { r = blocks.solve(y0, rho); });
+    std::vector<T> in_blocks;
+    keep(r, in_blocks);
+    bool same = std::memcmp(in_blocks.data(), reference.data(), reference.size() * sizeof(T)) == 0;
+    for (std::size_t i = 0; i < runs; ++i) {
+      const batchode::RunCounters &a = r.counters()[i], &b = alone.counters()[i];
+      same = same && r.statuses()[i] == alone.statuses()[i] &&
+             std::memcmp(&r.stop_times()[i], &alone.stop_times()[i], sizeof(T)) == 0 &&
+             a.accepted_steps == b.accepted_steps && a.rejected_steps == b.rejected_steps &&
+             a.rhs_evaluations == b.rhs_evaluations;
+    }
+    if (!same) ++failures;
+    std::printf("%-8s %-6s %-26s %10.3e run-steps/s  %6.2fx  bits %s\n", precision, method,
+                (std::string("batchode cpu x1 blocks ") + set).c_str(), run_steps / blocks_s,
+                alone_s / blocks_s,
+                same ? "= batchode a run at a time" : "DIFFER from batchode a run at a time");
+  }
+  unsetenv("BATCHODE_CPU_SIMD");
+  return failures;
+}
+
 template <class T>
 int measure(const char* precision, const std::vector<Variant<T>>& variants, std::size_t runs, int reps) {
   std::vector<T> rho(runs);
@@ -79,54 +142,21 @@ int measure(const char* precision, const std::vector<Variant<T>>& variants, std:
     rho[r] = static_cast<T>(21.0 * static_cast<double>(r) / static_cast<double>(runs));
   const T dt = static_cast<T>(1e-3);
   const double run_steps = static_cast<double>(runs) * kSteps;
-
-  // batchode's CPU path, one thread.
   std::vector<T> y0(3 * runs, T(0));
   for (std::size_t r = 0; r < runs; ++r) y0[3 * r] = 1;
+
+  // batchode's CPU path, a run at a time and in blocks; dopri5 at 1e-6 too.
   batchode::SolveOptions o;
-  o.method = batchode::Method::rk4;
   o.t0 = 0;
   o.t_end = 1;
+  o.method = batchode::Method::dopri5;
+  o.rtol = o.atol = 1e-6;
+  std::vector<T> reference;
+  double batchode_s = 0;  // a run at a time; the variants' ratios are to its rk4 time
+  int failures = compare_blocks(precision, "dopri5", o, y0, rho, reps, reference, batchode_s);
+  o.method = batchode::Method::rk4;
   o.dt = 1e-3;
-  o.backend = batchode::Backend::cpu;
-  o.cpu_threads = 1;
-  o.verbosity = batchode::Verbosity::none;
-  batchode::TimeLogger quiet(nullptr, batchode::Verbosity::none);
-  batchode::Solver<LorenzRho, T> solver(LorenzRho{}, o, quiet);
-  std::vector<T> reference(3 * runs);
-  const double batchode_s = median_s(reps, [&] {
-    const batchode::SolveResult<T> r = solver.solve(y0, rho);
-    for (std::size_t i = 0; i < runs; ++i)
-      for (std::size_t s = 0; s < 3; ++s) reference[3 * i + s] = r.final_state(i, s);
-  });
-  std::printf("%-8s %-26s %10.3e run-steps/s  %6.2fx  (batchode's CPU path, 1 thread, a run at a time)\n",
-              precision, "batchode cpu x1", run_steps / batchode_s, 1.0);
-
-  // batchode's blocks of runs (backends/cpu/run_blocks.hpp), the same system declaring simd_runs, with
-  // each instruction set the CPU has (BATCHODE_CPU_SIMD): each run's numbers must be the ones above.
-  int failures = 0;
-  batchode::Solver<LorenzRhoInLanes, T> blocks(LorenzRhoInLanes{}, o, quiet);
-  unsetenv("BATCHODE_CPU_SIMD");
-  const batchode::cpu::SimdSet widest = batchode::cpu::simd_set();
-  for (batchode::cpu::SimdSet simd :
-       {batchode::cpu::SimdSet::baseline, batchode::cpu::SimdSet::avx2, batchode::cpu::SimdSet::avx512}) {
-    if (simd > widest) continue;
-    const char* set = batchode::cpu::simd_set_name(simd);
-    setenv("BATCHODE_CPU_SIMD", set, 1);
-    std::vector<T> in_blocks(3 * runs);
-    const double blocks_s = median_s(reps, [&] {
-      const batchode::SolveResult<T> r = blocks.solve(y0, rho);
-      for (std::size_t i = 0; i < runs; ++i)
-        for (std::size_t s = 0; s < 3; ++s) in_blocks[3 * i + s] = r.final_state(i, s);
-    });
-    const bool same = std::memcmp(in_blocks.data(), reference.data(), reference.size() * sizeof(T)) == 0;
-    if (!same) ++failures;
-    std::printf("%-8s %-26s %10.3e run-steps/s  %6.2fx  bits %s\n", precision,
-                (std::string("batchode cpu x1 blocks ") + set).c_str(), run_steps / blocks_s,
-                batchode_s / blocks_s,
-                same ? "= batchode a run at a time" : "DIFFER from batchode a run at a time");
-  }
-  unsetenv("BATCHODE_CPU_SIMD");
+  failures += compare_blocks(precision, "rk4", o, y0, rho, reps, reference, batchode_s);
 
   std::vector<T> scalar_out(3 * runs), out(3 * runs);
   for (const Variant<T>& v : variants) {
@@ -137,7 +167,7 @@ int measure(const char* precision, const std::vector<Variant<T>>& variants, std:
     const double vs_batchode = max_rel_diff(out, reference);
     const double bound = sizeof(T) == 8 ? 1e-12 : 1e-4;
     if (!same_bits || !(vs_batchode <= bound)) ++failures;
-    std::printf("%-8s %-26s %10.3e run-steps/s  %6.2fx  bits %s, vs batchode %.1e%s\n", precision,
+    std::printf("%-8s %-6s %-26s %10.3e run-steps/s  %6.2fx  bits %s, vs batchode %.1e%s\n", precision, "rk4",
                 v.name.c_str(), run_steps / s, batchode_s / s, same_bits ? "= scalar" : "DIFFER", vs_batchode,
                 vs_batchode <= bound ? "" : " (over the bound)");
   }

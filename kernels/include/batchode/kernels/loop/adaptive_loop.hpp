@@ -123,7 +123,7 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
     const T h_try = lands ? remaining : h;
     // A step shortened to land on a stop says little about the step size the solution allows: if it
     // is accepted, the size proposed before shortening is kept if larger (-inf: nothing kept). Decided
-    // here, so that neither h nor remaining is live across the step and the controller's libm calls.
+    // here, so that neither h nor remaining is live across the step and the controller.
     const T h_kept = (lands && h_try < h) ? h : -port::numeric_limits<T>::infinity();
     stepper.step(sys, t, y, p, h_try, y_new, err);
     ++attempts;
@@ -143,11 +143,12 @@ BATCHODE_HOST_DEVICE Status integrate_adaptive(Stepper& stepper, const System& s
       if (h < floor) return ended(underflow_status(stepper, finite));
       continue;
     }
-    // Accepted. The state moves on before the controller's log and exp: on the CPU those are libm
-    // calls, across which every live floating-point value is spilled and reloaded (x86-64 has no
-    // callee-saved xmm registers), so as few values as possible are live across them: the state is
-    // stored and forgotten (forget_values), h_kept was decided before the step, t is in memory.
-    // Lorenz dopri5 on one core: 727 -> 667 instructions per step with the other changes here.
+    // Accepted. The state moves on before the controller's log and exp: on the CPU those were libm
+    // calls (now controller_math.hpp's inline arithmetic), across which every live floating-point
+    // value was spilled and reloaded (x86-64 has no callee-saved xmm registers), so as few values as
+    // possible are live across them: the state is stored and forgotten (forget_values), h_kept was
+    // decided before the step, t is in memory. Lorenz dopri5 on one core: 727 -> 667 instructions
+    // per step with the other changes here.
     const T t_new = lands ? t_stop : t + h_try;
     const EventStop event_stop = stopped_by_event(events, stepper, sys, t, t_new, y, y_new, p, plan, sink,
                                                   counters, next_save, lands && stop_is_save, t_reached);

@@ -9,6 +9,7 @@
 #include "batchode/kernels/core/portable.hpp"
 #include "batchode/kernels/core/run_settings.hpp"
 #include "batchode/kernels/core/tolerance.hpp"
+#include "batchode/kernels/loop/controller_math.hpp"
 #include "batchode/kernels/loop/loop_parts.hpp"
 
 namespace batchode::detail {
@@ -123,11 +124,12 @@ BATCHODE_UNROLL
 ///   accepted step's err (before the first: Hairer's 1e-4), err taken as at least 1e-4 (err = 0:
 ///   max_factor).
 /// Why squared: no square root sits on the step-size chain; err^a = exp(a/2 log e2), and the
-/// accepted step's factor costs one log and one exp. The loop applies the factor, caps the step at
-/// dt_max and tests it against the underflow floor.
-/// The previous error (its log e2) is the loop's variable, passed in and handed back by value, not a
-/// member the controller updates: updated through the controller (or a reference), it became a
-/// register later than the loop's own variables and renumbered the PTX's registers.
+/// accepted step's factor costs one log and one exp (controller_math.hpp's: on the host, the same
+/// arithmetic for a run alone and for a block of runs in SIMD lanes). The loop applies the factor, caps the
+/// step at dt_max and tests it against the underflow floor. The previous error (its log e2) is the loop's
+/// variable, passed in and handed back by value, not a member the controller updates: updated through the
+/// controller (or a reference), it became a register later than the loop's own variables and renumbered the
+/// PTX's registers.
 template <class T, int ErrorOrder>
 struct PiController {
   /// An accepted attempt's outcome: the factor on its step size, and its log e2 (the next
@@ -147,7 +149,7 @@ struct PiController {
   static BATCHODE_HOST_DEVICE constexpr T k() { return T(ErrorOrder + 1); }
 
   /// log e2_prev before the first step: Hairer's start value err_prev = 1e-4, squared.
-  static BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T first_log_e2_prev() { return port::log(T(1e-8)); }
+  static BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T first_log_e2_prev() { return controller_log(T(1e-8)); }
 
   /// Whether an attempt with squared error norm e2 is accepted (false for NaN).
   static BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool accepts(T e2) { return e2 <= T(1); }
@@ -155,20 +157,48 @@ struct PiController {
   /// The factor on a rejected attempt's step size; `finite`: is_finite(e2), which the loop also
   /// needs (a non-finite error that shrinks the step below its floor is a non-finite state).
   static BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T rejected(T e2, bool finite, const RunSettings<T>& plan) {
-    return finite ? max_of(plan.min_factor, plan.safety * port::exp(-port::log(e2) / (2 * k())))
-                  : plan.min_factor;
+    return rejected_factor(finite, controller_exp(rejected_exponent(controller_log(e2))), plan);
   }
 
   /// The factor on an accepted attempt's step size, and its log e2.
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE Accepted accepted(T e2, T log_e2_prev,
                                                            const RunSettings<T>& plan) const {
-    const T log_e2 = port::log(max_of(e2, T(1e-8)));
-    // e2 == 0: the largest growth (+inf clamps to max_factor). exp(...) * safety rather than
-    // safety * exp(...): the same product, with safety loaded after the call, not kept across it.
-    T factor = e2 > T(0) ? port::exp(half_exp_p * log_e2_prev - half_exp_i * log_e2) * plan.safety
-                         : port::numeric_limits<T>::infinity();
-    factor = min_of(plan.max_factor, max_of(plan.min_factor, factor));
-    return {factor, log_e2};
+    const T log_e2 = log_of(e2);
+    return {accepted_factor(e2, controller_exp(accepted_exponent(log_e2, log_e2_prev)), plan), log_e2};
+  }
+
+  // rejected() and accepted() in parts, so that a block of runs in SIMD lanes (backends/cpu/
+  // run_blocks.hpp) takes one log and one exp per lane in vector instructions, each run's numbers
+  // these: log e2, the exponent, its exp, the factor.
+
+  /// log e2 as accepted() keeps it: e2 taken as at least 1e-8 (a rejected attempt's finite e2 > 1
+  /// is its own).
+  static BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T log_of(T e2) { return controller_log(log_argument(e2)); }
+  static BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T log_argument(T e2) { return max_of(e2, T(1e-8)); }
+
+  /// A rejected attempt's factor is exp of this, times safety: err^(-1/k).
+  static BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T rejected_exponent(T log_e2) {
+    return -log_e2 / (2 * k());
+  }
+
+  /// An accepted attempt's factor is exp of this, times safety: err^(-ki/k) err_prev^(kp/k).
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T accepted_exponent(T log_e2, T log_e2_prev) const {
+    return half_exp_p * log_e2_prev - half_exp_i * log_e2;
+  }
+
+  /// A rejected attempt's factor from exp(rejected_exponent): min_factor alone for a non-finite e2.
+  static BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T rejected_factor(bool finite, T exp_value,
+                                                                     const RunSettings<T>& plan) {
+    return finite ? max_of(plan.min_factor, plan.safety * exp_value) : plan.min_factor;
+  }
+
+  /// An accepted attempt's factor from exp(accepted_exponent), clamped to [min_factor, max_factor].
+  /// e2 == 0: the largest growth (+inf clamps to max_factor). exp(...) * safety rather than
+  /// safety * exp(...): the same product, with safety loaded after the call, not kept across it.
+  static BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T accepted_factor(T e2, T exp_value,
+                                                                     const RunSettings<T>& plan) {
+    const T factor = e2 > T(0) ? exp_value * plan.safety : port::numeric_limits<T>::infinity();
+    return min_of(plan.max_factor, max_of(plan.min_factor, factor));
   }
 };
 

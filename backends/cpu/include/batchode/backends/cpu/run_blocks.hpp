@@ -3,10 +3,11 @@
 // CPU stepper (cpu_stepper.hpp) does its arithmetic on packs, so each of its operations is a loop over
 // the lanes that the compiler turns into vector instructions, and each run keeps its own step size,
 // acceptance and status as a GPU thread does: the step controller's decisions are taken lane by lane,
-// with the scalar loop's own code (kernels/loop/step_control.hpp), and a lane whose run has ended takes
-// steps of size 0 until the block's last run ends. A run's numbers are therefore its scalar numbers,
-// bit for bit (the same operations in the same order, none contracted: batchode compiles host code with
-// -ffp-contract=off), whichever runs share its block.
+// with the scalar loop's own code (kernels/loop/step_control.hpp; its log and exp for all lanes at once
+// in vector instructions, kernels/loop/controller_math.hpp, the same arithmetic), and a lane whose run
+// has ended takes steps of size 0 until the block's last run ends. A run's numbers are therefore its scalar
+// numbers, bit for bit (the same operations in the same order, none contracted: batchode compiles host code
+// with -ffp-contract=off), whichever runs share its block.
 //
 // What runs in blocks: a system that takes packs (simd_runs, kernels/core/system.hpp) integrated by an
 // explicit method to its final state, with no saves, summaries, events, drivers or algebraic states
@@ -52,18 +53,20 @@ bool plan_runs_in_blocks(const RunSettings<T>& plan) {
 
 namespace blocks {
 
-/// Where each run of a block stands: the scalar loop's variables, one per lane.
+/// Where each run of a block stands: the scalar loop's variables, one per lane, each in an array of its
+/// own so that a loop over the lanes is a few vector instructions.
 template <class T, std::size_t W>
 struct Lanes {
+  /// A lane's yes or no, as wide as T: GCC vectorised no loop that mixed bools with T.
+  using Flag = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
   T t[W], h[W], log_e2_prev[W];
-  std::uint64_t attempts[W];
-  RunCounters counters[W];
+  std::uint32_t accepted_steps[W], rejected_steps[W], rhs_evaluations[W];
   Status status[W];
-  bool active[W];
+  Flag active[W];
 
   void end(std::size_t l, Status s) {
     status[l] = s;
-    active[l] = false;
+    active[l] = 0;
   }
 };
 
@@ -94,10 +97,10 @@ inline bool lane_finite(const State& y, std::size_t l) {
 /// The attempt just made becomes the state of the lanes that accepted it (keep_step's work): their
 /// y takes y_new and the stepper moves on at t_new; the other lanes keep their state and the stepper's
 /// f(t, y) (a FSAL method's accept() would take its last stage in every lane).
-template <class Stepper, class System, class Pack, std::size_t W>
+template <class Stepper, class System, class Pack, class Flag, std::size_t W>
 inline void keep_accepted(Stepper& stepper, const System& sys, const Pack& t_new,
                           typename Stepper::state_type& y, const typename Stepper::state_type& y_new,
-                          const Pack* p, const bool (&accepted)[W], bool all) {
+                          const Pack* p, const Flag (&accepted)[W], bool all) {
   using State = typename Stepper::state_type;
   constexpr std::size_t N = System::n_states;
   if (all) {
@@ -128,7 +131,7 @@ void integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::stat
   const auto all_end = [&](Status status, T t, std::uint64_t steps) {
     for (std::size_t l = 0; l < W; ++l) {
       lanes.t[l] = t;
-      lanes.counters[l].accepted_steps += static_cast<std::uint32_t>(steps);
+      lanes.accepted_steps[l] += static_cast<std::uint32_t>(steps);
       lanes.end(l, status);
     }
   };
@@ -163,7 +166,8 @@ void integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::stat
 
 /// integrate_adaptive (kernels/loop/adaptive_loop.hpp) without stops, lane by lane: each lane's step,
 /// acceptance and step-size update are the scalar loop's, on its own run's numbers. lane_params[l]:
-/// lane l's run's parameters (the first step's estimate evaluates f for one run).
+/// lane l's run's parameters (the first step's estimate evaluates f for one run). The loops over the
+/// lanes are written as selects, so that they vectorise; a run's end, which is rare, is decided apart.
 template <class Stepper, class System, class T, std::size_t W>
 void integrate_adaptive(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
                         const kernels::RunPack<T, W>* p, const T* const (&lane_params)[W],
@@ -173,6 +177,9 @@ void integrate_adaptive(Stepper& stepper, const System& sys, typename Stepper::s
   constexpr std::size_t N = System::n_states;
   constexpr T eps = port::numeric_limits<T>::epsilon();
   const detail::PiController<T, Stepper::error_order> control(plan);
+  // The controller's loops over the lanes read the settings from this copy: loads from the caller's
+  // could alias their stores, and GCC did not vectorise them.
+  const RunSettings<T> settings = plan;
   for (std::size_t l = 0; l < W; ++l) {
     lanes.t[l] = plan.t0;
     lanes.h[l] = plan.dt;
@@ -184,14 +191,13 @@ void integrate_adaptive(Stepper& stepper, const System& sys, typename Stepper::s
       for (std::size_t i = 0; i < N; ++i) y_lane[i] = y[i][l], f_lane[i] = f0[i][l];
       lanes.h[l] =
           detail::initial_step<N, Stepper::order>(sys, plan.t0, y_lane, f_lane, lane_params[l], plan);
-      lanes.counters[l].rhs_evaluations += 1;
+      lanes.rhs_evaluations[l] += 1;
     }
   }
   for (std::size_t l = 0; l < W; ++l) {
     lanes.h[l] = detail::min_of(lanes.h[l], plan.dt_max);
     lanes.log_e2_prev[l] = control.first_log_e2_prev();
-    lanes.attempts[l] = 0;
-    lanes.active[l] = true;
+    lanes.active[l] = 1;
     if (!(plan.t0 < plan.t_end)) lanes.end(l, Status::success);
   }
   const T h_safe =
@@ -199,79 +205,106 @@ void integrate_adaptive(Stepper& stepper, const System& sys, typename Stepper::s
 
   State y_new{}, err{};
   Pack t_now, h_now, t_new;
-  T h_try[W], h_kept[W];
-  bool lands[W], accepted[W];
-  for (;;) {
+  using Flag = typename Lanes<T, W>::Flag;
+  T h_try[W], h_kept[W], log_e2[W], exponent[W], factor[W];
+  Flag lands[W], accepted[W], rejected[W], ends[W], finite[W];
+  // Every lane still running has made as many attempts as the others: one a pass.
+  for (std::uint64_t attempts = 0;; ++attempts) {
+    Flag any = 0;
+    for (std::size_t l = 0; l < W; ++l) any |= lanes.active[l];
+    if (!any) return;
+    const bool out_of_steps = attempts >= plan.max_steps;
+    if (out_of_steps || detail::stop_asked(plan, attempts)) {
+      for (std::size_t l = 0; l < W; ++l) {
+        if (lanes.active[l]) lanes.end(l, out_of_steps ? Status::max_steps_reached : Status::not_solved);
+      }
+      return;
+    }
     // Each lane's attempt, as the scalar loop sizes it (a lane whose run has ended: a step of 0).
-    bool any = false;
     for (std::size_t l = 0; l < W; ++l) {
-      t_now[l] = lanes.t[l];
-      h_now[l] = T(0);
-      if (!lanes.active[l]) continue;
-      if (lanes.attempts[l] >= plan.max_steps) {
-        lanes.end(l, Status::max_steps_reached);
-        continue;
-      }
-      if (detail::stop_asked(plan, lanes.attempts[l])) {
-        lanes.end(l, Status::not_solved);
-        continue;
-      }
       const T remaining = plan.t_end - lanes.t[l];
       lands[l] = remaining <= lanes.h[l] * (T(1) + detail::landing_slack<T>);
       h_try[l] = lands[l] ? remaining : lanes.h[l];
       h_kept[l] = (lands[l] && h_try[l] < lanes.h[l]) ? lanes.h[l] : -port::numeric_limits<T>::infinity();
-      h_now[l] = h_try[l];
-      any = true;
+      h_now[l] = lanes.active[l] ? h_try[l] : T(0);
+      t_now[l] = lanes.t[l];
     }
-    if (!any) return;
     stepper.step(sys, t_now, y, p, h_now, y_new, err);
     const Pack e2 = error_norm_squared<N, State, T, W>(y, y_new, err, plan.rtol, plan.atol);
 
-    // Each lane's verdict.
-    bool all_accepted = true, any_accepted = false;
+    // Each lane's verdict, and the controller's factor: one log and one exp a lane, in vector
+    // instructions (controller_math.hpp: the scalar loop's arithmetic; a rejected attempt's finite
+    // e2 > 1 is its own log_of).
+    Flag any_rejected = 0, any_accepted = 0, all_accepted = 1;
     for (std::size_t l = 0; l < W; ++l) {
-      accepted[l] = false;
-      t_new[l] = lanes.t[l];
-      if (!lanes.active[l]) {
-        all_accepted = false;
-        continue;
+      const Flag accepts = control.accepts(e2[l]) ? 1 : 0;  // a NaN error is rejected
+      accepted[l] = lanes.active[l] & accepts;
+      rejected[l] = lanes.active[l] & (accepts ^ 1);
+      any_rejected |= rejected[l];
+      any_accepted |= accepted[l];
+      all_accepted &= accepted[l];
+    }
+    for (std::size_t l = 0; l < W; ++l) log_e2[l] = control.log_argument(e2[l]);
+    detail::host_math::log_lanes(log_e2, log_e2);  // control.log_of(e2[l])
+    for (std::size_t l = 0; l < W; ++l) {
+      exponent[l] = rejected[l] ? control.rejected_exponent(log_e2[l])
+                                : control.accepted_exponent(log_e2[l], lanes.log_e2_prev[l]);
+    }
+    detail::host_math::exp_lanes(exponent, factor);  // controller_exp(exponent[l])
+    for (std::size_t l = 0; l < W; ++l) {
+      factor[l] = rejected[l] ? control.rejected_factor(detail::is_finite(e2[l]), factor[l], settings)
+                              : control.accepted_factor(e2[l], factor[l], settings);
+    }
+    if (any_rejected) {
+      for (std::size_t l = 0; l < W; ++l) {
+        lanes.rejected_steps[l] += rejected[l] ? 1u : 0u;
+        lanes.h[l] = rejected[l] ? h_try[l] * factor[l] : lanes.h[l];
       }
-      ++lanes.attempts[l];
-      if (!control.accepts(e2[l])) {  // rejected; a NaN error lands here too
-        ++lanes.counters[l].rejected_steps;
-        const bool finite = detail::is_finite(e2[l]);
-        lanes.h[l] = h_try[l] * control.rejected(e2[l], finite, plan);
+      for (std::size_t l = 0; l < W; ++l) {
+        if (!rejected[l]) continue;
+        // Below 16 ulps of t, t + h barely moves t (adaptive_loop.hpp).
         const T floor = detail::max_of(plan.dt_min, detail::max_of(T(16) * eps * port::fabs(lanes.t[l]),
                                                                    port::numeric_limits<T>::min()));
-        if (lanes.h[l] < floor) lanes.end(l, finite ? Status::step_size_underflow : Status::non_finite_state);
-        all_accepted = false;
-        continue;
+        if (lanes.h[l] < floor) {
+          lanes.end(l, detail::is_finite(e2[l]) ? Status::step_size_underflow : Status::non_finite_state);
+        }
       }
-      accepted[l] = true;
-      any_accepted = true;
-      t_new[l] = lands[l] ? plan.t_end : lanes.t[l] + h_try[l];
     }
     if (!any_accepted) continue;
-    keep_accepted(stepper, sys, t_new, y, y_new, p, accepted, all_accepted);
+    for (std::size_t l = 0; l < W; ++l)
+      t_new[l] = accepted[l] ? (lands[l] ? plan.t_end : lanes.t[l] + h_try[l]) : lanes.t[l];
+    keep_accepted(stepper, sys, t_new, y, y_new, p, accepted, all_accepted != 0);
 
-    // The accepted lanes' next step size.
+    // The accepted lanes move on: their time, the controller's memory and the next step size.
+    for (std::size_t l = 0; l < W; ++l) finite[l] = 1;
+    for (std::size_t i = 0; i < N; ++i) {
+      for (std::size_t l = 0; l < W; ++l) finite[l] = detail::is_finite(y[i][l]) ? finite[l] : 0;
+    }
+    Flag any_ends = 0;
     for (std::size_t l = 0; l < W; ++l) {
-      if (!accepted[l]) continue;
-      ++lanes.counters[l].accepted_steps;
+      const Flag a = accepted[l];
+      lanes.accepted_steps[l] += a ? 1u : 0u;
       lanes.t[l] = t_new[l];
-      if (!lane_finite<N>(y, l)) {
+      lanes.log_e2_prev[l] = a ? log_e2[l] : lanes.log_e2_prev[l];
+      const T h_new = detail::min_of(h_try[l] * factor[l], plan.dt_max);
+      lanes.h[l] = a ? detail::max_of(h_kept[l], h_new) : lanes.h[l];
+      const T t = lanes.t[l], h = lanes.h[l];
+      // Accepted steps may shrink too: below the floor, t + h == t and time would stop advancing.
+      const Flag underflow =
+          (h < h_safe) & (t < plan.t_end) & (h < detail::max_of(plan.dt_min, T(16) * eps * port::fabs(t)));
+      ends[l] = a & ((finite[l] ^ 1) | underflow | Flag(!(t < plan.t_end)));
+      any_ends |= ends[l];
+    }
+    if (!any_ends) continue;
+    for (std::size_t l = 0; l < W; ++l) {
+      if (!ends[l]) continue;
+      const T t = lanes.t[l], h = lanes.h[l];
+      if (!finite[l]) {
         lanes.end(l, Status::non_finite_state);
-        continue;
-      }
-      const auto next = control.accepted(e2[l], lanes.log_e2_prev[l], plan);
-      lanes.log_e2_prev[l] = next.log_e2;
-      const T h_new = detail::min_of(h_try[l] * next.factor, plan.dt_max);
-      lanes.h[l] = detail::max_of(h_kept[l], h_new);
-      const T t = lanes.t[l];
-      if (lanes.h[l] < h_safe && t < plan.t_end &&
-          lanes.h[l] < detail::max_of(plan.dt_min, T(16) * eps * port::fabs(t))) {
+      } else if (h < h_safe && t < plan.t_end &&
+                 h < detail::max_of(plan.dt_min, T(16) * eps * port::fabs(t))) {
         lanes.end(l, Status::step_size_underflow);
-      } else if (!(t < plan.t_end)) {
+      } else {
         lanes.end(l, Status::success);
       }
     }
@@ -308,8 +341,11 @@ void integrate_block(Stepper& stepper, const System& sys, const T* y0, const T* 
   for (std::size_t l = 0; l < W; ++l) {
     const std::size_t r = first + l;
     for (std::size_t i = 0; i < N; ++i) result.final_state[r * N + i] = y[i][l];
-    RunCounters counters = lanes.counters[l];
-    counters.rhs_evaluations += Stepper::rhs_evaluations(counters.accepted_steps, counters.rejected_steps);
+    RunCounters counters;
+    counters.accepted_steps = lanes.accepted_steps[l];
+    counters.rejected_steps = lanes.rejected_steps[l];
+    counters.rhs_evaluations =
+        lanes.rhs_evaluations[l] + Stepper::rhs_evaluations(counters.accepted_steps, counters.rejected_steps);
     if (Status* out = result.status) out[r] = lanes.status[l];
     if (T* out = result.stop_time) out[r] = lanes.t[l];
     if (RunCounters* out = result.counters) out[r] = counters;
