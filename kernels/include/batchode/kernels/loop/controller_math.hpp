@@ -126,31 +126,46 @@ BATCHODE_HOST_MATH_VECTORS(32)
 #undef BATCHODE_HOST_MATH_VECTORS
 #endif
 
-/// out[l] = controller_log(x[l]) and controller_exp(x[l]) for W lanes at once, in the vector form (T
-/// float: in double, as controller_log and controller_exp). out may be x.
-template <class T, port::size_t W>
-inline void log_lanes(const T (&x)[W], T (&out)[W]) {
+/// The two functions as the lanes' loop below takes them: F::vector over a GCC vector, F::scalar over
+/// a double.
+struct Log {
+  template <class V, class U>
+  static void vector(const V& x, V& out) {
+    log_of<V, U>(x, out);
+  }
+  static double scalar(double x) { return log(x); }
+};
+struct Exp {
+  template <class V, class U>
+  static void vector(const V& x, V& out) {
+    exp_of<V, U>(x, out);
+  }
+  static double scalar(double x) { return exp(x); }
+};
+
+/// out[l] = F(x[l]) for W lanes at once, in the vector form (T float: in double, as controller_log
+/// and controller_exp). out may be x.
+template <class F, class T, port::size_t W>
+inline void in_lanes(const T (&x)[W], T (&out)[W]) {
 #if !defined(__NVCC__)
   using V = typename Vectors<W>::V;
   V v;
   for (port::size_t l = 0; l < W; ++l) v[l] = static_cast<double>(x[l]);
-  log_of<V, typename Vectors<W>::U>(V(v), v);
+  F::template vector<V, typename Vectors<W>::U>(V(v), v);
   for (port::size_t l = 0; l < W; ++l) out[l] = static_cast<T>(v[l]);
 #else
-  for (port::size_t l = 0; l < W; ++l) out[l] = static_cast<T>(log(static_cast<double>(x[l])));
+  for (port::size_t l = 0; l < W; ++l) out[l] = static_cast<T>(F::scalar(static_cast<double>(x[l])));
 #endif
+}
+
+/// controller_log and controller_exp of W lanes at once.
+template <class T, port::size_t W>
+inline void log_lanes(const T (&x)[W], T (&out)[W]) {
+  in_lanes<Log>(x, out);
 }
 template <class T, port::size_t W>
 inline void exp_lanes(const T (&x)[W], T (&out)[W]) {
-#if !defined(__NVCC__)
-  using V = typename Vectors<W>::V;
-  V v;
-  for (port::size_t l = 0; l < W; ++l) v[l] = static_cast<double>(x[l]);
-  exp_of<V, typename Vectors<W>::U>(V(v), v);
-  for (port::size_t l = 0; l < W; ++l) out[l] = static_cast<T>(v[l]);
-#else
-  for (port::size_t l = 0; l < W; ++l) out[l] = static_cast<T>(exp(static_cast<double>(x[l])));
-#endif
+  in_lanes<Exp>(x, out);
 }
 
 }  // namespace host_math

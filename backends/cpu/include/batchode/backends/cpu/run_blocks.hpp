@@ -86,12 +86,13 @@ inline kernels::RunPack<T, W> error_norm_squared(const State& y, const State& y_
   return sum * Pack(T(1) / T(N));
 }
 
-/// Whether lane l's states are all finite.
-template <std::size_t N, class State>
-inline bool lane_finite(const State& y, std::size_t l) {
-  bool finite = true;
-  for (std::size_t i = 0; i < N; ++i) finite = detail::is_finite(y[i][l]) ? finite : false;
-  return finite;
+/// finite[l]: whether lane l's states are all finite (1) or not (0), every lane at once.
+template <std::size_t N, class State, class Flag, std::size_t W>
+inline void lanes_finite(const State& y, Flag (&finite)[W]) {
+  for (std::size_t l = 0; l < W; ++l) finite[l] = 1;
+  for (std::size_t i = 0; i < N; ++i) {
+    for (std::size_t l = 0; l < W; ++l) finite[l] = detail::is_finite(y[i][l]) ? finite[l] : 0;
+  }
 }
 
 /// The attempt just made becomes the state of the lanes that accepted it (keep_step's work): their
@@ -159,8 +160,10 @@ void integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::stat
   stepper.step(sys, Pack(t_last), y, p, Pack(plan.t_end - t_last), y_new, err);
   keep_step(stepper, sys, Pack(plan.t_end), y, y_new, p);
   all_end(Status::success, plan.t_end, full + 1);
+  typename Lanes<T, W>::Flag finite[W];
+  lanes_finite<N>(y, finite);
   for (std::size_t l = 0; l < W; ++l) {
-    if (!lane_finite<N>(y, l)) lanes.status[l] = Status::non_finite_state;
+    if (!finite[l]) lanes.status[l] = Status::non_finite_state;
   }
 }
 
@@ -207,7 +210,7 @@ void integrate_adaptive(Stepper& stepper, const System& sys, typename Stepper::s
   Pack t_now, h_now, t_new;
   using Flag = typename Lanes<T, W>::Flag;
   T h_try[W], h_kept[W], log_e2[W], exponent[W], factor[W];
-  Flag lands[W], accepted[W], rejected[W], ends[W], finite[W];
+  Flag lands[W], accepted[W], rejected[W], ends[W], finite[W], underflow[W];
   // Every lane still running has made as many attempts as the others: one a pass.
   for (std::uint64_t attempts = 0;; ++attempts) {
     Flag any = 0;
@@ -276,10 +279,7 @@ void integrate_adaptive(Stepper& stepper, const System& sys, typename Stepper::s
     keep_accepted(stepper, sys, t_new, y, y_new, p, accepted, all_accepted != 0);
 
     // The accepted lanes move on: their time, the controller's memory and the next step size.
-    for (std::size_t l = 0; l < W; ++l) finite[l] = 1;
-    for (std::size_t i = 0; i < N; ++i) {
-      for (std::size_t l = 0; l < W; ++l) finite[l] = detail::is_finite(y[i][l]) ? finite[l] : 0;
-    }
+    lanes_finite<N>(y, finite);
     Flag any_ends = 0;
     for (std::size_t l = 0; l < W; ++l) {
       const Flag a = accepted[l];
@@ -290,23 +290,16 @@ void integrate_adaptive(Stepper& stepper, const System& sys, typename Stepper::s
       lanes.h[l] = a ? detail::max_of(h_kept[l], h_new) : lanes.h[l];
       const T t = lanes.t[l], h = lanes.h[l];
       // Accepted steps may shrink too: below the floor, t + h == t and time would stop advancing.
-      const Flag underflow =
+      underflow[l] =
           (h < h_safe) & (t < plan.t_end) & (h < detail::max_of(plan.dt_min, T(16) * eps * port::fabs(t)));
-      ends[l] = a & ((finite[l] ^ 1) | underflow | Flag(!(t < plan.t_end)));
+      ends[l] = a & ((finite[l] ^ 1) | underflow[l] | Flag(!(t < plan.t_end)));
       any_ends |= ends[l];
     }
     if (!any_ends) continue;
     for (std::size_t l = 0; l < W; ++l) {
       if (!ends[l]) continue;
-      const T t = lanes.t[l], h = lanes.h[l];
-      if (!finite[l]) {
-        lanes.end(l, Status::non_finite_state);
-      } else if (h < h_safe && t < plan.t_end &&
-                 h < detail::max_of(plan.dt_min, T(16) * eps * port::fabs(t))) {
-        lanes.end(l, Status::step_size_underflow);
-      } else {
-        lanes.end(l, Status::success);
-      }
+      lanes.end(l, !finite[l] ? Status::non_finite_state
+                              : (underflow[l] ? Status::step_size_underflow : Status::success));
     }
   }
 }
