@@ -8,12 +8,14 @@
 // - batchode's CPU path on the same problem (Backend::cpu, cpu_threads = 1: Boost.Odeint's runge_kutta4,
 //   one run at a time), and the same system declaring simd_runs: Boost.Odeint's runge_kutta4 on packs
 //   of runs, blocks of runs in SIMD lanes (backends/cpu/run_blocks.hpp), with each instruction set;
-//   the same two with dopri5 at rtol = atol = 1e-6 (the block loop's step controller in lanes).
+//   the same two with dopri5 at rtol = atol = 1e-6 (the block loop's step controller in lanes), and
+//   both keeping a series of 101 points: RK4 saving every 10 steps (save_every 0.01), dopri5
+//   interpolating save_at = linspace(0, 1, 101) with its own dense output.
 // Prints run-steps/s (runs x accepted steps / wall time; the median of --reps) and the ratio to
 // batchode a run at a time, and checks that every variant gives the scalar loop's final states bit for
 // bit (same operations) and batchode's within 1e-12 relative (odeint orders RK4's sums differently),
-// and that batchode's blocks give each run its final state, status, stop time and counters a run at a
-// time, bit for bit.
+// and that batchode's blocks give each run its final state, status, stop time, counters and saved
+// points a run at a time, bit for bit.
 //   cpu_simd_lorenz [--runs N] [--reps K]
 #include <algorithm>
 #include <batchode/backends/cpu/simd_set.hpp>
@@ -78,7 +80,7 @@ double max_rel_diff(const std::vector<T>& a, const std::vector<T>& b) {
 /// blocks of runs in SIMD lanes (backends/cpu/run_blocks.hpp: the same system declaring simd_runs) with
 /// each instruction set the CPU has (BATCHODE_CPU_SIMD); prints the rates (runs x mean accepted steps /
 /// wall), puts a run at a time's final states in `reference` and returns how many block variants did not
-/// give each run those numbers (final state, status, stop time and counters) bit for bit.
+/// give each run those numbers (final state, status, stop time, counters and series) bit for bit.
 template <class T>
 int compare_blocks(const char* precision, const char* method, batchode::SolveOptions o,
                    const std::vector<T>& y0, const std::vector<T>& rho, int reps, std::vector<T>& reference,
@@ -104,7 +106,7 @@ int compare_blocks(const char* precision, const char* method, batchode::SolveOpt
   alone_s = median_s(reps, [&] { alone = solver.solve(y0, rho); });
   keep(alone, reference);
   std::printf(
-      "%-8s %-6s %-26s %10.3e run-steps/s  %6.2fx  (batchode's CPU path, 1 thread, a run at a time)\n",
+      "%-8s %-15s %-26s %10.3e run-steps/s  %6.2fx  (batchode's CPU path, 1 thread, a run at a time)\n",
       precision, method, "batchode cpu x1", run_steps / alone_s, 1.0);
 
   int failures = 0;
@@ -118,7 +120,9 @@ int compare_blocks(const char* precision, const char* method, batchode::SolveOpt
     const double blocks_s = median_s(reps, [&] { r = blocks.solve(y0, rho); });
     std::vector<T> in_blocks;
     keep(r, in_blocks);
-    bool same = std::memcmp(in_blocks.data(), reference.data(), reference.size() * sizeof(T)) == 0;
+    bool same = std::memcmp(in_blocks.data(), reference.data(), reference.size() * sizeof(T)) == 0 &&
+                r.series().size() == alone.series().size() &&
+                std::memcmp(r.series().data(), alone.series().data(), r.series().size() * sizeof(T)) == 0;
     for (std::size_t i = 0; i < runs; ++i) {
       const batchode::RunCounters &a = r.counters()[i], &b = alone.counters()[i];
       same = same && r.statuses()[i] == alone.statuses()[i] &&
@@ -127,7 +131,7 @@ int compare_blocks(const char* precision, const char* method, batchode::SolveOpt
              a.rhs_evaluations == b.rhs_evaluations;
     }
     if (!same) ++failures;
-    std::printf("%-8s %-6s %-26s %10.3e run-steps/s  %6.2fx  bits %s\n", precision, method,
+    std::printf("%-8s %-15s %-26s %10.3e run-steps/s  %6.2fx  bits %s\n", precision, method,
                 (std::string("batchode cpu x1 blocks ") + set).c_str(), run_steps / blocks_s,
                 alone_s / blocks_s,
                 same ? "= batchode a run at a time" : "DIFFER from batchode a run at a time");
@@ -157,6 +161,18 @@ int measure(const char* precision, const std::vector<Variant<T>>& variants, std:
   int failures = compare_blocks(precision, "dopri5", o, y0, rho, reps, reference, batchode_s);
   o.method = batchode::Method::rk4;
   o.dt = 1e-3;
+  // The series of 101 points: RK4 every 10 steps, dopri5 interpolated (`reference` stays rk4's final
+  // states: the series' own steps are the same).
+  std::vector<T> series_reference;
+  double series_s = 0;
+  batchode::SolveOptions saving = o;
+  saving.save_every = 0.01;
+  failures += compare_blocks(precision, "rk4 save_every", saving, y0, rho, reps, series_reference, series_s);
+  saving = o;
+  saving.method = batchode::Method::dopri5;
+  saving.dt.reset();
+  for (int k = 0; k <= 100; ++k) saving.save_at.push_back(k / 100.0);
+  failures += compare_blocks(precision, "dopri5 save_at", saving, y0, rho, reps, series_reference, series_s);
   failures += compare_blocks(precision, "rk4", o, y0, rho, reps, reference, batchode_s);
 
   std::vector<T> scalar_out(3 * runs), out(3 * runs);
@@ -168,9 +184,9 @@ int measure(const char* precision, const std::vector<Variant<T>>& variants, std:
     const double vs_batchode = max_rel_diff(out, reference);
     const double bound = sizeof(T) == 8 ? 1e-12 : 1e-4;
     if (!same_bits || !(vs_batchode <= bound)) ++failures;
-    std::printf("%-8s %-6s %-26s %10.3e run-steps/s  %6.2fx  bits %s, vs batchode %.1e%s\n", precision, "rk4",
-                v.name.c_str(), run_steps / s, batchode_s / s, same_bits ? "= scalar" : "DIFFER", vs_batchode,
-                vs_batchode <= bound ? "" : " (over the bound)");
+    std::printf("%-8s %-15s %-26s %10.3e run-steps/s  %6.2fx  bits %s, vs batchode %.1e%s\n", precision,
+                "rk4", v.name.c_str(), run_steps / s, batchode_s / s, same_bits ? "= scalar" : "DIFFER",
+                vs_batchode, vs_batchode <= bound ? "" : " (over the bound)");
   }
   return failures;
 }

@@ -4,11 +4,14 @@
     PYTHONPATH=build/python taskset -c 1 python3 benchmarks/cpu_simd/python_cpu.py [--runs 16384] [--reps 5]
 
 The Lorenz rho sweep of issue 48 (examples/models/lorenz.toml, rho = linspace(0, 21, runs), t in [0, 1]),
-`backend="cpu", cpu_threads=1`, the final state only: RK4 with dt 1e-3 and dopri5 at rtol = atol = 1e-6,
-float64 and float32. Each case is solved with the blocks the CPU allows (BATCHODE_CPU_SIMD unset: the
-widest instruction set) and a run at a time (BATCHODE_CPU_SIMD=off), alternately, by one Solver (the
-model compiled once); the median of --reps warm solves each. Prints run-steps/s (runs x mean accepted
-steps / wall), the ratio and whether every final state, status and step count is the same bits.
+`backend="cpu", cpu_threads=1`: RK4 with dt 1e-3 and dopri5 at rtol = atol = 1e-6, float64 and float32,
+each keeping the final state only, then a series of 101 points (`--saves`, the default: also
+`save_every=0.01`, which RK4 saves every 10 steps and dopri5 lands its steps on, and scipy's
+`t_eval=linspace(0, 1, 101)`, which both interpolate). Each case is solved with the blocks the CPU allows
+(BATCHODE_CPU_SIMD unset: the widest instruction set) and a run at a time (BATCHODE_CPU_SIMD=off),
+alternately, by one Solver (the model compiled once); the median of --reps warm solves each. Prints
+run-steps/s (runs x mean accepted steps / wall), the ratio and whether every final state, status, step
+count and saved point is the same bits.
 """
 
 import argparse
@@ -38,32 +41,38 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=16384)
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--no-saves", action="store_true", help="the final-state cases only")
     args = parser.parse_args()
     model = batchode.load_model(MODEL)
-    print(f"Lorenz rho sweep, {args.runs} runs, t in [0, 1], backend cpu, 1 thread, final state; "
+    print(f"Lorenz rho sweep, {args.runs} runs, t in [0, 1], backend cpu, 1 thread; "
           f"median of {args.reps} warm solves")
-    for method, step in (("rk4", {"dt": 1e-3}), ("dopri5", {"rtol": 1e-6, "atol": 1e-6})):
-        for precision in ("float64", "float32"):
-            dtype = numpy.float64 if precision == "float64" else numpy.float32
-            rho = numpy.linspace(0, 21, args.runs).astype(dtype)
-            y0 = numpy.array([1.0, 1.0, 1.0], dtype=dtype)  # shared by every run
-            solver = batchode.Solver(model, t_span=(0.0, 1.0), method=method, precision=precision, backend="cpu",
-                                     cpu_threads=1, counters=True, verbosity="none", **step)
-            walls = {"blocks": [], "alone": []}
-            results = {}
-            timed(solver, y0, rho, None)  # warm-up: compiles the model
-            for _ in range(args.reps):
-                for name, simd in (("blocks", None), ("alone", "off")):
-                    wall, results[name] = timed(solver, y0, rho, simd)
-                    walls[name].append(wall)
-            a, b = results["blocks"], results["alone"]
-            same = (numpy.array_equal(a.final_state, b.final_state) and numpy.array_equal(a.status, b.status)
-                    and numpy.array_equal(a.counters, b.counters))
-            steps = float(numpy.mean(b.counters["accepted_steps"]))
-            rate = {k: args.runs * steps / statistics.median(v) for k, v in walls.items()}
-            print(f"{method:7s} {precision}  blocks {rate['blocks']:.3e}  a run at a time {rate['alone']:.3e} "
-                  f"run-steps/s  ({rate['blocks'] / rate['alone']:.2f}x; {steps:.0f} steps a run)  "
-                  f"same bits: {same}")
+    saves = [("final state", {})]
+    if not args.no_saves:
+        saves += [("save_every", {"save_every": 0.01}), ("t_eval", {"t_eval": numpy.linspace(0.0, 1.0, 101)})]
+    methods = (("rk4", {"dt": 1e-3}), ("dopri5", {"rtol": 1e-6, "atol": 1e-6}))
+    cases = [(m, step, p, sv) for sv in saves for m, step in methods for p in ("float64", "float32")]
+    for method, step, precision, (saved, save) in cases:
+        dtype = numpy.float64 if precision == "float64" else numpy.float32
+        rho = numpy.linspace(0, 21, args.runs).astype(dtype)
+        y0 = numpy.array([1.0, 1.0, 1.0], dtype=dtype)  # shared by every run
+        solver = batchode.Solver(model, t_span=(0.0, 1.0), method=method, precision=precision, backend="cpu",
+                                 cpu_threads=1, counters=True, verbosity="none", **step, **save)
+        walls = {"blocks": [], "alone": []}
+        results = {}
+        timed(solver, y0, rho, None)  # warm-up: compiles the model
+        for _ in range(args.reps):
+            for name, simd in (("blocks", None), ("alone", "off")):
+                wall, results[name] = timed(solver, y0, rho, simd)
+                walls[name].append(wall)
+        a, b = results["blocks"], results["alone"]
+        same = (numpy.array_equal(a.final_state, b.final_state) and numpy.array_equal(a.status, b.status)
+                and numpy.array_equal(a.counters, b.counters)
+                and (not save or numpy.array_equal(a.state, b.state, equal_nan=True)))
+        steps = float(numpy.mean(b.counters["accepted_steps"]))
+        rate = {k: args.runs * steps / statistics.median(v) for k, v in walls.items()}
+        print(f"{method:7s} {precision} {saved:11s}  blocks {rate['blocks']:.3e}  "
+              f"a run at a time {rate['alone']:.3e} run-steps/s  "
+              f"({rate['blocks'] / rate['alone']:.2f}x; {steps:.0f} steps a run)  same bits: {same}")
     os.environ.pop("BATCHODE_CPU_SIMD", None)
 
 

@@ -9,10 +9,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "batchode/backends/cpu/runtime_abi.hpp"
+#include "batchode/backends/cpu/simd_set.hpp"
 #include "batchode/backends/gpu/runtime_kernel_source.hpp"  // tableau_type_name
 #include "batchode/jit/private_folder.hpp"
 #include "batchode/jit/sha256.hpp"
@@ -54,6 +56,21 @@ constexpr const char* kPrelude =
     "#include \"batchode/kernels/core/portable.hpp\"\n"
     "#include \"batchode/backends/cpu/run_range.hpp\"\n"
     "#include \"batchode/backends/cpu/runtime_abi.hpp\"\n";
+
+/// The flags of a model's CPU code: its blocks of runs compiled for the one instruction set this
+/// process runs (simd_set.hpp: a third of the block code; none under BATCHODE_CPU_SIMD=off), so the
+/// cache keeps a model per set, then BATCHODE_MODEL_CXXFLAGS's. A BATCHODE_CPU_SIMD the solve will refuse
+/// by name compiles every set.
+std::vector<std::string> cpu_compile_flags() {
+  int sets = BATCHODE_CPU_BLOCK_SETS;
+  try {
+    sets = cpu::block_set_bit(cpu::simd_set());
+  } catch (const std::invalid_argument&) {
+  }
+  std::vector<std::string> flags = {"-DBATCHODE_CPU_BLOCK_SETS=" + std::to_string(sets)};
+  for (std::string& flag : model_compile_flags()) flags.push_back(std::move(flag));
+  return flags;
+}
 
 /// The model flags as one line, for cache keys.
 std::string joined(const std::vector<std::string>& flags) {
@@ -122,7 +139,7 @@ std::shared_ptr<const jit::SharedObject> compile_and_load(const RuntimeModelStat
                                                           bool compile_missing) {
   const jit::HostCompiler& compiler = host_compiler();
   const Headers& tools = headers();
-  const std::vector<std::string> flags = model_compile_flags();
+  const std::vector<std::string> flags = cpu_compile_flags();
   jit::CompileRequest request;
   request.source = tu;
   request.include_dirs = tools.includes;

@@ -1,9 +1,10 @@
 // The CPU's blocks of runs in SIMD lanes (backends/cpu/run_blocks.hpp, issue 48): a system that takes
 // packs (simd_runs) gives every run the numbers the same system gives it a run at a time, bit for bit
-// (final state, status, stop time, counters), for every explicit method, both precisions and every
-// instruction set this CPU has; runs that fail or end early inside a block keep their own status; a
-// run's numbers do not depend on which runs share its block; solves that keep more than the final
-// state, and BATCHODE_CPU_SIMD=off, run a run at a time; a bad BATCHODE_CPU_SIMD is named.
+// (final state, status, stop time, counters, series and observables), for every explicit method, both
+// precisions and every instruction set this CPU has, with saves landed on, saved every m fixed steps
+// and interpolated; runs that fail or end early inside a block keep their own status and unsaved
+// points; a run's numbers do not depend on which runs share its block; summaries, per-run save times
+// and BATCHODE_CPU_SIMD=off run a run at a time; a bad BATCHODE_CPU_SIMD is named.
 #include "batchode/backends/cpu/run_blocks.hpp"
 
 #include <gtest/gtest.h>
@@ -30,16 +31,20 @@ using batchode::jit::testing::ScopedEnv;
 /// Calls of a system's call operator with a pack of runs (how a test sees that blocks ran).
 std::atomic<long> pack_calls{0};
 
-/// Lorenz (test_systems.hpp's), taking packs, counting the calls that do.
-struct LorenzInLanes : batchode::testing::Lorenz {
+/// A system of test_systems.hpp taking packs, counting the calls that do.
+template <class System>
+struct InLanes : System {
   static constexpr bool simd_runs = true;
   template <class T>
   void operator()(T t, const T* y, const T* p, T* dydt) const {
     if constexpr (batchode::kernels::is_run_pack<T>::value)
       pack_calls.fetch_add(1, std::memory_order_relaxed);
-    batchode::testing::Lorenz::operator()(t, y, p, dydt);
+    System::operator()(t, y, p, dydt);
   }
 };
+using LorenzInLanes = InLanes<batchode::testing::Lorenz>;
+/// The damped oscillator, with its energy as an observable.
+using DampedInLanes = InLanes<batchode::testing::DampedOscillator>;
 
 /// y' = k y^2 - y sin(y) (math functions lane by lane): y0 = 1 blows up before t = 1 where k is large
 /// enough, so some runs of a block fail while the others finish. p = {k}.
@@ -95,6 +100,16 @@ void expect_same_runs(const batchode::SolveResult<T>& a, const batchode::SolveRe
     ASSERT_EQ(a.counters(r).rejected_steps, b.counters(r).rejected_steps) << "run " << r;
     ASSERT_EQ(a.counters(r).rhs_evaluations, b.counters(r).rhs_evaluations) << "run " << r;
   }
+  // The series and observables byte for byte: the unsaved points' NaN too.
+  const auto same_bytes = [](const auto& x, const auto& y, const char* what) {
+    ASSERT_EQ(x.size(), y.size()) << what;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      ASSERT_EQ(std::memcmp(&x[i], &y[i], sizeof(T)), 0)
+          << what << " value " << i << ": " << x[i] << " against " << y[i];
+    }
+  };
+  same_bytes(a.series(), b.series(), "series");
+  same_bytes(a.observables(), b.observables(), "observables");
 }
 
 /// The instruction sets this CPU runs, narrowest first.
@@ -208,9 +223,114 @@ TEST(RunBlocks, ShufflingTheBatchChangesNoRunsNumbers) {
   }
 }
 
-// A solve that keeps a series runs a run at a time (its saves are not the blocks' yet), as does one
-// with BATCHODE_CPU_SIMD=off: the same numbers, no pack.
-TEST(RunBlocks, SeriesAndSimdOffRunARunAtATime) {
+// Every explicit method saves each run's own series in blocks: adaptive steps landed on save times
+// (save_every, save_at landed), fixed steps saving every m steps (save_every a whole number of dt),
+// both interpolating by the method's own dense output or the Hermite cubic (save_at), each point the one
+// the run saves alone. Fixed steps that land on other save times (save_every not a whole number of dt,
+// save_at landed) run a run at a time, with the same numbers.
+TEST(RunBlocks, EveryMethodSavesEachRunsOwnSeries) {
+  const std::size_t runs = 2 * 32 + 7;
+  std::vector<double> y0, params;
+  lorenz_batch(runs, y0, params);
+  const std::vector<double> times = {0.0, 0.0999, 0.3, 0.7, 1.234, 1.5};
+  for (Method method : {Method::euler, Method::rk4, Method::bogacki_shampine32, Method::cash_karp54,
+                        Method::dopri5, Method::tsit5, Method::fehlberg78, Method::vern7, Method::vern9}) {
+    for (int saves = 0; saves < 5; ++saves) {
+      batchode::SolveOptions o = options(method);
+      o.t_end = 1.5;
+      if (saves == 0) o.save_every = 0.25;
+      if (saves == 1) o.save_every = 0.3001;
+      if (saves >= 2) o.save_at = times;
+      if (saves == 3) o.save_mode = batchode::SaveMode::interpolate;
+      if (saves == 4) o.save_mode = batchode::SaveMode::land;
+      SCOPED_TRACE(std::string(batchode::to_string(method)) + ", saves " + std::to_string(saves));
+      const auto alone = batchode::solve_ivp(batchode::testing::Lorenz{}, y0, params, o);
+      ASSERT_TRUE(alone.all_succeeded());
+      pack_calls = 0;
+      expect_same_runs(batchode::solve_ivp(LorenzInLanes{}, y0, params, o), alone);
+      const bool fixed_segments = !batchode::method_info(method).adaptive && (saves == 1 || saves == 4);
+      if (fixed_segments) {
+        EXPECT_EQ(pack_calls.load(), 0) << "fixed steps landing on save times ran in blocks";
+      } else {
+        EXPECT_GT(pack_calls.load(), 0) << "no block ran";
+      }
+    }
+  }
+}
+
+// Saves in float, on every instruction set: the same points as a run at a time.
+TEST(RunBlocks, SavesInFloatOnEveryInstructionSet) {
+  std::vector<float> y0, params;
+  lorenz_batch(2 * 32 + 7, y0, params);
+  for (Method method : {Method::rk4, Method::dopri5, Method::tsit5, Method::cash_karp54}) {
+    batchode::SolveOptions o = options(method);
+    o.rtol = o.atol = 1e-5;
+    o.save_at = {0.0, 0.05, 0.5, 1.25, 2.0};
+    o.save_mode = batchode::SaveMode::interpolate;
+    const auto alone = batchode::solve_ivp(batchode::testing::Lorenz{}, y0, params, o);
+    for (const std::string& set : simd_sets()) {
+      SCOPED_TRACE(std::string(batchode::to_string(method)) + ", " + set);
+      ScopedEnv simd("BATCHODE_CPU_SIMD", set);
+      expect_same_runs(batchode::solve_ivp(LorenzInLanes{}, y0, params, o), alone);
+    }
+  }
+}
+
+// A system's observables, and a chosen few of the variables, are saved by each lane into its run's row.
+TEST(RunBlocks, ObservablesAndChosenVariablesAreEachRunsOwn) {
+  const std::size_t runs = 40;
+  std::vector<double> y0, params;
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.insert(y0.end(), {1.0, 0.1 * double(r % 5)});
+    params.insert(params.end(), {1.0 + 0.1 * double(r), 0.05});
+  }
+  for (Method method : {Method::rk4, Method::dopri5}) {
+    for (bool chosen : {false, true}) {
+      SCOPED_TRACE(std::string(batchode::to_string(method)) +
+                   (chosen ? ", v and energy" : ", every variable"));
+      batchode::SolveOptions o = options(method);
+      o.save_every = 0.1;
+      if (chosen) o.save_variables = {"v", "energy"};
+      const auto alone = batchode::solve_ivp(batchode::testing::DampedOscillator{}, y0, params, o);
+      ASSERT_EQ(alone.n_observables(), 1u);
+      pack_calls = 0;
+      expect_same_runs(batchode::solve_ivp(DampedInLanes{}, y0, params, o), alone);
+      EXPECT_GT(pack_calls.load(), 0) << "no block ran";
+    }
+  }
+}
+
+// Runs that blow up inside a block keep their own status, stop time and unsaved points (NaN) where
+// they save: a fixed-step block whose state turned non-finite runs again a run at a time, an adaptive
+// block's lanes end apart.
+TEST(RunBlocks, RunsThatFailInsideABlockKeepTheirOwnUnsavedPoints) {
+  const std::size_t runs = 48;
+  std::vector<double> y0(runs, 1.0), k(runs);
+  for (std::size_t r = 0; r < runs; ++r) k[r] = r % 3 == 0 ? 3.0 : 0.2;
+  for (Method method : {Method::rk4, Method::dopri5}) {
+    for (bool interpolated : {false, true}) {
+      SCOPED_TRACE(std::string(batchode::to_string(method)) + (interpolated ? ", save_at" : ", save_every"));
+      batchode::SolveOptions o = options(method);
+      o.t_end = 1.0;
+      if (method == Method::rk4) o.dt = 1e-2;
+      if (interpolated) {
+        o.save_at = {0.0, 0.2, 0.45, 0.9, 1.0};
+      } else {
+        o.save_every = 0.1;
+      }
+      const auto alone = batchode::solve_ivp(BlowUp{}, y0, k, o);
+      ASSERT_NE(alone.status(0), batchode::Status::success);
+      ASSERT_EQ(alone.status(1), batchode::Status::success);
+      ASSERT_TRUE(std::isnan(alone.state_at(0, alone.n_saves() - 1, 0)))
+          << "the test leaves no point unsaved";
+      expect_same_runs(batchode::solve_ivp(BlowUpInLanes{}, y0, k, o), alone);
+    }
+  }
+}
+
+// Summaries, save times of each run's own and BATCHODE_CPU_SIMD=off run a run at a time: the same
+// numbers, no pack.
+TEST(RunBlocks, SummariesPerRunTimesAndSimdOffRunARunAtATime) {
   std::vector<double> y0, params;
   lorenz_batch(32, y0, params);
   batchode::SolveOptions o = options(Method::dopri5);
@@ -221,12 +341,20 @@ TEST(RunBlocks, SeriesAndSimdOffRunARunAtATime) {
     expect_same_runs(batchode::solve_ivp(LorenzInLanes{}, y0, params, o), alone);
     EXPECT_EQ(pack_calls.load(), 0);
   }
-  o.save_every = 0.5;
+  batchode::SolveOptions summarised = o;
+  summarised.summaries.metrics = {"mean", "max"};
   pack_calls = 0;
-  const auto saved = batchode::solve_ivp(LorenzInLanes{}, y0, params, o);
+  const auto with_summaries = batchode::solve_ivp(LorenzInLanes{}, y0, params, summarised);
   EXPECT_EQ(pack_calls.load(), 0);
-  EXPECT_EQ(saved.final_state(3, 0),
-            batchode::solve_ivp(batchode::testing::Lorenz{}, y0, params, o).final_state(3, 0));
+  expect_same_runs(with_summaries, batchode::solve_ivp(batchode::testing::Lorenz{}, y0, params, summarised));
+  batchode::SolveOptions per_run = o;
+  std::vector<double> own_times;
+  for (std::size_t r = 0; r < 32; ++r) own_times.insert(own_times.end(), {0.1 * double(r % 4), 1.0, 2.0});
+  per_run.save_at_per_run = batchode::PerRunSaveTimes(3, own_times);
+  pack_calls = 0;
+  const auto with_own_times = batchode::solve_ivp(LorenzInLanes{}, y0, params, per_run);
+  EXPECT_EQ(pack_calls.load(), 0);
+  expect_same_runs(with_own_times, batchode::solve_ivp(batchode::testing::Lorenz{}, y0, params, per_run));
 }
 
 TEST(RunBlocks, ABadInstructionSetIsNamed) {

@@ -66,10 +66,11 @@ TEST_F(RuntimeModelTest, LorenzEqualsTheCompiledInSystemBitForBit) {
   expect_same_as_compiled_in<double>(model, Method::dopri5, options(), false);
   expect_same_as_compiled_in<double>(model, Method::rk4, options(), true);
   expect_same_as_compiled_in<float>(model, Method::tsit5, options(), false);
-  // The final state only: the model (simd_runs) runs in blocks of runs in SIMD lanes, the compiled-in
-  // system a run at a time (backends/cpu/run_blocks.hpp).
+  // The model (simd_runs) runs in blocks of runs in SIMD lanes, with a series or without, the
+  // compiled-in system a run at a time (backends/cpu/run_blocks.hpp).
   expect_same_as_compiled_in<double>(model, Method::rk4, options(), false);
   expect_same_as_compiled_in<float>(model, Method::dopri5, options(), false);
+  expect_same_as_compiled_in<double>(model, Method::dopri5, options(), true);
 }
 
 // Every math function of the model language on packs of runs (kernels/core/model_math.hpp, lane by

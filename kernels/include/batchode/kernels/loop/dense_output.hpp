@@ -26,13 +26,13 @@ struct keeps_derivative<Stepper, port::void_t<decltype(Stepper::keeps_derivative
 /// dense output of every method without its own (all but dopri5, tsit5, rodas4), third order whatever
 /// the method's.
 BATCHODE_HD_TEMPLATE
-template <port::size_t N, class State, class T>
+template <port::size_t N, class State, class T, class Value>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void hermite(T theta, T h, const State& y0, const State& f0,
-                                                       const State& y1, const State& f1, T* out) {
+                                                       const State& y1, const State& f1, Value* out) {
   const T a = theta * (theta - T(1));
   BATCHODE_UNROLL
   for (port::size_t i = 0; i < N; ++i) {
-    const T d = y1[i] - y0[i];
+    const Value d = y1[i] - y0[i];
     out[i] = y0[i] + theta * d + a * ((T(1) - T(2) * theta) * d + (theta - T(1)) * h * f0[i] + theta * h * f1[i]);
   }
 }

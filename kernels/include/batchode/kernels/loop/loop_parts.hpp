@@ -35,6 +35,11 @@ struct evaluations_from_steps<
     Stepper, port::void_t<decltype(Stepper::rhs_evaluations(port::uint32_t{}, port::uint32_t{}))>>
     : port::true_type {};
 
+/// The type of a state's values: T for a run, kernels::RunPack<T, W> for a block of runs in SIMD lanes
+/// (backends/cpu/run_blocks.hpp: its fixed-step loop saves through DenseStep on packs, at times in T).
+template <class State>
+using state_value_t = decltype(port::declval<const State&>()[0] + port::declval<const State&>()[0]);
+
 template <class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool is_finite(T x) {
   return port::fabs(x) <= port::numeric_limits<T>::max();  // false for NaN and +-inf

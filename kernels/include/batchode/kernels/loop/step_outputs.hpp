@@ -20,26 +20,29 @@ namespace batchode::detail {
 /// its stages are current), else with the Hermite cubic (its start and slope kept before accept(),
 /// the points saved after it, with the new slope). A save at t_new itself takes y_new as it is.
 /// Only solves that interpolate their saves build one; a step that passes no save time costs one
-/// comparison.
+/// comparison. A block of runs in SIMD lanes (backends/cpu/run_blocks.hpp) uses it with states and
+/// parameters of packs (Value, Param) and its lanes' one time T.
 template <class Stepper, port::size_t N>
 struct DenseStep {
   using State = typename Stepper::state_type;
+  using Value = state_value_t<State>;
   State y0{}, f0{};
   bool due = false;  ///< Hermite points are left to after_accept
 
   BATCHODE_HD_TEMPLATE
-  template <class System, class T, class Sink>
+  template <class System, class T, class Sink, class Param>
   BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void before_accept(const Stepper& stepper, const System& sys, T t,
                                                                const State& y, T t_new, const State& y_new,
-                                                               const T* p, const RunSettings<T>& plan, Sink& sink,
-                                                               port::uint32_t& next_save, RunCounters& counters) {
+                                                               const Param* p, const RunSettings<T>& plan,
+                                                               Sink& sink, port::uint32_t& next_save,
+                                                               RunCounters& counters) {
     due = next_save < plan.n_saves && save_time(plan, next_save) <= t_new;
     if (!due) return;
     if constexpr (own_dense_output<Stepper>::value) {
       due = false;
       // A step to a non-finite state ends the run right after: its points stay unsaved (NaN).
       if (!states_finite<N>(sys, y_new)) return;
-      T out[N];
+      Value out[N];
       for (T ts = save_time(plan, next_save); ts <= t_new;) {  // due: next_save < n_saves
         const port::uint32_t k = next_save++;
         const T ts_next = next_save_time(plan, next_save);
@@ -66,10 +69,11 @@ struct DenseStep {
   }
 
   BATCHODE_HD_TEMPLATE
-  template <class System, class T, class Sink>
-  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void after_accept(const Stepper& stepper, const System& sys, T t, T t_new,
-                                                              const State& y1, const T* p, const RunSettings<T>& plan,
-                                                              Sink& sink, port::uint32_t& next_save,
+  template <class System, class T, class Sink, class Param>
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void after_accept(const Stepper& stepper, const System& sys, T t,
+                                                              T t_new, const State& y1, const Param* p,
+                                                              const RunSettings<T>& plan, Sink& sink,
+                                                              port::uint32_t& next_save,
                                                               RunCounters& counters) {
     if (!due) return;
     State f1{};
@@ -80,7 +84,7 @@ struct DenseStep {
       ++counters.rhs_evaluations;
     }
     const T h = t_new - t;
-    T out[N];
+    Value out[N];
     for (T ts = save_time(plan, next_save); ts <= t_new;) {  // due: next_save < n_saves
       const port::uint32_t k = next_save++;
       const T ts_next = next_save_time(plan, next_save);

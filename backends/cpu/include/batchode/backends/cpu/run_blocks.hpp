@@ -10,20 +10,25 @@
 // with -ffp-contract=off), whichever runs share its block.
 //
 // What runs in blocks: a system that takes packs (simd_runs, kernels/core/system.hpp) integrated by an
-// explicit method to its final state, with no saves, summaries, events, drivers or algebraic states
+// explicit method, with or without a series (saved on the batch's save times, landed on or
+// interpolated, with observables and a choice of variables: each lane saves into its own run's row,
+// run_sinks.hpp), and no summaries, save times of each run's own, events, drivers or algebraic states
 // (runs_in_blocks_v, plan_runs_in_blocks); the rest runs a run at a time (run_range.hpp), as do the
-// runs past the last whole block. The block loops are compiled once per instruction set (AVX-512 with
+// runs past the last whole block and a fixed-step block whose state turned non-finite
+// (integrate_block). The block loops are compiled once per instruction set (AVX-512 with
 // two vectors per pack, AVX2, the baseline) and the widest the CPU has is chosen at run time
 // (simd_set), so one binary runs anywhere.
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/backends/cpu/cpu_stepper.hpp"
+#include "batchode/backends/cpu/run_sinks.hpp"
 #include "batchode/backends/cpu/simd_set.hpp"
 #include "batchode/kernels/core/run_pack.hpp"
 #include "batchode/kernels/core/run_settings.hpp"
@@ -44,12 +49,22 @@ inline constexpr bool runs_in_blocks_v =
     n_algebraic_v<System> == 0 && !has_breaks_v<System, T> &&
     (std::is_same_v<T, float> || std::is_same_v<T, double>);
 
-/// Whether a solve's plan lets its runs run in blocks: it keeps the final state only (no series, no
-/// summaries).
+/// Whether a solve's plan lets its runs run in blocks: no summaries, and save times (if any) the same
+/// for every run; for fixed steps (not `adaptive`), saves every whole number of steps or interpolated
+/// (blocks::integrate_fixed), not steps landing on other save times.
 template <class T>
-bool plan_runs_in_blocks(const RunSettings<T>& plan) {
-  return plan.n_saves == 0 && plan.summary_windows == 0;
+bool plan_runs_in_blocks(const RunSettings<T>& plan, bool adaptive) {
+  const bool fixed_saves =
+      plan.n_saves == 0 || plan.interpolate_saves != 0 || detail::steps_between_saves(plan) != 0;
+  return plan.summary_windows == 0 && plan.save_times_per_run == 0 && (adaptive || fixed_saves);
 }
+
+/// The runs a block loop leaves to be integrated one at a time, [first, last): the runs past the last
+/// whole block, a block that must run a run at a time (integrate_block), or all of them where blocks
+/// are not allowed. Runs after `last` are still to do.
+struct RunsAlone {
+  std::size_t first, last;
+};
 
 namespace blocks {
 
@@ -61,6 +76,7 @@ struct Lanes {
   using Flag = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
   T t[W], h[W], log_e2_prev[W];
   std::uint32_t accepted_steps[W], rejected_steps[W], rhs_evaluations[W];
+  std::uint32_t next_save[W];  ///< the lane's next save (adaptive methods: each lane saves at its own steps)
   Status status[W];
   Flag active[W];
 
@@ -121,12 +137,21 @@ inline void keep_accepted(Stepper& stepper, const System& sys, const Pack& t_new
   }
 }
 
-/// integrate_fixed (kernels/loop/fixed_step_loop.hpp) without stops: every lane takes the same steps.
-template <class Stepper, class System, class T, std::size_t W>
-void integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
-                     const kernels::RunPack<T, W>* p, const RunSettings<T>& plan, Lanes<T, W>& lanes) {
+/// integrate_fixed (kernels/loop/fixed_step_loop.hpp) for a block: every lane takes the same steps,
+/// at t0 + j dt with the last landing on t_end, and saves at the same points, into `sink` (its lanes'
+/// rows): after every m-th step (integrate_fixed_saving_every's saves, m = steps_between_saves), or
+/// interpolated from the step that passes each save time (integrate_fixed_dense's: DenseStep on
+/// packs). Landed segments (save times that are no whole number of steps) are not taken in blocks
+/// (plan_runs_in_blocks). Returns false where a lane's state is non-finite at a save, which would
+/// have ended its run there alone: the block's runs are then integrated a run at a time
+/// (integrate_block). A state non-finite at t_end alone ends the lane's run there, as it would alone.
+template <class Stepper, class System, class T, std::size_t W, class Sink>
+bool integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
+                     const kernels::RunPack<T, W>* p, const RunSettings<T>& plan, Lanes<T, W>& lanes,
+                     Sink& sink, std::uint32_t& next_save) {
   using Pack = kernels::RunPack<T, W>;
   using State = typename Stepper::state_type;
+  using Flag = typename Lanes<T, W>::Flag;
   constexpr std::size_t N = System::n_states;
   const T h = plan.dt;
   const auto all_end = [&](Status status, T t, std::uint64_t steps) {
@@ -135,6 +160,14 @@ void integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::stat
       lanes.accepted_steps[l] += static_cast<std::uint32_t>(steps);
       lanes.end(l, status);
     }
+    return true;
+  };
+  const auto all_finite = [&] {
+    Flag finite[W];
+    lanes_finite<N>(y, finite);
+    Flag all = 1;
+    for (std::size_t l = 0; l < W; ++l) all &= finite[l];
+    return all != 0;
   };
   if (!(plan.t0 < plan.t_end)) return all_end(Status::success, plan.t0, 0);
   const std::uint64_t allowed = plan.max_steps;
@@ -143,7 +176,31 @@ void integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::stat
   const std::uint64_t steps = within ? static_cast<std::uint64_t>(steps_wanted) : allowed + 1;
   const std::uint64_t full = (steps <= allowed ? steps : allowed + 1) - 1;  // steps of exactly h
   State y_new{}, err{};
-  for (std::uint64_t base = 0; base < full;) {
+  if (plan.n_saves > 0 && plan.interpolate_saves != 0) {
+    // Interpolated: integrate_fixed_dense's steps (as many as max_steps allows), each save time
+    // interpolated from the step that passes it.
+    const std::uint64_t n = within ? steps : allowed;
+    detail::DenseStep<Stepper, N> dense;
+    RunCounters counters{};  // (the Hermite cubic takes the stepper's slopes: no evaluation to count)
+    T t_reached = plan.t0;
+    for (std::uint64_t j = 0; j < n; ++j) {
+      const T t = plan.t0 + T(j) * h;
+      if (detail::stop_asked(plan, j)) return all_end(Status::not_solved, t, j);
+      const bool last = within && j + 1 == n;
+      const T t_new = last ? plan.t_end : t + h;
+      stepper.step(sys, Pack(t), y, p, Pack(last ? plan.t_end - t : h), y_new, err);
+      dense.before_accept(stepper, sys, t, y, t_new, y_new, p, plan, sink, next_save, counters);
+      keep_step(stepper, sys, Pack(t_new), y, y_new, p);
+      t_reached = t_new;
+      if ((dense.due || last) && !all_finite()) return false;
+      dense.after_accept(stepper, sys, t, t_new, y, p, plan, sink, next_save, counters);
+    }
+    return all_end(within ? Status::success : Status::max_steps_reached, t_reached, n);
+  }
+  // Saves after every m-th step (save k after step k m, its time t0 + k save_every; fewer than 2^31
+  // steps), or none: integrate_fixed's one segment, in rounds of 2^31 steps as there.
+  const std::uint32_t m = plan.n_saves > 0 ? detail::steps_between_saves(plan) : 0;
+  for (std::uint64_t base = 0; m == 0 && base < full;) {
     const std::uint32_t round =
         static_cast<std::uint32_t>(detail::min_of<std::uint64_t>(full - base, 1u << 31));
     const T t_round = plan.t0 + T(base) * h;
@@ -155,26 +212,140 @@ void integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::stat
     }
     base += round;
   }
+  for (std::uint32_t j = 0; m != 0 && j < full;) {
+    // To the step after which the next save falls, or to the last full step.
+    const std::uint64_t save_step = std::uint64_t{next_save} * m;
+    const bool saving = next_save < plan.n_saves && save_step <= full;
+    const std::uint32_t until =
+        saving ? static_cast<std::uint32_t>(save_step) : static_cast<std::uint32_t>(full);
+    for (; j < until; ++j) {
+      const T tj = plan.t0 + T(j) * h;
+      if (detail::stop_asked(plan, j)) return all_end(Status::not_solved, tj, j);
+      stepper.step(sys, Pack(tj), y, p, Pack(h), y_new, err);
+      keep_step(stepper, sys, Pack(tj + h), y, y_new, p);
+    }
+    if (saving) {
+      if (!all_finite()) return false;
+      sink.save(next_save, std::fma(static_cast<T>(next_save), plan.save_every, plan.t0), &y[0]);
+      ++next_save;
+    }
+  }
   const T t_last = plan.t0 + T(full) * h;
   if (steps > allowed) return all_end(Status::max_steps_reached, t_last, full);
   stepper.step(sys, Pack(t_last), y, p, Pack(plan.t_end - t_last), y_new, err);
   keep_step(stepper, sys, Pack(plan.t_end), y, y_new, p);
   all_end(Status::success, plan.t_end, full + 1);
-  typename Lanes<T, W>::Flag finite[W];
+  Flag finite[W];
   lanes_finite<N>(y, finite);
+  Flag all = 1;
   for (std::size_t l = 0; l < W; ++l) {
+    all &= finite[l];
     if (!finite[l]) lanes.status[l] = Status::non_finite_state;
   }
+  // A save left lands on t_end (integrate_fixed_saving_every's last); a lane non-finite there saves
+  // nothing alone.
+  if (m != 0 && next_save < plan.n_saves) {
+    if (!all) return false;
+    sink.save(next_save++, plan.t_end, &y[0]);
+  }
+  return true;
 }
 
-/// integrate_adaptive (kernels/loop/adaptive_loop.hpp) without stops, lane by lane: each lane's step,
-/// acceptance and step-size update are the scalar loop's, on its own run's numbers. lane_params[l]:
-/// lane l's run's parameters (the first step's estimate evaluates f for one run). The loops over the
-/// lanes are written as selects, so that they vectorise; a run's end, which is rare, is decided apart.
-template <class Stepper, class System, class T, std::size_t W>
+/// The saves of the lanes that accepted a step from t to t_new, interpolated (DenseStep's work,
+/// kernels/loop/step_outputs.hpp, for every lane at once): the method's own dense output before the
+/// step is kept (before_keep, while the stages are current), else the Hermite cubic after it
+/// (after_keep, with the new slopes). Each lane saves the points it passed into its own run's row,
+/// with the numbers its run alone saves; the lanes that passed none are computed and not stored.
+template <class Stepper, std::size_t N, class T, std::size_t W>
+struct LanesDense {
+  using Pack = kernels::RunPack<T, W>;
+  using State = typename Stepper::state_type;
+  using Flag = typename Lanes<T, W>::Flag;
+  State y0, f0;
+  Flag due[W];
+  Flag any_due = 0;
+
+  /// Which lanes pass a save time; their points are saved now for a method's own dense output.
+  template <class Sink>
+  void before_keep(const Stepper& stepper, const Pack& t, const State& y, const Pack& t_new,
+                   const State& y_new, const Flag (&accepted)[W], const RunSettings<T>& plan,
+                   Lanes<T, W>& lanes, Sink& sink) {
+    any_due = 0;
+    for (std::size_t l = 0; l < W; ++l) {
+      due[l] = accepted[l] & Flag(detail::next_save_time(plan, lanes.next_save[l]) <= t_new[l]);
+      any_due |= due[l];
+    }
+    if (!any_due) return;
+    if constexpr (detail::own_dense_output<Stepper>::value) {
+      // A step to a non-finite state ends the run right after: its points stay unsaved (NaN).
+      Flag finite[W];
+      lanes_finite<N>(y_new, finite);
+      for (std::size_t l = 0; l < W; ++l) due[l] &= finite[l];
+      const Pack h = t_new - t;
+      State out;
+      save_due(t_new, y_new, plan, lanes, sink, [&](const Pack& ts) {
+        stepper.interpolate(t, h, ts, y, y_new, &out[0]);
+        return out;
+      });
+    } else {
+      static_assert(detail::keeps_derivative<Stepper>::value, "the Hermite cubic takes the stepper's slopes");
+      y0 = y;
+      f0 = stepper.derivative();
+    }
+  }
+
+  /// The Hermite points of the lanes that passed a save time and whose state is finite.
+  template <class Sink>
+  void after_keep(const Stepper& stepper, const Pack& t, const Pack& t_new, const State& y1,
+                  const Flag (&finite)[W], const RunSettings<T>& plan, Lanes<T, W>& lanes, Sink& sink) {
+    if constexpr (!detail::own_dense_output<Stepper>::value) {
+      if (!any_due) return;
+      for (std::size_t l = 0; l < W; ++l) due[l] &= finite[l];
+      const State& f1 = stepper.derivative();
+      const Pack h = t_new - t;
+      State out;
+      save_due(t_new, y1, plan, lanes, sink, [&](const Pack& ts) {
+        detail::hermite<N>((ts - t) / h, h, y0, f0, y1, f1, &out[0]);
+        return out;
+      });
+    } else {
+      (void)stepper, (void)t, (void)t_new, (void)y1, (void)finite, (void)plan, (void)lanes, (void)sink;
+    }
+  }
+
+ private:
+  /// Every due lane's save times up to t_new, a point of each lane a pass: interpolated by `at` (the
+  /// step's end itself: y_end as it is), as DenseStep's loop does for one run.
+  template <class Sink, class At>
+  void save_due(const Pack& t_new, const State& y_end, const RunSettings<T>& plan, Lanes<T, W>& lanes,
+                Sink& sink, const At& at) {
+    for (;;) {
+      Flag any = 0;
+      for (std::size_t l = 0; l < W; ++l) any |= due[l];
+      if (!any) return;
+      Pack ts;
+      for (std::size_t l = 0; l < W; ++l) ts[l] = due[l] ? save_time(plan, lanes.next_save[l]) : t_new[l];
+      const State& out = at(ts);
+      for (std::size_t l = 0; l < W; ++l) {
+        if (!due[l]) continue;
+        const std::uint32_t k = lanes.next_save[l]++;
+        sink.save_lane(l, k, ts[l], ts[l] == t_new[l] ? y_end : out);
+        due[l] = detail::next_save_time(plan, lanes.next_save[l]) <= t_new[l] ? 1 : 0;
+      }
+    }
+  }
+};
+
+/// integrate_adaptive (kernels/loop/adaptive_loop.hpp) lane by lane: each lane's step, acceptance,
+/// step-size update and saves are the scalar loop's, on its own run's numbers. lane_params[l]: lane l's
+/// run's parameters (the first step's estimate evaluates f for one run). The loops over the lanes are
+/// written as selects, so that they vectorise; a run's end, which is rare, is decided apart. Sink: the
+/// block's LanesSink (run_sinks.hpp), whose lanes save at their own times (lanes.next_save: the next of
+/// each), their steps landing on them or interpolated; a solve without saves takes none of it.
+template <class Stepper, class System, class T, std::size_t W, class Sink>
 void integrate_adaptive(Stepper& stepper, const System& sys, typename Stepper::state_type& y,
                         const kernels::RunPack<T, W>* p, const T* const (&lane_params)[W],
-                        const RunSettings<T>& plan, Lanes<T, W>& lanes) {
+                        const RunSettings<T>& plan, Lanes<T, W>& lanes, Sink& sink) {
   using Pack = kernels::RunPack<T, W>;
   using State = typename Stepper::state_type;
   constexpr std::size_t N = System::n_states;
@@ -211,6 +382,13 @@ void integrate_adaptive(Stepper& stepper, const System& sys, typename Stepper::s
   using Flag = typename Lanes<T, W>::Flag;
   T h_try[W], h_kept[W], log_e2[W], exponent[W], factor[W];
   Flag lands[W], accepted[W], rejected[W], ends[W], finite[W], underflow[W];
+  // Saves: each lane's stop is its next save time where steps land on them (next_stop), t_end otherwise.
+  const bool landing = plan.interpolate_saves == 0 && plan.n_saves > 0;
+  const bool interpolating = plan.interpolate_saves != 0 && plan.n_saves > 0;
+  T stop[W];
+  Flag stop_is_save[W];
+  for (std::size_t l = 0; l < W; ++l) stop[l] = plan.t_end, stop_is_save[l] = 0;
+  LanesDense<Stepper, N, T, W> dense;
   // Every lane still running has made as many attempts as the others: one a pass.
   for (std::uint64_t attempts = 0;; ++attempts) {
     Flag any = 0;
@@ -224,8 +402,15 @@ void integrate_adaptive(Stepper& stepper, const System& sys, typename Stepper::s
       return;
     }
     // Each lane's attempt, as the scalar loop sizes it (a lane whose run has ended: a step of 0).
+    if (landing) {
+      for (std::size_t l = 0; l < W; ++l) {
+        bool is_save = false;
+        stop[l] = detail::next_stop<Sink>(plan, lanes.next_save[l], is_save);
+        stop_is_save[l] = is_save ? 1 : 0;
+      }
+    }
     for (std::size_t l = 0; l < W; ++l) {
-      const T remaining = plan.t_end - lanes.t[l];
+      const T remaining = stop[l] - lanes.t[l];
       lands[l] = remaining <= lanes.h[l] * (T(1) + detail::landing_slack<T>);
       h_try[l] = lands[l] ? remaining : lanes.h[l];
       h_kept[l] = (lands[l] && h_try[l] < lanes.h[l]) ? lanes.h[l] : -port::numeric_limits<T>::infinity();
@@ -275,11 +460,20 @@ void integrate_adaptive(Stepper& stepper, const System& sys, typename Stepper::s
     }
     if (!any_accepted) continue;
     for (std::size_t l = 0; l < W; ++l)
-      t_new[l] = accepted[l] ? (lands[l] ? plan.t_end : lanes.t[l] + h_try[l]) : lanes.t[l];
+      t_new[l] = accepted[l] ? (lands[l] ? stop[l] : lanes.t[l] + h_try[l]) : lanes.t[l];
+    if (interpolating) dense.before_keep(stepper, t_now, y, t_new, y_new, accepted, plan, lanes, sink);
     keep_accepted(stepper, sys, t_new, y, y_new, p, accepted, all_accepted != 0);
 
     // The accepted lanes move on: their time, the controller's memory and the next step size.
     lanes_finite<N>(y, finite);
+    if (landing) {  // a lane that landed on its save time saves there (a non-finite state: not)
+      for (std::size_t l = 0; l < W; ++l) {
+        if (accepted[l] & finite[l] & lands[l] & stop_is_save[l])
+          sink.save_lane(l, lanes.next_save[l]++, t_new[l], y);
+      }
+    } else if (interpolating) {
+      dense.after_keep(stepper, t_now, t_new, y, finite, plan, lanes, sink);
+    }
     Flag any_ends = 0;
     for (std::size_t l = 0; l < W; ++l) {
       const Flag a = accepted[l];
@@ -305,10 +499,12 @@ void integrate_adaptive(Stepper& stepper, const System& sys, typename Stepper::s
 }
 
 /// Runs [first, first + W) of a validated batch into the same rows of `result` (integrate_one_run's
-/// work, run_range.hpp, for a block).
-template <class Stepper, class System, class T, std::size_t W>
-void integrate_block(Stepper& stepper, const System& sys, const T* y0, const T* params, std::size_t first,
-                     const RunSettings<T>& plan, const ResultView<T>& result) {
+/// work, run_range.hpp, for a block), saving into `sink` (their rows' LanesSink). Returns false where
+/// a fixed-step block's state turned non-finite at a save (integrate_fixed): its runs are then to be
+/// integrated a run at a time, each ending where its own state turned, their saves overwritten.
+template <class Stepper, class System, class T, std::size_t W, class Sink>
+bool integrate_block(Stepper& stepper, const System& sys, const T* y0, const T* params, std::size_t first,
+                     const RunSettings<T>& plan, const ResultView<T>& result, Sink& sink) {
   using Pack = kernels::RunPack<T, W>;
   constexpr std::size_t N = System::n_states;
   constexpr std::size_t P = System::n_params;
@@ -324,12 +520,21 @@ void integrate_block(Stepper& stepper, const System& sys, const T* y0, const T* 
   }
   const Pack* pp = P > 0 ? p : nullptr;
   Lanes<T, W> lanes{};
+  // The save at t0 (integrate_run's), before the first step.
+  const bool at_t0 = plan.n_saves > 0 && save_time(plan, 0) <= plan.t0;
+  if (at_t0) sink.save(0, plan.t0, &y[0]);
+  for (std::size_t l = 0; l < W; ++l) lanes.next_save[l] = at_t0 ? 1 : 0;
   stepper.reset(sys, Pack(plan.t0), y, pp);
   if constexpr (Stepper::adaptive) {
-    integrate_adaptive(stepper, sys, y, pp, lane_params, plan, lanes);
+    integrate_adaptive(stepper, sys, y, pp, lane_params, plan, lanes, sink);
   } else {
     (void)lane_params;
-    integrate_fixed(stepper, sys, y, pp, plan, lanes);
+    std::uint32_t next_save = lanes.next_save[0];
+    if (!integrate_fixed(stepper, sys, y, pp, plan, lanes, sink, next_save)) return false;
+    for (std::size_t l = 0; l < W; ++l) lanes.next_save[l] = next_save;
+  }
+  for (std::size_t l = 0; l < W; ++l) {
+    for (std::uint32_t k = lanes.next_save[l]; k < plan.n_saves; ++k) sink.lanes[l].mark_unsaved(k);
   }
   for (std::size_t l = 0; l < W; ++l) {
     const std::size_t r = first + l;
@@ -343,18 +548,28 @@ void integrate_block(Stepper& stepper, const System& sys, const T* y0, const T* 
     if (T* out = result.stop_time) out[r] = lanes.t[l];
     if (RunCounters* out = result.counters) out[r] = counters;
   }
+  return true;
 }
 
-/// Every whole block of W runs in [begin, end); returns where the runs left over start.
+/// Whole blocks of W runs from `begin`, up to the first that must run a run at a time or the runs that
+/// fill no block.
 template <class Tab, class System, class T, std::size_t W>
-std::size_t integrate_blocks(const System& sys, const T* y0, const T* params, std::size_t begin,
-                             std::size_t end, const RunSettings<T>& plan, const ResultView<T>& result) {
+RunsAlone integrate_blocks(const System& sys, const T* y0, const T* params, std::size_t begin,
+                           std::size_t end, const RunSettings<T>& plan, const ResultView<T>& result) {
   using Stepper = typename IntegratedStepperFor<Tab, System, kernels::RunPack<T, W>>::type;
+  constexpr std::size_t P = System::n_params;
   Stepper stepper{};
-  std::size_t r = begin;
-  for (; end - r >= W; r += W)
-    integrate_block<Stepper, System, T, W>(stepper, sys, y0, params, r, plan, result);
-  return r;
+  for (std::size_t r = begin; end - r >= W; r += W) {
+    // Each lane's run's row (a solve without saves: sinks never called).
+    LanesSink<decltype(series_sink(sys, params, plan, result, r)), T, System::n_states, W> sink;
+    for (std::size_t l = 0; l < W; ++l) {
+      sink.lanes[l] = series_sink(sys, P > 0 ? params + (r + l) * P : nullptr, plan, result, r + l);
+    }
+    if (!integrate_block<Stepper, System, T, W>(stepper, sys, y0, params, r, plan, result, sink))
+      return {r, r + W};
+  }
+  const std::size_t tail = end - (end - begin) % W;
+  return {tail, end};
 }
 
 // The block loops compiled for each instruction set, everything they call inlined into them (flatten),
@@ -369,14 +584,14 @@ std::size_t integrate_blocks(const System& sys, const T* y0, const T* params, st
   __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma,prefer-vector-width=512"), flatten))
 #endif
 template <class Tab, class System, class T>
-BATCHODE_BLOCKS_AVX512 std::size_t integrate_blocks_avx512(const System& sys, const T* y0, const T* params,
-                                                           std::size_t begin, std::size_t end,
-                                                           const RunSettings<T>& plan,
-                                                           const ResultView<T>& result) {
+BATCHODE_BLOCKS_AVX512 RunsAlone integrate_blocks_avx512(const System& sys, const T* y0, const T* params,
+                                                         std::size_t begin, std::size_t end,
+                                                         const RunSettings<T>& plan,
+                                                         const ResultView<T>& result) {
   return integrate_blocks<Tab, System, T, block_runs<T>>(sys, y0, params, begin, end, plan, result);
 }
 template <class Tab, class System, class T>
-__attribute__((target("avx2,fma"), flatten)) std::size_t integrate_blocks_avx2(
+__attribute__((target("avx2,fma"), flatten)) RunsAlone integrate_blocks_avx2(
     const System& sys, const T* y0, const T* params, std::size_t begin, std::size_t end,
     const RunSettings<T>& plan, const ResultView<T>& result) {
   return integrate_blocks<Tab, System, T, block_runs<T>>(sys, y0, params, begin, end, plan, result);
@@ -387,7 +602,7 @@ template <class Tab, class System, class T>
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((flatten))
 #endif
-std::size_t
+RunsAlone
 integrate_blocks_baseline(const System& sys, const T* y0, const T* params, std::size_t begin, std::size_t end,
                           const RunSettings<T>& plan, const ResultView<T>& result) {
   return integrate_blocks<Tab, System, T, block_runs<T>>(sys, y0, params, begin, end, plan, result);
@@ -396,28 +611,35 @@ integrate_blocks_baseline(const System& sys, const T* y0, const T* params, std::
 }  // namespace blocks
 
 /// The runs of [begin, end) that fill whole blocks, integrated in blocks with the widest instruction
-/// set the CPU has (simd_set); returns the first run left for integrate_one_run (begin when none ran
-/// in blocks: the method, system or plan does not allow it, or BATCHODE_CPU_SIMD is off).
+/// set the CPU has (simd_set), up to the first block that must run a run at a time; returns the runs
+/// left for integrate_one_run next (all of them when none can run in blocks: the method, system or
+/// plan does not allow it, or BATCHODE_CPU_SIMD is off), after which the caller goes on from `last`.
 template <class Tab, class System, class T>
-std::size_t integrate_run_blocks(const System& sys, const T* y0, const T* params, std::size_t begin,
-                                 std::size_t end, const RunSettings<T>& plan, const ResultView<T>& result) {
+RunsAlone integrate_run_blocks(const System& sys, const T* y0, const T* params, std::size_t begin,
+                               std::size_t end, const RunSettings<T>& plan, const ResultView<T>& result) {
   if constexpr (runs_in_blocks_v<Tab, System, T>) {
-    if (!plan_runs_in_blocks(plan)) return begin;
+    if (!plan_runs_in_blocks(plan, Tab::adaptive)) return {begin, end};
     switch (simd_set()) {
-      case SimdSet::off:
-        return begin;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if BATCHODE_CPU_BLOCK_SETS & 8
       case SimdSet::avx512:
         return blocks::integrate_blocks_avx512<Tab>(sys, y0, params, begin, end, plan, result);
+#endif
+#if BATCHODE_CPU_BLOCK_SETS & 4
       case SimdSet::avx2:
         return blocks::integrate_blocks_avx2<Tab>(sys, y0, params, begin, end, plan, result);
 #endif
-      default:
+#endif
+#if BATCHODE_CPU_BLOCK_SETS & 2
+      case SimdSet::baseline:
         return blocks::integrate_blocks_baseline<Tab>(sys, y0, params, begin, end, plan, result);
+#endif
+      default:  // off, or a set not compiled here (BATCHODE_CPU_BLOCK_SETS)
+        return {begin, end};
     }
   } else {
-    (void)sys, (void)y0, (void)params, (void)end, (void)plan, (void)result;
-    return begin;
+    (void)sys, (void)y0, (void)params, (void)plan, (void)result;
+    return {begin, end};
   }
 }
 

@@ -15,6 +15,7 @@
 #include "batchode/arrays/result_view.hpp"
 #include "batchode/backends/cpu/cpu_stepper.hpp"
 #include "batchode/backends/cpu/run_blocks.hpp"
+#include "batchode/backends/cpu/run_sinks.hpp"
 #include "batchode/kernels/core/run_settings.hpp"
 #include "batchode/kernels/loop/run_integrator.hpp"
 #include "batchode/kernels/outputs/driven_system.hpp"
@@ -67,23 +68,9 @@ void integrate_one_run(const System& sys, const T* y0, const T* params, std::siz
     }
     return run(series);
   };
-  // With observables, the series sink also saves them into this run's rows.
-  auto saving = [&] {
-    // The series' columns: every state and observable, or those the plan chose (saved_variables.hpp).
-    const std::size_t saves = result.n_saves;
-    const bool chosen = plan.series_chosen != 0;
-    const std::size_t states = chosen ? plan.series_states : N;
-    const StridedSeriesSink<T, N> series{result.series + r * saves * states, 1, 0, &plan};
-    constexpr std::size_t O = n_observables_v<System>;
-    if constexpr (O > 0) {
-      const std::size_t observables = chosen ? plan.series_observables : O;
-      using Sink = ObservableSink<StridedSeriesSink<T, N>, System, T, StridedObservableOut<T>>;
-      return summarising(Sink{series, &sys, p, {result.observables + r * saves * observables, 1, 0}, &plan});
-    } else {
-      return summarising(series);
-    }
-  };
-  const Status status = plan.n_saves > 0 ? saving() : run(NoSeries{});
+  // The series' columns: every state and observable, or those the plan chose (run_sinks.hpp).
+  const Status status =
+      plan.n_saves > 0 ? summarising(series_sink(sys, p, plan, result, r)) : run(NoSeries{});
   for (std::size_t s = 0; s < N; ++s) result.final_state[r * N + s] = y[s];
   if (Status* out = result.status) out[r] = status;
   if (T* out = result.stop_time) out[r] = t_reached;
@@ -100,13 +87,18 @@ void integrate_run_range(const System& sys, const T* y0, const T* params, std::s
                          const RunSettings<T> plan, const ResultView<T>& result,
                          typename CpuStepperFor<Tab, System, T>::type& stepper) {
   // Whole blocks of runs in SIMD lanes where the system, method and plan allow (run_blocks.hpp); the
-  // runs left over, and every run where they do not, one at a time.
-  for (std::size_t r = integrate_run_blocks<Tab>(sys, y0, params, begin, end, plan, result); r < end; ++r) {
-    if constexpr (n_drivers_v<System> > 0) {
-      integrate_one_run<Tab>(drive(sys, plan, r), y0, params, r, plan, result, stepper);
-    } else {
-      integrate_one_run<Tab>(sys, y0, params, r, plan, result, stepper);
+  // runs left over, a block whose state turned non-finite, and every run where blocks are not allowed,
+  // one at a time.
+  for (std::size_t next = begin; next < end;) {
+    const RunsAlone alone = integrate_run_blocks<Tab>(sys, y0, params, next, end, plan, result);
+    for (std::size_t r = alone.first; r < alone.last; ++r) {
+      if constexpr (n_drivers_v < System >> 0) {
+        integrate_one_run<Tab>(drive(sys, plan, r), y0, params, r, plan, result, stepper);
+      } else {
+        integrate_one_run<Tab>(sys, y0, params, r, plan, result, stepper);
+      }
     }
+    next = alone.last;
   }
 }
 

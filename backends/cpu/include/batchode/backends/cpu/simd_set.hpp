@@ -27,6 +27,20 @@ inline const char* simd_set_name(SimdSet set) {
   return "?";
 }
 
+/// The sets the block loops are compiled for: a mask of block_set_bit(set) (baseline 2, avx2 4,
+/// avx512 8), every one by default. A model compiled at run time is compiled for the one set its
+/// process runs (solver/src/systems/runtime_model_cpu.cpp, its cache key saying which), a third of the
+/// block code to compile; under another set (BATCHODE_CPU_SIMD changed after) its runs run one at a time.
+#ifndef BATCHODE_CPU_BLOCK_SETS
+#define BATCHODE_CPU_BLOCK_SETS 14
+#endif
+inline constexpr int block_set_bit(SimdSet set) {
+  return set == SimdSet::off ? 0 : 1 << static_cast<int>(set);
+}
+static_assert(block_set_bit(SimdSet::baseline) == 2 && block_set_bit(SimdSet::avx2) == 4 &&
+                  block_set_bit(SimdSet::avx512) == 8,
+              "BATCHODE_CPU_BLOCK_SETS's bits (run_blocks.hpp tests them by number)");
+
 /// The widest instruction set this CPU runs, narrowed by the environment's BATCHODE_CPU_SIMD (auto,
 /// off, baseline, avx2, avx512: off runs every run alone; a set wider than the CPU's is not taken).
 /// Throws std::invalid_argument naming another value.
