@@ -261,8 +261,8 @@ struct LanesDense {
   using Pack = kernels::RunPack<T, W>;
   using State = typename Stepper::state_type;
   using Flag = typename Lanes<T, W>::Flag;
-  State y0, f0;
-  Flag due[W];
+  State y0{}, f0{};  // (written before read: any_due; -O3 -Wuninitialized cannot tell)
+  Flag due[W] = {};
   Flag any_due = 0;
 
   /// Which lanes pass a save time; their points are saved now for a method's own dense output.
