@@ -266,10 +266,11 @@ struct LanesDense {
   Flag any_due = 0;
 
   /// Which lanes pass a save time; their points are saved now for a method's own dense output.
+  /// finite[l]: whether lane l's y_new is finite.
   template <class Sink>
   void before_keep(const Stepper& stepper, const Pack& t, const State& y, const Pack& t_new,
-                   const State& y_new, const Flag (&accepted)[W], const RunSettings<T>& plan,
-                   Lanes<T, W>& lanes, Sink& sink) {
+                   const State& y_new, const Flag (&accepted)[W], const Flag (&finite)[W],
+                   const RunSettings<T>& plan, Lanes<T, W>& lanes, Sink& sink) {
     any_due = 0;
     for (std::size_t l = 0; l < W; ++l) {
       due[l] = accepted[l] & Flag(detail::next_save_time(plan, lanes.next_save[l]) <= t_new[l]);
@@ -278,8 +279,6 @@ struct LanesDense {
     if (!any_due) return;
     if constexpr (detail::own_dense_output<Stepper>::value) {
       // A step to a non-finite state ends the run right after: its points stay unsaved (NaN).
-      Flag finite[W];
-      lanes_finite<N>(y_new, finite);
       for (std::size_t l = 0; l < W; ++l) due[l] &= finite[l];
       const Pack h = t_new - t;
       State out;
@@ -461,11 +460,14 @@ void integrate_adaptive(Stepper& stepper, const System& sys, typename Stepper::s
     if (!any_accepted) continue;
     for (std::size_t l = 0; l < W; ++l)
       t_new[l] = accepted[l] ? (lands[l] ? stop[l] : lanes.t[l] + h_try[l]) : lanes.t[l];
-    if (interpolating) dense.before_keep(stepper, t_now, y, t_new, y_new, accepted, plan, lanes, sink);
+    // Whether each lane's attempt is finite: an accepted lane's state after the keep (read with
+    // `accepted` only), and what its own dense output may save from before it.
+    lanes_finite<N>(y_new, finite);
+    if (interpolating)
+      dense.before_keep(stepper, t_now, y, t_new, y_new, accepted, finite, plan, lanes, sink);
     keep_accepted(stepper, sys, t_new, y, y_new, p, accepted, all_accepted != 0);
 
     // The accepted lanes move on: their time, the controller's memory and the next step size.
-    lanes_finite<N>(y, finite);
     if (landing) {  // a lane that landed on its save time saves there (a non-finite state: not)
       for (std::size_t l = 0; l < W; ++l) {
         if (accepted[l] & finite[l] & lands[l] & stop_is_save[l])

@@ -38,7 +38,8 @@ auto series_sink(const System& sys, const T* p, const RunSettings<T>& plan, cons
 
 /// The series sink of a block of W runs in SIMD lanes: lane l's values go to lanes[l], the sink of the
 /// block's run l. save() takes a state of packs (kernels::RunPack: the fixed-step loops, whose lanes
-/// save together); save_lane() one lane's (the adaptive block loop, whose lanes save apart).
+/// save together); save_lane() one lane's (the adaptive block loop, whose lanes save apart). Y: a
+/// state of packs, or a pointer to its first, y[i][l] state i of lane l.
 template <class LaneSink, class T, std::size_t N, std::size_t W>
 struct LanesSink {
   static constexpr bool active = true;
@@ -46,14 +47,10 @@ struct LanesSink {
 
   template <class Pack>
   void save(std::uint32_t k, T t, const Pack* y) {
-    for (std::size_t l = 0; l < W; ++l) {
-      T values[N];
-      for (std::size_t i = 0; i < N; ++i) values[i] = y[i][l];
-      lanes[l].save(k, t, values);
-    }
+    for (std::size_t l = 0; l < W; ++l) save_lane(l, k, t, y);
   }
-  template <class State>
-  void save_lane(std::size_t l, std::uint32_t k, T t, const State& y) {
+  template <class Y>
+  void save_lane(std::size_t l, std::uint32_t k, T t, const Y& y) {
     T values[N];
     for (std::size_t i = 0; i < N; ++i) values[i] = y[i][l];
     lanes[l].save(k, t, values);
