@@ -2,12 +2,17 @@
 """batchode's CPU path from Python, one core, with and without blocks of runs in SIMD lanes (issue 48).
 
     PYTHONPATH=build/python taskset -c 1 python3 benchmarks/cpu_simd/python_cpu.py [--runs 16384] [--reps 5]
+        [--no-saves] [--stiff]
 
 The Lorenz rho sweep of issue 48 (examples/models/lorenz.toml, rho = linspace(0, 21, runs), t in [0, 1]),
 `backend="cpu", cpu_threads=1`: RK4 with dt 1e-3 and dopri5 at rtol = atol = 1e-6, float64 and float32,
 each keeping the final state only, then a series of 101 points (`--saves`, the default: also
 `save_every=0.01`, which RK4 saves every 10 steps and dopri5 lands its steps on, and scipy's
-`t_eval=linspace(0, 1, 101)`, which both interpolate). Each case is solved with the blocks the CPU allows
+`t_eval=linspace(0, 1, 101)`, which both interpolate). With --stiff, Robertson's chemistry written as
+equations instead (k3 = 1e3 .. 1e5 over the runs, y0 = (1, 0, 0), t in [0, 40], rtol 1e-6, atol 1e-10,
+float64): ros3p, rodas4 and rodas5p, final state and t_eval = linspace(0, 40, 41) (ros3p's interpolated
+saves run a run at a time: its doubled step has no dense output of its own in lanes; rodas4's and
+rodas5p's do). Each case is solved with the blocks the CPU allows
 (BATCHODE_CPU_SIMD unset: the widest instruction set) and a run at a time (BATCHODE_CPU_SIMD=off),
 alternately, by one Solver (the model compiled once); the median of --reps warm solves each. Prints
 run-steps/s (runs x mean accepted steps / wall), the ratio and whether every final state, status, step
@@ -25,6 +30,11 @@ import batchode
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODEL = os.path.join(HERE, "..", "..", "examples", "models", "lorenz.toml")
+ROBERTSON = """
+dy1 = -0.04 * y1 + 1e4 * y2 * y3
+dy2 = 0.04 * y1 - 1e4 * y2 * y3 - k3 * y2^2
+dy3 = k3 * y2^2
+"""
 
 
 def timed(solver, y0, rho, simd):
@@ -42,20 +52,34 @@ def main():
     parser.add_argument("--runs", type=int, default=16384)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--no-saves", action="store_true", help="the final-state cases only")
+    parser.add_argument("--stiff", action="store_true", help="Robertson with the Rosenbrock methods instead")
     args = parser.parse_args()
-    model = batchode.load_model(MODEL)
-    print(f"Lorenz rho sweep, {args.runs} runs, t in [0, 1], backend cpu, 1 thread; "
-          f"median of {args.reps} warm solves")
-    saves = [("final state", {})]
-    if not args.no_saves:
-        saves += [("save_every", {"save_every": 0.01}), ("t_eval", {"t_eval": numpy.linspace(0.0, 1.0, 101)})]
-    methods = (("rk4", {"dt": 1e-3}), ("dopri5", {"rtol": 1e-6, "atol": 1e-6}))
-    cases = [(m, step, p, sv) for sv in saves for m, step in methods for p in ("float64", "float32")]
+    if args.stiff:
+        model = batchode.Model(equations=ROBERTSON, states={"y1": 1.0, "y2": 0.0, "y3": 0.0},
+                               parameters={"k3": 3e7}, name="robertson")
+        t_end, sweep, y_start = 40.0, numpy.geomspace(1e3, 1e5, args.runs), [1.0, 0.0, 0.0]
+        print(f"Robertson k3 sweep, {args.runs} runs, t in [0, 40], backend cpu, 1 thread; "
+              f"median of {args.reps} warm solves")
+        methods = tuple((m, {"rtol": 1e-6, "atol": 1e-10}) for m in ("ros3p", "rodas4", "rodas5p"))
+        saves = [("final state", {})] + ([] if args.no_saves else
+                                         [("t_eval", {"t_eval": numpy.linspace(0.0, t_end, 41)})])
+        precisions = ("float64",)
+    else:
+        model = batchode.load_model(MODEL)
+        t_end, sweep, y_start = 1.0, numpy.linspace(0, 21, args.runs), [1.0, 1.0, 1.0]
+        print(f"Lorenz rho sweep, {args.runs} runs, t in [0, 1], backend cpu, 1 thread; "
+              f"median of {args.reps} warm solves")
+        saves = [("final state", {})]
+        if not args.no_saves:
+            saves += [("save_every", {"save_every": 0.01}), ("t_eval", {"t_eval": numpy.linspace(0.0, 1.0, 101)})]
+        methods = (("rk4", {"dt": 1e-3}), ("dopri5", {"rtol": 1e-6, "atol": 1e-6}))
+        precisions = ("float64", "float32")
+    cases = [(m, step, p, sv) for sv in saves for m, step in methods for p in precisions]
     for method, step, precision, (saved, save) in cases:
         dtype = numpy.float64 if precision == "float64" else numpy.float32
-        rho = numpy.linspace(0, 21, args.runs).astype(dtype)
-        y0 = numpy.array([1.0, 1.0, 1.0], dtype=dtype)  # shared by every run
-        solver = batchode.Solver(model, t_span=(0.0, 1.0), method=method, precision=precision, backend="cpu",
+        rho = sweep.astype(dtype)
+        y0 = numpy.array(y_start, dtype=dtype)  # shared by every run
+        solver = batchode.Solver(model, t_span=(0.0, t_end), method=method, precision=precision, backend="cpu",
                                  cpu_threads=1, counters=True, verbosity="none", **step, **save)
         walls = {"blocks": [], "alone": []}
         results = {}

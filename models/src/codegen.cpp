@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <functional>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -127,6 +126,11 @@ class Generator {
     if (!compares_values()) {
       // kernels/core/system.hpp: the CPU integrates blocks of runs through the call operator in SIMD lanes.
       s += "  static constexpr bool simd_runs = true;  // the call operator compares no values\n";
+      if (jacobian && linear_solve_choice.layout == LinearSolver::sparse &&
+          !linearization_compares_values()) {
+        // The sparse LU and its linearisation in SIMD lanes too: the Rosenbrock methods' blocks.
+        s += "  static constexpr bool simd_linearization = true;  // nor J, df/dt or the sparse LU\n";
+      }
     }
     s += "\n";
 
@@ -517,16 +521,34 @@ class Generator {
   /// Whether the call operator's equations (the derivatives and the auxiliaries they read) compare a
   /// value anywhere (a condition or ifelse): a pack of runs has no comparison (kernels/core/run_pack.hpp).
   bool compares_values() const {
-    const std::function<bool(const Expr&)> compares = [&](const Expr& e) {
-      if (e.kind == ExprKind::ifelse || is_condition(e.kind)) return true;
-      if (e.kind == ExprKind::auxiliary && compares(*m_.equations().auxiliaries[e.index].value)) return true;
-      for (const ExprPtr& a : e.args) {
-        if (compares(*a)) return true;
-      }
-      return false;
-    };
     for (const ExprPtr& e : m_.equations().rhs) {
       if (compares(*e)) return true;
+    }
+    return false;
+  }
+
+  /// Whether the linearisation's code compares a value: J's entries and df/dt, which may where the
+  /// equations do not (d|x|/dx is a choice on the sign of x). Where neither does, a block of runs
+  /// linearises in SIMD lanes too (kernels/core/system.hpp's simd_linearization: the Rosenbrock methods).
+  bool linearization_compares_values() const {
+    for (const ExprPtr& e : m_.derivatives().jacobian) {
+      if (compares(*e)) return true;
+    }
+    for (const ExprPtr& e : m_.derivatives().time) {
+      if (compares(*e)) return true;
+    }
+    return false;
+  }
+
+  /// Whether e, or an auxiliary or an auxiliary's derivative it reads, is or holds a condition or ifelse.
+  bool compares(const Expr& e) const {
+    if (e.kind == ExprKind::ifelse || is_condition(e.kind)) return true;
+    if (e.kind == ExprKind::auxiliary && compares(*m_.equations().auxiliaries[e.index].value)) return true;
+    if (e.kind == ExprKind::aux_derivative && compares(*m_.derivatives().auxiliaries[e.index][e.variable])) {
+      return true;
+    }
+    for (const ExprPtr& a : e.args) {
+      if (compares(*a)) return true;
     }
     return false;
   }
@@ -618,10 +640,14 @@ class Generator {
 
     s += "  // W = M diag - J factorised in place: W[slot] holds L's multipliers, U's entries and the "
          "pivots'\n"
-         "  // reciprocals; false where a pivot is lost in the rounding of its terms.\n";
+         "  // reciprocals; false where a pivot is lost in the rounding of its terms (a block of runs: which "
+         "lanes\n  // kept theirs, kernels/linalg/sparse_lu.hpp).\n";
     s += "  template <class T>\n";
-    s += "  BATCHODE_HOST_DEVICE bool sparse_lu_factor(T diag, const T* Js, T* W) const {\n";
+    s +=
+        "  BATCHODE_HOST_DEVICE batchode::kernels::PivotsKept<T> sparse_lu_factor(T diag, const T* Js, T* W) "
+        "const {\n";
     s += "    namespace kl = batchode::kernels;\n";
+    s += "    kl::PivotsKept<T> kept(true);\n";
     s += "    T terms;\n";
     for (std::size_t k = 0; k < initial.size(); ++k) s += "    W" + index(k) + " = " + initial[k] + ";\n";
     for (std::size_t i = 0; i < n; ++i) {
@@ -639,10 +665,10 @@ class Generator {
           }
         }
       }
-      s += "    if (!kl::usable_pivot(" + d + ", terms)) return false;\n";
+      s += "    if (kl::pivot_lost(" + d + ", terms, kept)) return false;\n";
       s += "    " + d + " = T(1) / " + d + ";\n";
     }
-    s += "    return true;\n  }\n";
+    s += "    return kept;\n  }\n";
 
     // Solve: L z = P b forward, then U x = z backward, in b's entries at the pivots' states.
     s += "  // b := W^-1 b with the factors of sparse_lu_factor: forward through L, back through U.\n";

@@ -198,6 +198,21 @@ std::string checks_of(const std::vector<Generated>& models) {
     // Packs of runs (the CPU's blocks, kernels/core/run_pack.hpp) where the call operator compares no value.
     const bool compares = g.type == "EveryFunction" || g.type == "Precedence";
     s += "static_assert(" + std::string(compares ? "!" : "") + "batchode::simd_runs_v<" + M + ">);\n";
+    // A sparse LU with its linearisation takes packs too (the Rosenbrock methods' blocks), its
+    // factorisation telling which lanes kept their pivots.
+    const bool packed_lu = sparse(g) && !compares;
+    s += "static_assert(" + std::string(packed_lu ? "" : "!") + "batchode::simd_linearization_v<" + M +
+         ">);\n";
+    for (const std::string T : {"RunPack<double, 16>", "RunPack<float, 8>"}) {
+      if (!packed_lu) break;
+      s += "template void " + M + "::sparse_jacobian<" + T + ">(" + T + ", const " + T + "*, const " + T +
+           "*, " + T + "*) const;\n";
+      s += "template void " + M + "::time_derivative<" + T + ">(" + T + ", const " + T + "*, const " + T +
+           "*, " + T + "*) const;\n";
+      s += "template batchode::kernels::PivotsKept<" + T + "> " + M + "::sparse_lu_factor<" + T + ">(" + T +
+           ", const " + T + "*, " + T + "*) const;\n";
+      s += "template void " + M + "::sparse_lu_solve<" + T + ">(const " + T + "*, " + T + "*) const;\n";
+    }
     std::vector<std::string> numbers = {"double", "float", "Dual<double, 4>", "Dual<float, 2>"};
     if (!compares) numbers.insert(numbers.end(), {"RunPack<double, 16>", "RunPack<float, 8>"});
     for (const std::string& T : numbers) {
@@ -332,11 +347,16 @@ TEST(Codegen, WritesTheSparseLuWhereItIsCheapest) {
   for (const std::string& line :
        {std::string("#include \"batchode/kernels/linalg/sparse_lu.hpp\"\n"),
         "  static constexpr batchode::port::size_t jacobian_nonzeros = " + nonzeros + ";\n",
-        std::string("  BATCHODE_HOST_DEVICE void sparse_jacobian(T t, const T* y, const T* p, T* Js) const {\n"),
-        std::string("  BATCHODE_HOST_DEVICE bool sparse_lu_factor(T diag, const T* Js, T* W) const {\n"),
+        std::string(
+            "  BATCHODE_HOST_DEVICE void sparse_jacobian(T t, const T* y, const T* p, T* Js) const {\n"),
+        std::string(
+            "  BATCHODE_HOST_DEVICE batchode::kernels::PivotsKept<T> sparse_lu_factor(T diag, const T* Js, "
+            "T* W) const {\n"),
+        std::string("    kl::PivotsKept<T> kept(true);\n"), std::string("    return kept;\n"),
         std::string("  BATCHODE_HOST_DEVICE void sparse_lu_solve(const T* W, T* b) const {\n"),
-        std::string("    Js[0] = "), "    Js[" + std::to_string(pollu.jacobian_nonzeros().size() - 1) + "] = ",
-        std::string("if (!kl::usable_pivot(W["), std::string("  // pivots in the order ")}) {
+        std::string("    Js[0] = "),
+        "    Js[" + std::to_string(pollu.jacobian_nonzeros().size() - 1) + "] = ",
+        std::string("if (kl::pivot_lost(W["), std::string("  // pivots in the order ")}) {
     EXPECT_NE(src.find(line), std::string::npos) << "missing: " << line << "in:\n" << src;
   }
   EXPECT_EQ(src.find("bandwidth"), std::string::npos);
@@ -350,6 +370,32 @@ TEST(Codegen, WritesTheSparseLuWhereItIsCheapest) {
         << e.what();
   }
   EXPECT_THROW(generate_system(parse(kConstant), {"Constant", true, LinearSolver::sparse}), batchode::InvalidInput);
+}
+
+// A sparse LU and its linearisation take packs of runs (simd_linearization: the Rosenbrock methods'
+// blocks on the CPU) where J and df/dt compare nothing: POLLU's do; the derivative of |x| chooses on the
+// sign of x, so a model with |x| in an equation takes packs in its call operator only.
+TEST(Codegen, ASparseLuTakesPacksWhereItsDerivativesCompareNothing) {
+  const std::string line = "  static constexpr bool simd_linearization = true;";
+  const Model pollu = load_model(batchode::testing::pollu_model_path());
+  EXPECT_NE(generate_system(pollu, {"Pollu", true}).find(line), std::string::npos);
+  EXPECT_EQ(generate_system(pollu, {"Pollu", true, LinearSolver::dense}).find(line), std::string::npos)
+      << "a dense LU pivots: a run's own";
+  const std::string with_abs = generate_system(parse(R"(name = "with_abs"
+equations = """
+dx = -abs(x) + y
+dy = -y
+dz = x - z
+"""
+[states]
+x = 1
+y = 2
+z = 3
+)"),
+                                               {"WithAbs", true, LinearSolver::sparse});
+  EXPECT_NE(with_abs.find("simd_runs = true"), std::string::npos) << with_abs;
+  EXPECT_NE(with_abs.find("sparse_lu_factor"), std::string::npos) << with_abs;
+  EXPECT_EQ(with_abs.find(line), std::string::npos) << with_abs;
 }
 
 TEST(Codegen, TextKeepsGroupingAndUsesTheHelpers) {

@@ -1,6 +1,7 @@
 // The CPU's blocks of runs in SIMD lanes (backends/cpu/run_blocks.hpp, issue 48): a system that takes
 // packs (simd_runs) gives every run the numbers the same system gives it a run at a time, bit for bit
-// (final state, status, stop time, counters, series and observables), for every explicit method, both
+// (final state, status, stop time, counters, series and observables), for every explicit method and the
+// Rosenbrock methods (on a sparse LU that takes packs, as a model's generated one does), both
 // precisions and every instruction set this CPU has, with saves landed on, saved every m fixed steps
 // and interpolated; runs that fail or end early inside a block keep their own status and unsaved
 // points; a run's numbers do not depend on which runs share its block; summaries, per-run save times
@@ -59,6 +60,78 @@ struct BlowUp {
 };
 struct BlowUpInLanes : BlowUp {
   static constexpr bool simd_runs = true;
+};
+
+/// Robertson's chemistry (k3 swept) with a sparse LU of its own, written as models/'s code generator
+/// writes one (kernels/linalg/sparse_lu.hpp: J's 7 nonzeros, W's 9 slots in the order y1, y2, y3, no
+/// pivoting, each pivot tested by pivot_lost): what a model written as equations gives a Rosenbrock
+/// method. p = {k3}.
+struct SparseRobertson {
+  static constexpr std::size_t n_states = 3;
+  static constexpr std::size_t n_params = 1;
+  static constexpr std::size_t jacobian_nonzeros = 7;
+  static constexpr std::size_t sparse_lu_size = 9;
+  template <class T>
+  void operator()(T, const T* y, const T* p, T* dydt) const {
+    dydt[0] = T(-0.04) * y[0] + T(1e4) * y[1] * y[2];
+    dydt[1] = T(0.04) * y[0] - T(1e4) * y[1] * y[2] - p[0] * y[1] * y[1];
+    dydt[2] = p[0] * y[1] * y[1];
+  }
+  template <class T>
+  void sparse_jacobian(T, const T* y, const T* p, T* Js) const {
+    Js[0] = T(-0.04), Js[1] = T(1e4) * y[2], Js[2] = T(1e4) * y[1];
+    Js[3] = T(0.04), Js[4] = T(-1e4) * y[2] - T(2) * p[0] * y[1], Js[5] = T(-1e4) * y[1];
+    Js[6] = T(2) * p[0] * y[1];
+  }
+  template <class T>
+  void time_derivative(T, const T*, const T*, T* f_t) const {
+    f_t[0] = f_t[1] = f_t[2] = T(0);
+  }
+  template <class T>
+  batchode::kernels::PivotsKept<T> sparse_lu_factor(T diag, const T* Js, T* W) const {
+    namespace kl = batchode::kernels;
+    kl::PivotsKept<T> kept(true);
+    T terms;
+    W[0] = diag - Js[0], W[1] = -Js[1], W[2] = -Js[2];
+    W[3] = -Js[3], W[4] = diag - Js[4], W[5] = -Js[5];
+    W[6] = T(0), W[7] = -Js[6], W[8] = diag;
+    terms = kl::magnitude(Js[0]);
+    if (kl::pivot_lost(W[0], terms, kept)) return false;
+    W[0] = T(1) / W[0];
+    W[3] *= W[0];
+    {
+      const T x = W[3] * W[1];
+      W[4] -= x;
+      terms = kl::magnitude(Js[4]) + kl::magnitude(x);
+    }
+    W[5] -= W[3] * W[2];
+    if (kl::pivot_lost(W[4], terms, kept)) return false;
+    W[4] = T(1) / W[4];
+    W[7] *= W[4];
+    {
+      const T x = W[7] * W[5];
+      W[8] -= x;
+      terms = kl::magnitude(x);
+    }
+    if (kl::pivot_lost(W[8], terms, kept)) return false;
+    W[8] = T(1) / W[8];
+    return kept;
+  }
+  template <class T>
+  void sparse_lu_solve(const T* W, T* b) const {
+    b[1] -= W[3] * b[0];
+    b[2] -= W[7] * b[1];
+    b[2] *= W[8];
+    b[1] -= W[5] * b[2];
+    b[1] *= W[4];
+    b[0] -= W[1] * b[1];
+    b[0] -= W[2] * b[2];
+    b[0] *= W[0];
+  }
+};
+/// The same taking packs, linearisation and LU included.
+struct SparseRobertsonInLanes : InLanes<SparseRobertson> {
+  static constexpr bool simd_linearization = true;
 };
 
 batchode::SolveOptions options(Method method) {
@@ -355,6 +428,125 @@ TEST(RunBlocks, SummariesPerRunTimesAndSimdOffRunARunAtATime) {
   const auto with_own_times = batchode::solve_ivp(LorenzInLanes{}, y0, params, per_run);
   EXPECT_EQ(pack_calls.load(), 0);
   expect_same_runs(with_own_times, batchode::solve_ivp(batchode::testing::Lorenz{}, y0, params, per_run));
+}
+
+/// A Robertson batch: k3 from 1e3 to 1e5 (different steps), y0 = (1, 0, 0).
+void robertson_batch(std::size_t runs, std::vector<double>& y0, std::vector<double>& k3) {
+  y0.clear();
+  k3.clear();
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.insert(y0.end(), {1.0, 0.0, 0.0});
+    k3.push_back(1e3 * std::pow(100.0, double(r) / double(runs)));
+  }
+}
+
+// The Rosenbrock methods in blocks, on a system whose sparse linearisation and LU take packs (a model's
+// generated code): each run's numbers are its own a run at a time, bit for bit, on every instruction
+// set, in float and double, with rejected steps (ros3p at this tolerance) and saves landed on or
+// interpolated by the method's own dense output. ros3p's doubled step has none: its interpolated saves
+// run a run at a time.
+TEST(RunBlocks, RosenbrockMethodsOnASparseLuGiveEachRunItsOwnNumbers) {
+  const std::size_t runs = 2 * 32 + 7;
+  std::vector<double> y0, k3;
+  robertson_batch(runs, y0, k3);
+  const std::vector<float> y0f(y0.begin(), y0.end()), k3f(k3.begin(), k3.end());
+  std::uint32_t rejected = 0;
+  for (Method method : {Method::ros3p, Method::rodas4, Method::rodas5p, Method::rodas4p2}) {
+    for (int saves = 0; saves < 3; ++saves) {
+      batchode::SolveOptions o = options(method);
+      o.t_end = 40.0;
+      o.rtol = 1e-6;
+      o.atol = 1e-10;
+      if (saves == 1) o.save_every = 10.0;
+      if (saves == 2) o.save_at = {0.0, 0.5, 3.0, 17.5, 40.0};
+      SCOPED_TRACE(std::string(batchode::to_string(method)) + ", saves " + std::to_string(saves));
+      const auto alone = batchode::solve_ivp(SparseRobertson{}, y0, k3, o);
+      ASSERT_TRUE(alone.all_succeeded());
+      for (std::size_t r = 0; r < runs; ++r) rejected += alone.counters(r).rejected_steps;
+      for (const std::string& set : simd_sets()) {
+        SCOPED_TRACE(set);
+        ScopedEnv simd("BATCHODE_CPU_SIMD", set);
+        pack_calls = 0;
+        expect_same_runs(batchode::solve_ivp(SparseRobertsonInLanes{}, y0, k3, o), alone);
+        if (method == Method::ros3p && saves == 2) {
+          EXPECT_EQ(pack_calls.load(), 0) << "ros3p interpolated in blocks";
+        } else {
+          EXPECT_GT(pack_calls.load(), 0) << "no block ran";
+        }
+      }
+      o.rtol = o.atol = 1e-4;  // float's own tolerances
+      const auto alone_f = batchode::solve_ivp(SparseRobertson{}, y0f, k3f, o);
+      expect_same_runs(batchode::solve_ivp(SparseRobertsonInLanes{}, y0f, k3f, o), alone_f);
+    }
+  }
+  EXPECT_GT(rejected, 0u) << "no run rejected a step: the test does not test rejections";
+}
+
+/// y' = p y with its 1 x 1 sparse LU, which takes packs. p = {p}.
+struct Growth {
+  static constexpr std::size_t n_states = 1, n_params = 1, jacobian_nonzeros = 1, sparse_lu_size = 1;
+  template <class T>
+  void operator()(T, const T* y, const T* p, T* dydt) const {
+    dydt[0] = p[0] * y[0];
+  }
+  template <class T>
+  void sparse_jacobian(T, const T*, const T* p, T* Js) const {
+    Js[0] = p[0];
+  }
+  template <class T>
+  void time_derivative(T, const T*, const T*, T* f_t) const {
+    f_t[0] = T(0);
+  }
+  template <class T>
+  batchode::kernels::PivotsKept<T> sparse_lu_factor(T diag, const T* Js, T* W) const {
+    batchode::kernels::PivotsKept<T> kept(true);
+    W[0] = diag - Js[0];
+    if (batchode::kernels::pivot_lost(W[0], batchode::kernels::magnitude(Js[0]), kept)) return false;
+    W[0] = T(1) / W[0];
+    return kept;
+  }
+  template <class T>
+  void sparse_lu_solve(const T* W, T* b) const {
+    b[0] *= W[0];
+  }
+};
+
+// A lane whose pivot is lost (W(0, 0) = 1 / (gamma h) - p exactly 0 at h = 2, p = 2, rodas4's gamma
+// 1/4) has its attempt rejected alone: y unchanged, an infinite estimate, no stage counted; the other
+// lanes' attempts are a run's own, bit for bit, and their evaluations too.
+TEST(RunBlocks, ALaneThatLosesAPivotIsRejectedAlone) {
+  constexpr std::size_t W = 8;
+  using Pack = batchode::kernels::RunPack<double, W>;
+  using Tab = batchode::tableau::Rodas4;
+  using Shape = batchode::kernels::RosenbrockShape<Growth, Pack>;
+  static_assert(Shape::sparse, "the pack stepper keeps the system's sparse LU");
+  const double p_lanes[W] = {1.0, 2.0, 3.0, -1.0, 2.0, 0.5, 5.0, 2.0};
+  Pack p, y_pack(1.0), t(0.0), h(2.0);
+  for (std::size_t l = 0; l < W; ++l) p[l] = p_lanes[l];
+  batchode::RosenbrockStepper<Tab, Pack, 1, Shape> block;
+  batchode::Vec<Pack, 1> y{}, y_new{}, err{};
+  y[0] = y_pack;
+  block.reset(Growth{}, t, y, &p);
+  block.step(Growth{}, t, y, &p, h, y_new, err);
+  for (std::size_t l = 0; l < W; ++l) {
+    SCOPED_TRACE("lane " + std::to_string(l));
+    using Alone =
+        batchode::RosenbrockStepper<Tab, double, 1, batchode::kernels::RosenbrockShape<Growth, double>>;
+    Alone alone;
+    batchode::Vec<double, 1> y1{}, y1_new{}, err1{};
+    y1[0] = 1.0;
+    alone.reset(Growth{}, 0.0, y1, &p_lanes[l]);
+    alone.step(Growth{}, 0.0, y1, &p_lanes[l], 2.0, y1_new, err1);
+    EXPECT_EQ(std::memcmp(&y_new[0][l], &y1_new[0], sizeof(double)), 0) << y_new[0][l] << " " << y1_new[0];
+    EXPECT_EQ(std::memcmp(&err[0][l], &err1[0], sizeof(double)), 0) << err[0][l] << " " << err1[0];
+    EXPECT_EQ(block.rhs_evaluations()[l], alone.rhs_evaluations());
+    if (p_lanes[l] == 2.0) {
+      EXPECT_EQ(y_new[0][l], 1.0);
+      EXPECT_TRUE(std::isinf(err[0][l]));
+    } else {
+      EXPECT_TRUE(std::isfinite(err[0][l]));
+    }
+  }
 }
 
 TEST(RunBlocks, ABadInstructionSetIsNamed) {

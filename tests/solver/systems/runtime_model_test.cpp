@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -73,6 +74,34 @@ TEST_F(RuntimeModelTest, LorenzEqualsTheCompiledInSystemBitForBit) {
   expect_same_as_compiled_in<double>(model, Method::dopri5, options(), true);
 }
 
+/// A 3-state model's solve in blocks of runs against the same solve with the blocks off
+/// (BATCHODE_CPU_SIMD=off, read by the model's own code when it solves): every run's status, stop time,
+/// final state, counters and series bit for bit. Returns the solve in blocks.
+batchode::SolveResult<double> expect_blocks_give_each_run_its_own_numbers(RuntimeModel<double>& runtime,
+                                                                          const std::vector<double>& y0,
+                                                                          const std::vector<double>& k,
+                                                                          const batchode::SolveOptions& o) {
+  batchode::SolveResult<double> blocks = batchode::solve_ivp(runtime, y0, k, o);
+  const batchode::SolveResult<double> alone = [&] {
+    const batchode::jit::testing::ScopedEnv off("BATCHODE_CPU_SIMD", "off");
+    return batchode::solve_ivp(runtime, y0, k, o);
+  }();
+  EXPECT_TRUE(alone.all_succeeded());
+  for (std::size_t r = 0; r < alone.n_runs(); ++r) {
+    EXPECT_EQ(blocks.status(r), alone.status(r)) << "run " << r;
+    EXPECT_EQ(blocks.stop_time(r), alone.stop_time(r)) << "run " << r;
+    for (std::size_t s = 0; s < 3; ++s)
+      EXPECT_EQ(blocks.final_state(r, s), alone.final_state(r, s)) << "run " << r;
+    EXPECT_EQ(blocks.counters(r).accepted_steps, alone.counters(r).accepted_steps) << "run " << r;
+    EXPECT_EQ(blocks.counters(r).rejected_steps, alone.counters(r).rejected_steps) << "run " << r;
+    EXPECT_EQ(blocks.counters(r).rhs_evaluations, alone.counters(r).rhs_evaluations) << "run " << r;
+  }
+  EXPECT_EQ(blocks.series().size(), alone.series().size());
+  for (std::size_t i = 0; i < std::min(blocks.series().size(), alone.series().size()); ++i)
+    EXPECT_EQ(blocks.series()[i], alone.series()[i]) << "series value " << i;
+  return blocks;
+}
+
 // Every math function of the model language on packs of runs (kernels/core/model_math.hpp, lane by
 // lane): a model that compares nothing runs in blocks, and each run's numbers are the ones it gets
 // with the blocks off (BATCHODE_CPU_SIMD=off, read by the model's own code when it solves), bit for bit.
@@ -101,19 +130,46 @@ k = 2
   }
   for (Method method : {Method::rk4, Method::dopri5}) {
     SCOPED_TRACE(batchode::to_string(method));
-    const batchode::SolveOptions o = cpu_options<double>(method);
-    const batchode::SolveResult<double> blocks = batchode::solve_ivp(runtime, y0, k, o);
-    batchode::SolveResult<double> alone = [&] {
-      const batchode::jit::testing::ScopedEnv off("BATCHODE_CPU_SIMD", "off");
-      return batchode::solve_ivp(runtime, y0, k, o);
-    }();
-    ASSERT_TRUE(alone.all_succeeded());
-    for (std::size_t r = 0; r < runs; ++r) {
-      ASSERT_EQ(blocks.status(r), alone.status(r)) << "run " << r;
-      for (std::size_t s = 0; s < 3; ++s)
-        ASSERT_EQ(blocks.final_state(r, s), alone.final_state(r, s)) << "run " << r;
-      ASSERT_EQ(blocks.counters(r).rhs_evaluations, alone.counters(r).rhs_evaluations) << "run " << r;
-    }
+    expect_blocks_give_each_run_its_own_numbers(runtime, y0, k, cpu_options<double>(method));
+  }
+}
+
+// A stiff model's Rosenbrock steps in blocks of runs (its generated sparse LU and linearisation take
+// packs: simd_linearization): each run's final state, status, stop time and counters are the ones it
+// gets with the blocks off, bit for bit, for the doubled step (ros3p) and rodas4, and rodas4's series
+// interpolated by its own dense output too.
+TEST_F(RuntimeModelTest, AStiffModelsRosenbrockStepsInBlocksGiveEachRunItsOwnNumbers) {
+  const std::string toml = R"(name = "robertson"
+equations = """
+dy1 = -0.04 * y1 + 1e4 * y2 * y3
+dy2 = 0.04 * y1 - 1e4 * y2 * y3 - k3 * y2^2
+dy3 = k3 * y2^2
+"""
+[states]
+y1 = 1
+y2 = 0
+y3 = 0
+[parameters]
+k3 = 3e7
+)";
+  RuntimeModel<double> runtime(parse(toml), options());
+  const std::size_t runs = 37;
+  std::vector<double> y0, k;
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.insert(y0.end(), {1.0, 0.0, 0.0});
+    k.push_back(1e3 * std::pow(100.0, double(r) / double(runs)));
+  }
+  // (the other Rosenbrock tables: backends/cpu/run_blocks_test.cpp, on a hand-written sparse LU)
+  for (Method method : {Method::ros3p, Method::rodas4}) {
+    SCOPED_TRACE(batchode::to_string(method));
+    batchode::SolveOptions o = cpu_options<double>(method);
+    o.t_end = 40.0;
+    o.rtol = 1e-6;
+    o.atol = 1e-10;
+    if (method == Method::rodas4) o.save_at = {0.0, 0.5, 3.0, 17.5, 40.0};
+    const batchode::SolveResult<double> blocks =
+        expect_blocks_give_each_run_its_own_numbers(runtime, y0, k, o);
+    EXPECT_NEAR(blocks.final_state(0, 0) + blocks.final_state(0, 1) + blocks.final_state(0, 2), 1.0, 1e-9);
   }
 }
 

@@ -57,6 +57,9 @@
 // sparse_jacobian(t, y, p, Js) over J's structural nonzeros, sparse_lu_factor(diag, Js, W) and
 // sparse_lu_solve(W, b) as straight-line code in the planned pivot order (kernels/linalg/sparse_lu.hpp);
 // W = M diag - J, M = I but 0 on the algebraic rows, which get no diag (their pivot starts at -J(i, i)).
+// sparse_lu_factor returns kernels::PivotsKept<T>: a bool, or for a block of runs in SIMD lanes which
+// lanes kept their pivots; where J and df/dt compare nothing (and the equations neither: simd_runs), the
+// struct declares simd_linearization, and the CPU runs the Rosenbrock methods in blocks of runs.
 #pragma once
 
 #include <optional>

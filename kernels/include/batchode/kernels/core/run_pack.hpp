@@ -104,4 +104,43 @@ struct is_run_pack : port::false_type {};
 template <class T, port::size_t W>
 struct is_run_pack<RunPack<T, W>> : port::true_type {};
 
+/// W values of U, one per lane of a block: what a stepper keeps for each of its runs apart (a count of
+/// evaluations, whether a factorisation kept its pivots) where a run alone keeps one U.
+template <class U, port::size_t W>
+struct LaneArray {
+  U v[W];
+  LaneArray() = default;
+  /// x in every lane.
+  BATCHODE_FORCEINLINE constexpr LaneArray(U x) : v{} {  // NOLINT(google-explicit-constructor): a run's U
+    for (port::size_t l = 0; l < W; ++l) v[l] = x;
+  }
+  BATCHODE_FORCEINLINE U& operator[](port::size_t l) { return v[l]; }
+  BATCHODE_FORCEINLINE const U& operator[](port::size_t l) const { return v[l]; }
+};
+
+/// The number type of one run's values: T itself, or a pack's lane type.
+template <class T>
+struct lane_value {
+  using type = T;
+};
+template <class T, port::size_t W>
+struct lane_value<RunPack<T, W>> {
+  using type = T;
+};
+template <class T>
+using lane_value_t = typename lane_value<T>::type;
+
+/// What a stepper in number type T keeps per run: one U for a run alone, W of them (LaneArray) for a
+/// block of W runs.
+template <class T, class U>
+struct per_run {
+  using type = U;
+};
+template <class T, port::size_t W, class U>
+struct per_run<RunPack<T, W>, U> {
+  using type = LaneArray<U, W>;
+};
+template <class T, class U>
+using per_run_t = typename per_run<T, U>::type;
+
 }  // namespace batchode::kernels

@@ -100,6 +100,11 @@
 //                        integrates blocks of runs in the lanes of its vector registers
 //                        (backends/cpu/run_blocks.hpp). Generated model code declares it where its
 //                        equations compare nothing. [simd_runs_v]
+//   simd_linearization   static constexpr bool = true: so do sparse_jacobian, time_derivative and the
+//                        sparse LU (kernels/linalg/sparse_lu.hpp: its factorisation then tells which
+//                        lanes kept their pivots), so the Rosenbrock methods run in blocks too. Generated
+//                        model code with a sparse LU declares it where its derivatives compare nothing.
+//                        [simd_linearization_v]
 //   state_names, observable_names, driver_names
 //                        static constexpr const char* x[] = {...}: the names results, summaries and
 //                        driver specs go by (solver/systems/system_traits.hpp), else y<s>,
@@ -376,6 +381,11 @@ struct declares_simd_runs : port::false_type {};
 template <class S>
 struct declares_simd_runs<S, port::void_t<decltype(bool{S::simd_runs})>> : port::bool_constant<S::simd_runs> {
 };
+template <class S, class = void>
+struct declares_simd_linearization : port::false_type {};
+template <class S>
+struct declares_simd_linearization<S, port::void_t<decltype(bool{S::simd_linearization})>>
+    : port::bool_constant<S::simd_linearization> {};
 
 #define BATCHODE_SYSTEM_NAMES(trait, member) \
   template <class S, class = void>           \
@@ -407,6 +417,10 @@ inline constexpr port::size_t declared_lanes_per_run_v = detail::declared_lanes<
 /// True when System's call operator takes packs of runs (S::simd_runs).
 template <class System>
 inline constexpr bool simd_runs_v = detail::declares_simd_runs<System>::value;
+
+/// True when System's sparse linearisation and LU take packs of runs too (S::simd_linearization).
+template <class System>
+inline constexpr bool simd_linearization_v = detail::declares_simd_linearization<System>::value;
 
 /// True when System names its states, observables, drivers (static arrays of strings).
 template <class System>

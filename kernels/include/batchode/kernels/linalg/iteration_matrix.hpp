@@ -44,11 +44,12 @@ inline constexpr port::size_t iteration_matrix_size =
 
 /// W = M diag - J factorised in place (Shape's layout; M = I for an ODE, else zero in the algebraic
 /// rows: a system's own sparse LU adds diag to its differential rows itself); false when singular
-/// (sparse: when a pivot is lost in rounding). diag and W are real (T), or complex (Complex<T>: W then
-/// holds iteration_matrix_size<Shape, Complex<T>, T> values).
+/// (sparse: when a pivot is lost in rounding; for a block of runs, T a RunPack, the lanes that kept
+/// theirs: kernels/linalg/sparse_lu.hpp's PivotsKept). diag and W are real (T), or complex (Complex<T>:
+/// W then holds iteration_matrix_size<Shape, Complex<T>, T> values).
 BATCHODE_HD_TEMPLATE
 template <class Shape, class System, class T, class D>
-BATCHODE_HOST_DEVICE bool factor_iteration_matrix(const System& sys, D diag, const T* J, D* W, int* piv) {
+BATCHODE_HOST_DEVICE auto factor_iteration_matrix(const System& sys, D diag, const T* J, D* W, int* piv) {
   constexpr port::size_t N = Shape::n;
   constexpr port::size_t first_algebraic = N - n_algebraic_v<System>;
   if constexpr (Shape::sparse) {
@@ -58,7 +59,7 @@ BATCHODE_HOST_DEVICE bool factor_iteration_matrix(const System& sys, D diag, con
     } else {
       D* Jd = W + Shape::lu_size;
       for (port::size_t k = 0; k < Shape::jacobian_size; ++k) Jd[k] = D(J[k]);
-      return sys.sparse_lu_factor(diag, static_cast<const D*>(Jd), W);
+      return bool(sys.sparse_lu_factor(diag, static_cast<const D*>(Jd), W));
     }
   } else if constexpr (Shape::banded) {
     (void)sys;

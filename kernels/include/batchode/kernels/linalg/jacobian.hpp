@@ -44,14 +44,15 @@ using LinearizeDual =
 /// The Jacobian layout a Rosenbrock method uses for System in precision T: the system's own sparse LU
 /// where it gives one (kernels/linalg/sparse_lu.hpp); else its declared band where that is narrow
 /// enough to pay (BandShape::banded) and the band can be had (band_jacobian, or AD: a system that gives
-/// only a dense analytic J keeps the dense path); else dense.
-template <class System, class T>
-using RosenbrockShape = port::conditional_t<
-    has_sparse_lu_v<System, T>,
-    SparseShape<System::n_states, jacobian_nonzeros_v<System>, sparse_lu_size_v<System>>,
-    port::conditional_t<JacobianBand<System>::banded &&
-                            (has_band_jacobian_v<System, T> || !has_jacobian_v<System, T>),
-                        JacobianBand<System>, BandShape<System::n_states>>>;
+/// only a dense analytic J keeps the dense path); else dense. A block of runs (T a RunPack) keeps its
+/// runs' layout.
+template <class System, class T, class U = lane_value_t<T>>
+using RosenbrockShape =
+    port::conditional_t<has_sparse_lu_v<System, U>,
+                        SparseShape<System::n_states, jacobian_nonzeros_v<System>, sparse_lu_size_v<System>>,
+                        port::conditional_t<JacobianBand<System>::banded && (has_band_jacobian_v<System, U> ||
+                                                                             !has_jacobian_v<System, U>),
+                                            JacobianBand<System>, BandShape<System::n_states>>>;
 
 /// The dual number linearize_band() calls the system with: the band's L + U + 1 column groups and t
 /// under AD, one (t) with band_jacobian given.

@@ -13,11 +13,14 @@
 // against the rounding of the terms it was computed from (usable_pivot, kernels/linalg/complex.hpp) and
 // returns false for one lost in it; the stepper then rejects the step (an infinite error estimate: the
 // controller's smallest factor) and the retry at a smaller h has a larger 1 / (gamma h) on the diagonal.
-// Never a factorisation of noise.
+// Never a factorisation of noise. A block of runs in the lanes of the CPU's vector registers
+// (kernels/core/run_pack.hpp) factorises all its lanes' W at once: a lane whose pivot is lost is marked
+// and the others go on (pivot_lost), so each lane's step is the one its run takes alone.
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
 #include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/core/run_pack.hpp"
 #include "batchode/kernels/linalg/complex.hpp"  // magnitude, usable_pivot
 
 namespace batchode::kernels {
@@ -32,5 +35,30 @@ struct SparseShape {
   static constexpr port::size_t jacobian_size = Nonzeros;
   static constexpr port::size_t lu_size = Slots;
 };
+
+/// What the generated factorisation returns in number type T: whether it kept every pivot (bool), or,
+/// for a block of runs (RunPack), which lanes did.
+template <class T>
+using PivotsKept = per_run_t<T, bool>;
+
+/// The generated factorisation's test of a pivot (usable_pivot): true where it is lost, and the
+/// factorisation returns false at once. A block's lanes are tested one by one and never stop the others:
+/// the lost ones are marked in `kept` (the caller throws their numbers away) and false is returned.
+template <class T, class Terms>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE bool pivot_lost(const T& pivot, const Terms& terms, bool&) {
+  return !usable_pivot(pivot, terms);
+}
+template <class T, port::size_t W>
+BATCHODE_FORCEINLINE bool pivot_lost(const RunPack<T, W>& pivot, const RunPack<T, W>& terms,
+                                     LaneArray<bool, W>& kept) {
+  for (port::size_t l = 0; l < W; ++l) kept[l] = kept[l] && usable_pivot(pivot[l], terms[l]);
+  return false;
+}
+
+/// magnitude() lane by lane (the generated factorisation sums its pivots' terms with it).
+template <class T, port::size_t W>
+BATCHODE_FORCEINLINE RunPack<T, W> magnitude(const RunPack<T, W>& x) {
+  return x.map([](T a) { return magnitude(a); });
+}
 
 }  // namespace batchode::kernels

@@ -10,6 +10,12 @@
 // = diag(1 .. 1, 0 .. 0) as Hairer & Wanner II, VI.4 write the method for M y' = f: W = M / (gamma h) - J,
 // and the stages' sum of earlier stages over h is multiplied by M (the algebraic rows have none). For an ODE,
 // M = I and every such test folds away at compile time.
+//
+// The CPU runs a block of runs in SIMD lanes through this same class (T a kernels::RunPack:
+// backends/cpu/run_blocks.hpp) for a system whose sparse LU takes packs (simd_linearization): the
+// factorisation tells which lanes kept their pivots, and a lane that lost one has its attempt rejected
+// alone; the block linearises all its lanes whenever one of them moved (a lane that did not gets the same
+// numbers again), and each lane counts the evaluations its run alone would make.
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
@@ -23,14 +29,29 @@
 
 namespace batchode {
 
+namespace detail {
+/// Where a block's lanes (T a RunPack) were last linearised, to count the evaluations of the lanes that
+/// moved since; nothing for a run alone (an empty base).
+template <class T>
+struct LinearizedAt {};
+template <class T, port::size_t W>
+struct LinearizedAt<kernels::RunPack<T, W>> {
+  kernels::RunPack<T, W> t_linearized;
+};
+}  // namespace detail
+
 /// The stepper interface of kernels/loop/run_integrator.hpp for a Rosenbrock table Tab, N states, precision
 /// T. J and f_t are computed once per accepted point (a rejected attempt reuses them); f(t, y) comes
 /// with them for free under AD. An exactly singular W ends the run: failure() turns to
 /// Status::singular_matrix and integrate_run returns it. Shape: the Jacobian's layout
 /// (kernels::RosenbrockShape of the system: dense, its band, or its own sparse LU).
 template <class Tab, class T, port::size_t N, class Shape = kernels::BandShape<N>>
-class RosenbrockStepper {
+class RosenbrockStepper : private detail::LinearizedAt<T> {
   static_assert(Shape::n == N, "RosenbrockStepper: the Jacobian's shape is for another state count");
+  /// A block of runs in SIMD lanes (the CPU's): only with a sparse LU, whose lost pivots reject a lane's
+  /// attempt (a dense or band LU's pivoting, and a singular W that ends a run, are a run's own).
+  static constexpr bool lanes = kernels::is_run_pack<T>::value;
+  static_assert(!lanes || Shape::sparse, "RosenbrockStepper: blocks of runs take a system's sparse LU");
 
  public:
   using state_type = Vec<T, N>;
@@ -46,12 +67,16 @@ class RosenbrockStepper {
   /// Systems with algebraic states may be solved (make_consistent, the mass matrix): rodas4, rodas5p.
   static constexpr bool solves_dae = tableau::solves_dae_v<Tab>;
 
+  /// Evaluations of f: a run's count, or each lane's (a block of runs).
+  using count_type = kernels::per_run_t<T, port::uint32_t>;
+
   template <class System>
   BATCHODE_HOST_DEVICE void reset(const System& sys, T t, const state_type& y, const T* p) {
     sys(t, &y[0], p, f0_.v);
     evaluations_ = 1;  // a run's own count: the CPU path reuses one stepper for a worker's runs
     linearized_ = false;
     failure_ = Status::success;
+    if constexpr (lanes) this->t_linearized = T(port::numeric_limits<kernels::lane_value_t<T>>::quiet_NaN());
   }
 
   /// A system with algebraic states: makes them consistent at (t, y) (kernels/linalg/iteration_matrix.hpp's
@@ -74,10 +99,16 @@ class RosenbrockStepper {
                                  state_type& err) {
     if (!linearized_) {
       kernels::linearize_in<Shape>(sys, t, &y[0], p, f0_.v, J_, ft_);
-      ++evaluations_;  // one (dual-number) evaluation: f, J and f_t together
+      if constexpr (lanes) {
+        count_moved_lanes(t, h);
+      } else {
+        ++evaluations_;  // one (dual-number) evaluation: f, J and f_t together
+      }
       linearized_ = true;
     }
-    if constexpr (tableau::estimates_by_doubling_v<Tab>) {
+    if constexpr (lanes) {
+      step_lanes(sys, t, y, p, h, y_new, err);
+    } else if constexpr (tableau::estimates_by_doubling_v<Tab>) {
       // Step doubling (Hairer, Norsett & Wanner I, II.4): one step of h and two of h/2. The two
       // halves are the result (the method itself, unextrapolated); the estimate is their difference
       // from the whole step, i.e. (2^order - 1) times Richardson's estimate of the halves' own error:
@@ -109,7 +140,7 @@ class RosenbrockStepper {
     linearized_ = false;
   }
 
-  BATCHODE_HOST_DEVICE port::uint32_t rhs_evaluations() const { return evaluations_; }
+  BATCHODE_HOST_DEVICE count_type rhs_evaluations() const { return evaluations_; }
 
   /// The method's own dense output (own_dense_output): the state at ts in [t, t + h] of the attempt
   /// just made from (t, y) to y_new, from its stage variables. Only between step() and accept().
@@ -141,6 +172,64 @@ class RosenbrockStepper {
   }
 
  private:
+  /// step() for a block of runs: every lane's attempt, the doubled step's three as one run's are, the
+  /// lanes that lost a pivot rejected (unfactorised's numbers) and each lane's evaluations counted as its
+  /// run alone counts them: the stages of a factorisation it reached and kept.
+  template <class System>
+  void step_lanes(const System& sys, T t, const state_type& y, const T* p, T h, state_type& y_new,
+                  state_type& err) {
+    using Kept = kernels::PivotsKept<T>;
+    Kept kept;
+    if constexpr (tableau::estimates_by_doubling_v<Tab>) {
+      state_type y_whole, y_half, unused;
+      const Kept whole = solve_step<false>(sys, t, y, p, h, f0_, J_, ft_, y_whole, unused);
+      count_lanes(whole, h, stages - 1);
+      Kept halves = solve_step<false>(sys, t, y, p, h / T(2), f0_, J_, ft_, y_half, unused);
+      for (port::size_t l = 0; l < W_lanes; ++l) halves[l] = halves[l] && whole[l];
+      count_lanes(halves, h, stages - 1);
+      state_type f_mid;
+      T ft_mid[N];
+      const T t_mid = t + h / T(2);
+      kernels::linearize_in<Shape>(sys, t_mid, &y_half[0], p, f_mid.v, J_mid_, ft_mid);
+      count_lanes(halves, h, 1);
+      kept = solve_step<false>(sys, t_mid, y_half, p, h / T(2), f_mid, J_mid_, ft_mid, y_new, unused);
+      for (port::size_t l = 0; l < W_lanes; ++l) kept[l] = kept[l] && halves[l];
+      count_lanes(kept, h, stages - 1);
+      BATCHODE_UNROLL_STEP_STATES
+      for (port::size_t i = 0; i < N; ++i) err[i] = y_new[i] - y_whole[i];
+    } else {
+      kept = solve_step<true>(sys, t, y, p, h, f0_, J_, ft_, y_new, err);
+      count_lanes(kept, h, stages - 1);
+    }
+    for (port::size_t l = 0; l < W_lanes; ++l) {
+      if (kept[l]) continue;
+      for (port::size_t i = 0; i < N; ++i) {
+        y_new[i][l] = y[i][l];
+        err[i][l] = port::numeric_limits<kernels::lane_value_t<T>>::infinity();
+      }
+    }
+  }
+
+  /// The lanes of a block (T a RunPack), one per run.
+  static constexpr port::size_t W_lanes = sizeof(T) / sizeof(kernels::lane_value_t<T>);
+
+  /// k more evaluations in the lanes that `counted` and that take this attempt (h != 0: a block's ended
+  /// runs take steps of size 0).
+  void count_lanes(const kernels::PivotsKept<T>& counted, const T& h, port::uint32_t k) {
+    for (port::size_t l = 0; l < W_lanes; ++l) evaluations_[l] += (counted[l] && h[l] != 0) ? k : 0u;
+  }
+
+  /// The linearisation's evaluation in the lanes that take this attempt and moved since their last
+  /// (the others were linearised again at the same point, to the same numbers, as their runs alone are
+  /// not).
+  void count_moved_lanes(const T& t, const T& h) {
+    for (port::size_t l = 0; l < W_lanes; ++l) {
+      const bool moved = !(t[l] == this->t_linearized[l]);  // NaN after reset(): the first attempt
+      evaluations_[l] += (moved && h[l] != 0) ? 1u : 0u;
+      this->t_linearized[l] = h[l] != 0 ? t[l] : this->t_linearized[l];
+    }
+  }
+
   /// W could not be factorised. Dense and band: it is singular, and the run ends (singular). Sparse:
   /// a pivot of the fixed order was lost in rounding, which a smaller step cures (W tends to
   /// I / (gamma h)): the attempt is rejected by an infinite error estimate, with y unchanged.
@@ -169,12 +258,16 @@ class RosenbrockStepper {
   /// One step of size h from (t, y) with f = f(t, y), Jacobian J and f_t = df/dt there: y_new, and
   /// (Embedded) the table's embedded estimate in err. False when W cannot be factorised.
   template <bool Embedded, class System>
-  BATCHODE_HOST_DEVICE bool solve_step(const System& sys, T t, const state_type& y, const T* p, T h,
-                                       const state_type& f, const T* J, const T* ft, state_type& y_new,
-                                       state_type& err) {
+  BATCHODE_HOST_DEVICE kernels::PivotsKept<T> solve_step(const System& sys, T t, const state_type& y,
+                                                         const T* p, T h, const state_type& f, const T* J,
+                                                         const T* ft, state_type& y_new, state_type& err) {
     constexpr port::size_t first_algebraic = N - n_algebraic_v<System>;
     const T diag = T(1) / (T(Tab::gamma()) * h);
-    if (!kernels::factor_iteration_matrix<Shape>(sys, diag, J, W_, piv_)) return false;
+    // (a block of runs: every lane's stages, the lanes that lost a pivot thrown away by step_lanes)
+    const kernels::PivotsKept<T> kept = kernels::factor_iteration_matrix<Shape>(sys, diag, J, W_, piv_);
+    if constexpr (!lanes) {
+      if (!kept) return false;
+    }
     const T inv_h = T(1) / h;
     // Stage and coefficient indices are compile-time constants through static_for (not only through
     // unroll pragmas, which the host pass of nvcc does not honour): the table lookups fold into
@@ -212,7 +305,7 @@ class RosenbrockStepper {
       }
       kernels::solve_iteration_matrix<Shape>(sys, W_, piv_, k_[s]);
     });
-    evaluations_ += stages - 1;
+    if constexpr (!lanes) evaluations_ += stages - 1;  // (a block: step_lanes counts each lane's)
     BATCHODE_UNROLL_STEP_STATES
     for (port::size_t i = 0; i < N; ++i) {
       T sum = y[i];
@@ -230,7 +323,11 @@ class RosenbrockStepper {
         err[i] = e;
       }
     }
-    return true;
+    if constexpr (lanes) {
+      return kept;
+    } else {
+      return true;
+    }
   }
 
   state_type f0_{};
@@ -244,7 +341,7 @@ class RosenbrockStepper {
   T W_[Shape::lu_size];
   int piv_[Shape::sparse ? 1 : N];  // the sparse LU has no pivoting
   T J_mid_[tableau::estimates_by_doubling_v<Tab> ? Shape::jacobian_size : 1];
-  port::uint32_t evaluations_ = 0;
+  count_type evaluations_ = 0;
   Status failure_ = Status::success;
   bool linearized_ = false;
 };

@@ -10,10 +10,12 @@
 // with -ffp-contract=off), whichever runs share its block.
 //
 // What runs in blocks: a system that takes packs (simd_runs, kernels/core/system.hpp) integrated by an
-// explicit method, with or without a series (saved on the batch's save times, landed on or
-// interpolated, with observables and a choice of variables: each lane saves into its own run's row,
-// run_sinks.hpp), and no summaries, save times of each run's own, events, drivers or algebraic states
-// (runs_in_blocks_v, plan_runs_in_blocks); the rest runs a run at a time (run_range.hpp), as do the
+// explicit method, or by a Rosenbrock method where its sparse linearisation and LU take packs too
+// (simd_linearization: a model written as equations, whose generated LU tells which lanes kept their
+// pivots), with or without a series (saved on the batch's save times, landed on or interpolated, with
+// observables and a choice of variables: each lane saves into its own run's row, run_sinks.hpp), and no
+// summaries, save times of each run's own, events, drivers or algebraic states (runs_in_blocks_v,
+// plan_runs_in_blocks); the rest runs a run at a time (run_range.hpp), as do the
 // runs past the last whole block and a fixed-step block whose state turned non-finite
 // (integrate_block). The block loops are compiled once per instruction set (AVX-512 with
 // two vectors per pack, AVX2, the baseline) and the widest the CPU has is chosen at run time
@@ -39,24 +41,37 @@
 
 namespace batchode::cpu {
 
-/// Whether method Tab's runs of System in precision T can run in blocks: the system takes packs, the
-/// method is explicit with one error estimate (dop853 combines two by their norms), and nothing of a
-/// run but its state is carried (no events, drivers, breaks or algebraic states).
+/// Whether method Tab's runs of System in precision T can run in blocks: the system takes packs; the
+/// method is explicit with one error estimate (dop853 combines two by their norms), or Rosenbrock on a
+/// system whose sparse linearisation and LU take packs (the ESDIRK and Radau steppers' Newton
+/// iterations are a run's own); nothing of a run but its state is carried (no events, drivers, breaks
+/// or algebraic states).
 template <class Tab, class System, class T>
 inline constexpr bool runs_in_blocks_v =
-    simd_runs_v<System> && !has_stiff_stepper_v<Tab> && tableau::runs_on_gpu_v<Tab> &&
-    !tableau::combines_estimates_v<Tab> && n_events_v<System> == 0 && n_drivers_v<System> == 0 &&
-    n_algebraic_v<System> == 0 && !has_breaks_v<System, T> &&
-    (std::is_same_v<T, float> || std::is_same_v<T, double>);
+    simd_runs_v<System>&& tableau::runs_on_gpu_v<Tab> && !tableau::combines_estimates_v<Tab> &&
+    (!has_stiff_stepper_v<Tab> || (tableau::is_rosenbrock_v<Tab> && simd_linearization_v<System> &&
+                                   kernels::RosenbrockShape<System, T>::sparse)) &&
+    n_events_v<System> == 0 && n_drivers_v<System> == 0 && n_algebraic_v<System> == 0 &&
+    !has_breaks_v<System, T> && (std::is_same_v<T, float> || std::is_same_v<T, double>);
+
+/// Whether a block of Stepper's lanes interpolates saves: with the method's own dense output, or the
+/// Hermite cubic on the slopes the stepper keeps (a Rosenbrock step without its own, ros3p's doubled
+/// one, has no slope at its end until the next linearisation: its runs interpolate a run at a time).
+template <class Stepper>
+inline constexpr bool lanes_interpolate_v =
+    detail::own_dense_output<Stepper>::value || detail::keeps_derivative<Stepper>::value;
 
 /// Whether a solve's plan lets its runs run in blocks: no summaries, and save times (if any) the same
 /// for every run; for fixed steps (not `adaptive`), saves every whole number of steps or interpolated
-/// (blocks::integrate_fixed), not steps landing on other save times.
+/// (blocks::integrate_fixed), not steps landing on other save times; interpolated saves only where the
+/// lanes can (`interpolates`: lanes_interpolate_v).
 template <class T>
-bool plan_runs_in_blocks(const RunSettings<T>& plan, bool adaptive) {
+bool plan_runs_in_blocks(const RunSettings<T>& plan, bool adaptive, bool interpolates) {
   const bool fixed_saves =
       plan.n_saves == 0 || plan.interpolate_saves != 0 || detail::steps_between_saves(plan) != 0;
-  return plan.summary_windows == 0 && plan.save_times_per_run == 0 && (adaptive || fixed_saves);
+  const bool interpolated = plan.n_saves > 0 && plan.interpolate_saves != 0;
+  return plan.summary_windows == 0 && plan.save_times_per_run == 0 && (adaptive || fixed_saves) &&
+         (interpolates || !interpolated);
 }
 
 /// The runs a block loop leaves to be integrated one at a time, [first, last): the runs past the last
@@ -286,18 +301,17 @@ struct LanesDense {
         stepper.interpolate(t, h, ts, y, y_new, &out[0]);
         return out;
       });
-    } else {
-      static_assert(detail::keeps_derivative<Stepper>::value, "the Hermite cubic takes the stepper's slopes");
+    } else if constexpr (detail::keeps_derivative<Stepper>::value) {  // the Hermite cubic's start
       y0 = y;
       f0 = stepper.derivative();
-    }
+    }  // (else no interpolation in blocks: lanes_interpolate_v)
   }
 
   /// The Hermite points of the lanes that passed a save time and whose state is finite.
   template <class Sink>
   void after_keep(const Stepper& stepper, const Pack& t, const Pack& t_new, const State& y1,
                   const Flag (&finite)[W], const RunSettings<T>& plan, Lanes<T, W>& lanes, Sink& sink) {
-    if constexpr (!detail::own_dense_output<Stepper>::value) {
+    if constexpr (!detail::own_dense_output<Stepper>::value && detail::keeps_derivative<Stepper>::value) {
       if (!any_due) return;
       for (std::size_t l = 0; l < W; ++l) due[l] &= finite[l];
       const State& f1 = stepper.derivative();
@@ -544,8 +558,12 @@ bool integrate_block(Stepper& stepper, const System& sys, const T* y0, const T* 
     RunCounters counters;
     counters.accepted_steps = lanes.accepted_steps[l];
     counters.rejected_steps = lanes.rejected_steps[l];
-    counters.rhs_evaluations =
-        lanes.rhs_evaluations[l] + Stepper::rhs_evaluations(counters.accepted_steps, counters.rejected_steps);
+    if constexpr (detail::evaluations_from_steps<Stepper>::value) {
+      counters.rhs_evaluations = lanes.rhs_evaluations[l] +
+                                 Stepper::rhs_evaluations(counters.accepted_steps, counters.rejected_steps);
+    } else {  // counted lane by lane by the stepper (a Rosenbrock step's)
+      counters.rhs_evaluations = lanes.rhs_evaluations[l] + stepper.rhs_evaluations()[l];
+    }
     if (Status* out = result.status) out[r] = lanes.status[l];
     if (T* out = result.stop_time) out[r] = lanes.t[l];
     if (RunCounters* out = result.counters) out[r] = counters;
@@ -620,7 +638,8 @@ template <class Tab, class System, class T>
 RunsAlone integrate_run_blocks(const System& sys, const T* y0, const T* params, std::size_t begin,
                                std::size_t end, const RunSettings<T>& plan, const ResultView<T>& result) {
   if constexpr (runs_in_blocks_v<Tab, System, T>) {
-    if (!plan_runs_in_blocks(plan, Tab::adaptive)) return {begin, end};
+    using Stepper = typename IntegratedStepperFor<Tab, System, kernels::RunPack<T, block_runs<T>>>::type;
+    if (!plan_runs_in_blocks(plan, Tab::adaptive, lanes_interpolate_v<Stepper>)) return {begin, end};
     switch (simd_set()) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #if BATCHODE_CPU_BLOCK_SETS & 8
