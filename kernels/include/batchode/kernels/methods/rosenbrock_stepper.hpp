@@ -95,8 +95,8 @@ class RosenbrockStepper : private detail::LinearizedAt<T> {
   BATCHODE_HOST_DEVICE Status failure() const { return failure_; }
 
   template <class System>
-  BATCHODE_HOST_DEVICE void step(const System& sys, T t, const state_type& y, const T* p, T h, state_type& y_new,
-                                 state_type& err) {
+  BATCHODE_HOST_DEVICE void step(const System& sys, T t, const state_type& y, const T* p, T h,
+                                 state_type& y_new, state_type& err) {
     if (!linearized_) {
       kernels::linearize_in<Shape>(sys, t, &y[0], p, f0_.v, J_, ft_);
       if constexpr (lanes) {
@@ -106,32 +106,43 @@ class RosenbrockStepper : private detail::LinearizedAt<T> {
       }
       linearized_ = true;
     }
-    if constexpr (lanes) {
-      step_lanes(sys, t, y, p, h, y_new, err);
-    } else if constexpr (tableau::estimates_by_doubling_v<Tab>) {
+    // A block of runs goes through every solve with all its lanes, and those that lost a pivot on the
+    // way are marked in `kept` and rejected at the end (unfactorised_lanes); a run alone stops there.
+    kernels::PivotsKept<T> kept = true;
+    if constexpr (tableau::estimates_by_doubling_v<Tab>) {
       // Step doubling (Hairer, Norsett & Wanner I, II.4): one step of h and two of h/2. The two
       // halves are the result (the method itself, unextrapolated); the estimate is their difference
       // from the whole step, i.e. (2^order - 1) times Richardson's estimate of the halves' own error:
       // close to the whole step's error, as an embedded pair estimates its less accurate member
       // while the more accurate one is kept. The second half linearises at the midpoint.
       state_type y_whole, y_half, unused;
-      if (!solve_step<false>(sys, t, y, p, h, f0_, J_, ft_, y_whole, unused)) return unfactorised(y, y_new, err);
-      if (!solve_step<false>(sys, t, y, p, h / T(2), f0_, J_, ft_, y_half, unused)) {
+      if (!held(kept, solve_step<false>(sys, t, y, p, h, f0_, J_, ft_, y_whole, unused), h)) {
+        return unfactorised(y, y_new, err);
+      }
+      if (!held(kept, solve_step<false>(sys, t, y, p, h / T(2), f0_, J_, ft_, y_half, unused), h)) {
         return unfactorised(y, y_new, err);
       }
       state_type f_mid;
       T ft_mid[N];
       const T t_mid = t + h / T(2);
       kernels::linearize_in<Shape>(sys, t_mid, &y_half[0], p, f_mid.v, J_mid_, ft_mid);
-      ++evaluations_;
-      if (!solve_step<false>(sys, t_mid, y_half, p, h / T(2), f_mid, J_mid_, ft_mid, y_new, unused)) {
+      if constexpr (lanes) {
+        count_lanes(kept, h, 1);
+      } else {
+        ++evaluations_;
+      }
+      if (!held(kept,
+                solve_step<false>(sys, t_mid, y_half, p, h / T(2), f_mid, J_mid_, ft_mid, y_new, unused),
+                h)) {
         return unfactorised(y, y_new, err);
       }
       BATCHODE_UNROLL_STEP_STATES
       for (port::size_t i = 0; i < N; ++i) err[i] = y_new[i] - y_whole[i];
     } else {
-      if (!solve_step<true>(sys, t, y, p, h, f0_, J_, ft_, y_new, err)) unfactorised(y, y_new, err);
+      if (!held(kept, solve_step<true>(sys, t, y, p, h, f0_, J_, ft_, y_new, err), h))
+        unfactorised(y, y_new, err);
     }
+    if constexpr (lanes) unfactorised_lanes(kept, y, y_new, err);
   }
 
   /// The run moved to (t_new, y_new): the next step linearises there (and gets f with it).
@@ -144,7 +155,8 @@ class RosenbrockStepper : private detail::LinearizedAt<T> {
 
   /// The method's own dense output (own_dense_output): the state at ts in [t, t + h] of the attempt
   /// just made from (t, y) to y_new, from its stage variables. Only between step() and accept().
-  BATCHODE_HOST_DEVICE void interpolate(T t, T h, T ts, const state_type& y, const state_type& y_new, T* out) const {
+  BATCHODE_HOST_DEVICE void interpolate(T t, T h, T ts, const state_type& y, const state_type& y_new,
+                                        T* out) const {
     if constexpr (own_dense_output) {
       const T theta = (ts - t) / h, rest = T(1) - theta;
       BATCHODE_UNROLL_STEP_STATES
@@ -172,35 +184,24 @@ class RosenbrockStepper : private detail::LinearizedAt<T> {
   }
 
  private:
-  /// step() for a block of runs: every lane's attempt, the doubled step's three as one run's are, the
-  /// lanes that lost a pivot rejected (unfactorised's numbers) and each lane's evaluations counted as its
-  /// run alone counts them: the stages of a factorisation it reached and kept.
-  template <class System>
-  void step_lanes(const System& sys, T t, const state_type& y, const T* p, T h, state_type& y_new,
-                  state_type& err) {
-    using Kept = kernels::PivotsKept<T>;
-    Kept kept;
-    if constexpr (tableau::estimates_by_doubling_v<Tab>) {
-      state_type y_whole, y_half, unused;
-      const Kept whole = solve_step<false>(sys, t, y, p, h, f0_, J_, ft_, y_whole, unused);
-      count_lanes(whole, h, stages - 1);
-      Kept halves = solve_step<false>(sys, t, y, p, h / T(2), f0_, J_, ft_, y_half, unused);
-      for (port::size_t l = 0; l < W_lanes; ++l) halves[l] = halves[l] && whole[l];
-      count_lanes(halves, h, stages - 1);
-      state_type f_mid;
-      T ft_mid[N];
-      const T t_mid = t + h / T(2);
-      kernels::linearize_in<Shape>(sys, t_mid, &y_half[0], p, f_mid.v, J_mid_, ft_mid);
-      count_lanes(halves, h, 1);
-      kept = solve_step<false>(sys, t_mid, y_half, p, h / T(2), f_mid, J_mid_, ft_mid, y_new, unused);
-      for (port::size_t l = 0; l < W_lanes; ++l) kept[l] = kept[l] && halves[l];
+  /// After a solve_step that factorised W as `now`: whether the attempt goes on. A run alone goes on where
+  /// its factorisation held (solve_step counted its stages). A block always does: `kept` keeps the lanes
+  /// that held in this solve and every earlier one of the attempt, and they count the stages.
+  BATCHODE_HOST_DEVICE bool held(kernels::PivotsKept<T>& kept, const kernels::PivotsKept<T>& now,
+                                 const T& h) {
+    if constexpr (lanes) {
+      for (port::size_t l = 0; l < W_lanes; ++l) kept[l] = kept[l] && now[l];
       count_lanes(kept, h, stages - 1);
-      BATCHODE_UNROLL_STEP_STATES
-      for (port::size_t i = 0; i < N; ++i) err[i] = y_new[i] - y_whole[i];
+      return true;
     } else {
-      kept = solve_step<true>(sys, t, y, p, h, f0_, J_, ft_, y_new, err);
-      count_lanes(kept, h, stages - 1);
+      (void)kept, (void)h;
+      return now;
     }
+  }
+
+  /// unfactorised() in the lanes of a block that lost a pivot in the attempt (not `kept`).
+  void unfactorised_lanes(const kernels::PivotsKept<T>& kept, const state_type& y, state_type& y_new,
+                          state_type& err) {
     for (port::size_t l = 0; l < W_lanes; ++l) {
       if (kept[l]) continue;
       for (port::size_t i = 0; i < N; ++i) {
@@ -238,7 +239,7 @@ class RosenbrockStepper : private detail::LinearizedAt<T> {
       BATCHODE_UNROLL_STEP_STATES
       for (port::size_t i = 0; i < N; ++i) {
         y_new[i] = y[i];
-        err[i] = port::numeric_limits<T>::infinity();
+        err[i] = T(port::numeric_limits<kernels::lane_value_t<T>>::infinity());
       }
     } else {
       singular(y, y_new, err);

@@ -48,7 +48,7 @@ namespace batchode::cpu {
 /// or algebraic states).
 template <class Tab, class System, class T>
 inline constexpr bool runs_in_blocks_v =
-    simd_runs_v<System>&& tableau::runs_on_gpu_v<Tab> && !tableau::combines_estimates_v<Tab> &&
+    simd_runs_v<System> && !tableau::combines_estimates_v<Tab> && tableau::runs_on_gpu_v<Tab> &&
     (!has_stiff_stepper_v<Tab> || (tableau::is_rosenbrock_v<Tab> && simd_linearization_v<System> &&
                                    kernels::RosenbrockShape<System, T>::sparse)) &&
     n_events_v<System> == 0 && n_drivers_v<System> == 0 && n_algebraic_v<System> == 0 &&
