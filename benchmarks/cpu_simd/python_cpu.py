@@ -2,13 +2,15 @@
 """batchode's CPU path from Python, one core, with and without blocks of runs in SIMD lanes (issue 48).
 
     PYTHONPATH=build/python taskset -c 1 python3 benchmarks/cpu_simd/python_cpu.py [--runs 16384] [--reps 5]
-        [--no-saves] [--stiff]
+        [--no-saves] [--stiff] [--methods rk4 dopri5 dop853] [--summaries]
 
 The Lorenz rho sweep of issue 48 (examples/models/lorenz.toml, rho = linspace(0, 21, runs), t in [0, 1]),
 `backend="cpu", cpu_threads=1`: RK4 with dt 1e-3 and dopri5 at rtol = atol = 1e-6, float64 and float32,
 each keeping the final state only, then a series of 101 points (`--saves`, the default: also
 `save_every=0.01`, which RK4 saves every 10 steps and dopri5 lands its steps on, and scipy's
-`t_eval=linspace(0, 1, 101)`, which both interpolate). With --stiff, Robertson's chemistry written as
+`t_eval=linspace(0, 1, 101)`, which both interpolate; --summaries: also the mean and the extrema of
+every state over 10 windows of 10 samples, with no series). --methods: the explicit methods to run
+(rk4, dt 1e-3; any adaptive one at rtol = atol = 1e-6). With --stiff, Robertson's chemistry written as
 equations instead (k3 = 1e3 .. 1e5 over the runs, y0 = (1, 0, 0), t in [0, 40], rtol 1e-6, atol 1e-10,
 float64): ros3p, rodas4 and rodas5p, final state and t_eval = linspace(0, 40, 41) (ros3p's interpolated
 saves run a run at a time: its doubled step has no dense output of its own in lanes; rodas4's and
@@ -53,6 +55,8 @@ def main():
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--no-saves", action="store_true", help="the final-state cases only")
     parser.add_argument("--stiff", action="store_true", help="Robertson with the Rosenbrock methods instead")
+    parser.add_argument("--methods", nargs="+", default=["rk4", "dopri5"], help="the explicit methods (Lorenz)")
+    parser.add_argument("--summaries", action="store_true", help="a case keeping summaries (Lorenz)")
     args = parser.parse_args()
     if args.stiff:
         model = batchode.Model(equations=ROBERTSON, states={"y1": 1.0, "y2": 0.0, "y3": 0.0},
@@ -72,7 +76,10 @@ def main():
         saves = [("final state", {})]
         if not args.no_saves:
             saves += [("save_every", {"save_every": 0.01}), ("t_eval", {"t_eval": numpy.linspace(0.0, 1.0, 101)})]
-        methods = (("rk4", {"dt": 1e-3}), ("dopri5", {"rtol": 1e-6, "atol": 1e-6}))
+        if args.summaries:
+            saves += [("summaries", {"summaries": ["mean", "extrema"], "summarise_every": 0.1,
+                                     "sample_summaries_every": 0.01})]
+        methods = tuple((m, {"dt": 1e-3} if m == "rk4" else {"rtol": 1e-6, "atol": 1e-6}) for m in args.methods)
         precisions = ("float64", "float32")
     cases = [(m, step, p, sv) for sv in saves for m, step in methods for p in precisions]
     for method, step, precision, (saved, save) in cases:
@@ -91,7 +98,9 @@ def main():
         a, b = results["blocks"], results["alone"]
         same = (numpy.array_equal(a.final_state, b.final_state) and numpy.array_equal(a.status, b.status)
                 and numpy.array_equal(a.counters, b.counters)
-                and (not save or numpy.array_equal(a.state, b.state, equal_nan=True)))
+                and (saved not in ("save_every", "t_eval") or numpy.array_equal(a.state, b.state, equal_nan=True))
+                and all(numpy.array_equal(a.summaries[k], b.summaries[k], equal_nan=True) for k in b.summaries)
+                and a.summaries.keys() == b.summaries.keys())
         steps = float(numpy.mean(b.counters["accepted_steps"]))
         rate = {k: args.runs * steps / statistics.median(v) for k, v in walls.items()}
         print(f"{method:7s} {precision} {saved:11s}  blocks {rate['blocks']:.3e}  "

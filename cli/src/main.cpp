@@ -83,7 +83,7 @@ void add_run_options(CLI::App& run, RunArgs& a) {
                  "auto: --save-every lands, --save-at interpolates (lands for cash_karp54, fehlberg78, "
                  "whose long steps the Hermite cubic cannot keep up with); land: steps end on every save time "
                  "(values are the method's own, a dense grid shortens the steps); interpolate: dense output "
-                 "(dopri5's, tsit5's, rodas4's own, else the cubic Hermite) between the steps a solve without saves takes")
+                 "(the method's own: dopri5's, tsit5's, vern7's, ...; else the cubic Hermite) between the steps a solve without saves takes")
       ->check(CLI::IsMember({"auto", "land", "interpolate"}))
       ->capture_default_str();
   run.add_option("--save-variables", a.save_variables,

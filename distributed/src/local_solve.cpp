@@ -62,8 +62,8 @@ std::pair<std::string, SolveResult<T>> solve_runs(const Job<T>& job, RunRange ra
 std::string serialise(const std::vector<ExecutionRecord>& records, std::size_t offset) {
   std::string text;
   for (const ExecutionRecord& r : records) {
-    text += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\n", to_string(r.backend), static_cast<int>(r.reason),
-                        r.first_run + offset, r.runs, r.wall_ms, r.chunks, one_line(r.detail));
+    text += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", to_string(r.backend), static_cast<int>(r.reason),
+                        r.first_run + offset, r.runs, r.wall_ms, r.chunks, one_line(r.detail), r.instruction_set);
   }
   return text;
 }
@@ -72,7 +72,7 @@ std::vector<ExecutionRecord> parse_records(const std::string& text, int rank, co
   std::vector<ExecutionRecord> records;
   for (const std::string& line : split(text, '\n')) {
     const std::vector<std::string> f = split(line, '\t');
-    if (f.size() < 7) continue;
+    if (f.size() < 8) continue;
     ExecutionRecord r;
     r.backend = BackendId::parse(f[0]);
     r.reason = static_cast<sched::Reason>(std::stoi(f[1]));
@@ -81,6 +81,7 @@ std::vector<ExecutionRecord> parse_records(const std::string& text, int rank, co
     r.wall_ms = parse_number(f[4]);
     r.chunks = std::stoull(f[5]);
     r.detail = fmt::format("rank {} on {}{}{}", rank, host, f[6].empty() ? "" : ": ", f[6]);
+    r.instruction_set = f[7];
     records.push_back(std::move(r));
   }
   return records;

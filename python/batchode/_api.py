@@ -584,8 +584,8 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
         (`dt_save`, older CuBIE's name, is taken too.)
     save_at : array_like, optional
         Save the state at these times instead (scipy's `t_eval` is taken too): strictly increasing, in
-        `t_span`; interpolated by the step's dense output (dopri5's, tsit5's, rodas4's own, else the
-        Hermite cubic), so the steps stay those of a solve without saves. A 2-D array ``(n_runs,
+        `t_span`; interpolated by the step's dense output (the method's own: dopri5's, tsit5's,
+        vern7's, ...; else the Hermite cubic), so the steps stay those of a solve without saves. A 2-D array ``(n_runs,
         n_saves)`` gives each run its own times (the batch must then have n_runs runs; ``r.t`` is then
         ``(n_runs, n_saves)``).
     output_types : list of str, optional

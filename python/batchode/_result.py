@@ -139,7 +139,8 @@ class Result:
     execution : list of dict
         Where each part ran and why: dicts with ``backend`` (``"cpu"``, ``"gpu:0"``), ``reason``
         (``"gpu_available"``, ``"gpu_unavailable"``, ``"cost_model"``, ...), ``first_run``, ``runs``,
-        ``wall_ms``, ``predicted_ms``, ``chunks`` and ``detail``.
+        ``wall_ms``, ``predicted_ms``, ``chunks``, ``detail`` and ``instruction_set`` (a CPU part's
+        for its blocks of runs in SIMD lanes: ``"avx512"``, ``"avx2"``, ``"baseline"`` or ``"off"``).
     local_runs, ranks, not_solved, timing_across_ranks
         Only after a solve with ``comm=`` (:meth:`Solver.solve`): this process's ``(first run, runs)``,
         each process's share, host, time, backend and error, the runs no process could solve, and the

@@ -277,6 +277,7 @@ py::dict result_dict(std::shared_ptr<SolveResult<T>> owner, double t0) {
     part["predicted_ms"] = e.predicted_ms ? py::object(py::float_(*e.predicted_ms)) : py::object(py::none());
     part["chunks"] = e.chunks;
     part["detail"] = e.detail;
+    part["instruction_set"] = e.instruction_set;
     execution.append(part);
   }
   out["execution"] = execution;

@@ -17,6 +17,8 @@ def test_automatic_backend_says_where_and_why(lorenz):
     r = batchode.solve_ivp(lorenz, t_span=(0, 0.1), parameters={"rho": sweep(64)}, backend="auto", **quiet())
     assert r.execution, "every solve has an execution record"
     assert sum(part["runs"] for part in r.execution) == 64
+    for part in r.execution:  # a CPU part names its instruction set for blocks of runs, a GPU part none
+        assert (part["instruction_set"] in ("avx512", "avx2", "baseline", "off")) == (part["backend"] == "cpu")
     reason = gpu_reason(lorenz)
     if reason:
         assert r.backends == ["cpu"]

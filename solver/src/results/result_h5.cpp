@@ -284,8 +284,9 @@ H5RowOffsets write_file(const Content<T>& r, const H5Target& to, const SolveOpti
   w.attribute(root, "run_order", to_string(options.run_order));
   std::vector<std::string> execution;
   for (const ExecutionRecord& part : *r.execution) {
-    execution.push_back(fmt::format("{}: runs [{}, {}), {}{}", to_string(part.backend), part.first_run,
+    execution.push_back(fmt::format("{}: runs [{}, {}), {}{}{}", to_string(part.backend), part.first_run,
                                     part.first_run + part.runs, sched::to_string(part.reason),
+                                    part.instruction_set.empty() ? "" : ", SIMD " + part.instruction_set,
                                     part.detail.empty() ? "" : " (" + part.detail + ")"));
   }
   w.attribute(root, "execution", execution);

@@ -350,7 +350,8 @@ std::size_t count_saves(const SolveOptions& o) {
 
 int dense_output_order(Method method) {
   // Read off the method's table (kernels/methods/dense_form.hpp): each own extension is a polynomial in
-  // theta whose degree is its order for batchode's tables (CONTD5 and tsit5's weights 4, a Rosenbrock
+  // theta whose degree is its order for batchode's tables (CONTD5 and tsit5's weights 4, vern7's and
+  // dop853's 7, vern9's 9: tests/kernels/methods/tableau_test.cpp checks each by its trees; a Rosenbrock
   // extension of r rows r + 1: rodas4 3, rodas5p 4); ros3p's doubled steps have none of their own.
   return tableau::dispatch(method, [](auto tag) {
     using Tab = typename decltype(tag)::type;
@@ -371,9 +372,10 @@ int dense_output_order(Method method) {
 bool interpolates_saves(const SolveOptions& o) {
   if (o.save_mode != SaveMode::automatic) return o.save_mode == SaveMode::interpolate;
   // Interpolated where the interpolant keeps up with the method: its error is of one order more,
-  // so at most one order below the method's. Not for cash_karp54, fehlberg78, vern7 and vern9 (the
-  // Hermite cubic under fifth- to ninth-order steps: 1.8e-3 against landed points at rtol 1e-8 for
-  // fehlberg78 on Lorenz), which land unless interpolation is asked for.
+  // so at most one order below the method's (vern7's and vern9's own are of their orders, dop853's
+  // of 7). Not for cash_karp54 and fehlberg78 (the Hermite cubic under fifth- and eighth-order steps:
+  // 1.8e-3 against landed points at rtol 1e-8 for fehlberg78 on Lorenz), which land unless
+  // interpolation is asked for.
   return (!o.save_at.empty() || !o.save_at_per_run.empty()) &&
          dense_output_order(o.method) + 1 >= method_info(o.method).order;
 }

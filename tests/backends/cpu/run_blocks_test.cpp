@@ -4,8 +4,8 @@
 // Rosenbrock methods (on a sparse LU that takes packs, as a model's generated one does), both
 // precisions and every instruction set this CPU has, with saves landed on, saved every m fixed steps
 // and interpolated; runs that fail or end early inside a block keep their own status and unsaved
-// points; a run's numbers do not depend on which runs share its block; summaries, per-run save times
-// and BATCHODE_CPU_SIMD=off run a run at a time; a bad BATCHODE_CPU_SIMD is named.
+// points; a run's numbers do not depend on which runs share its block; summaries are each run's own;
+// per-run save times and BATCHODE_CPU_SIMD=off run a run at a time; a bad BATCHODE_CPU_SIMD is named.
 #include "batchode/backends/cpu/run_blocks.hpp"
 
 #include <gtest/gtest.h>
@@ -186,6 +186,7 @@ void expect_same_runs(const batchode::SolveResult<T>& a, const batchode::SolveRe
   };
   same_bytes(a.series(), b.series(), "series");
   same_bytes(a.observables(), b.observables(), "observables");
+  same_bytes(a.summaries(), b.summaries(), "summaries");
 }
 
 /// The instruction sets this CPU runs, narrowest first.
@@ -204,8 +205,9 @@ void expect_every_method_in_lanes() {
   const std::size_t runs = 2 * 32 + 7;  // whole blocks and runs left over, at every width
   std::vector<T> y0, params;
   lorenz_batch(runs, y0, params);
-  for (Method method : {Method::euler, Method::rk4, Method::bogacki_shampine32, Method::cash_karp54,
-                        Method::dopri5, Method::tsit5, Method::fehlberg78, Method::vern7, Method::vern9}) {
+  for (Method method :
+       {Method::euler, Method::rk4, Method::bogacki_shampine32, Method::cash_karp54, Method::dopri5,
+        Method::tsit5, Method::fehlberg78, Method::vern7, Method::vern9, Method::dop853}) {
     SCOPED_TRACE(std::string(batchode::to_string(method)) + (sizeof(T) == 4 ? " float" : " double"));
     batchode::SolveOptions o = options(method);
     if (sizeof(T) == 4) o.rtol = o.atol = 1e-5;
@@ -309,8 +311,9 @@ TEST(RunBlocks, EveryMethodSavesEachRunsOwnSeries) {
   std::vector<double> y0, params;
   lorenz_batch(runs, y0, params);
   const std::vector<double> times = {0.0, 0.0999, 0.3, 0.7, 1.234, 1.5};
-  for (Method method : {Method::euler, Method::rk4, Method::bogacki_shampine32, Method::cash_karp54,
-                        Method::dopri5, Method::tsit5, Method::fehlberg78, Method::vern7, Method::vern9}) {
+  for (Method method :
+       {Method::euler, Method::rk4, Method::bogacki_shampine32, Method::cash_karp54, Method::dopri5,
+        Method::tsit5, Method::fehlberg78, Method::vern7, Method::vern9, Method::dop853}) {
     for (int saves = 0; saves < 5; ++saves) {
       batchode::SolveOptions o = options(method);
       o.t_end = 1.5;
@@ -376,6 +379,45 @@ TEST(RunBlocks, ObservablesAndChosenVariablesAreEachRunsOwn) {
   }
 }
 
+// Summaries in blocks: each lane's sink keeps its run's (LaneSink), the numbers of a run alone, bit for
+// bit, with fixed steps (their samples every m steps) and adaptive ones, windows of several samples,
+// an observable among the variables, a series kept at every other sample, and runs that blow up inside a
+// block (their windows after it NaN).
+TEST(RunBlocks, SummariesAreEachRunsOwn) {
+  const std::size_t runs = 40;
+  std::vector<double> y0, params;
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.insert(y0.end(), {1.0, 0.1 * double(r % 5)});
+    params.insert(params.end(), {1.0 + 0.1 * double(r), 0.05});
+  }
+  for (Method method : {Method::rk4, Method::dopri5}) {
+    SCOPED_TRACE(batchode::to_string(method));
+    batchode::SolveOptions o = options(method);
+    o.summaries.metrics = {"mean", "max", "dxdt_max", "peaks[2]"};
+    o.summaries.summarise_every = 0.5;
+    o.summaries.sample_summaries_every = 0.05;
+    o.save_every = 0.1;
+    const auto alone = batchode::solve_ivp(batchode::testing::DampedOscillator{}, y0, params, o);
+    ASSERT_GT(alone.summaries().size(), 0u);
+    pack_calls = 0;
+    expect_same_runs(batchode::solve_ivp(DampedInLanes{}, y0, params, o), alone);
+    EXPECT_GT(pack_calls.load(), 0) << "no block ran";
+
+    std::vector<double> y1(48, 1.0), k(48);
+    for (std::size_t r = 0; r < k.size(); ++r) k[r] = r % 3 == 0 ? 3.0 : 0.2;
+    batchode::SolveOptions b = options(method);
+    b.t_end = 1.0;
+    if (method == Method::rk4) b.dt = 1e-2;
+    b.summaries.metrics = {"mean", "min"};
+    b.summaries.summarise_every = 0.25;
+    const auto blown = batchode::solve_ivp(BlowUp{}, y1, k, b);
+    ASSERT_NE(blown.status(0), batchode::Status::success);
+    const std::size_t width = blown.summaries().size() / y1.size();  // run 0's row, its last window
+    ASSERT_TRUE(std::isnan(blown.summaries()[width - 1])) << "the test leaves no window unwritten";
+    expect_same_runs(batchode::solve_ivp(BlowUpInLanes{}, y1, k, b), blown);
+  }
+}
+
 // Runs that blow up inside a block keep their own status, stop time and unsaved points (NaN) where
 // they save: a fixed-step block whose state turned non-finite runs again a run at a time, an adaptive
 // block's lanes end apart.
@@ -404,9 +446,8 @@ TEST(RunBlocks, RunsThatFailInsideABlockKeepTheirOwnUnsavedPoints) {
   }
 }
 
-// Summaries, save times of each run's own and BATCHODE_CPU_SIMD=off run a run at a time: the same
-// numbers, no pack.
-TEST(RunBlocks, SummariesPerRunTimesAndSimdOffRunARunAtATime) {
+// Save times of each run's own and BATCHODE_CPU_SIMD=off run a run at a time: the same numbers, no pack.
+TEST(RunBlocks, PerRunTimesAndSimdOffRunARunAtATime) {
   std::vector<double> y0, params;
   lorenz_batch(32, y0, params);
   batchode::SolveOptions o = options(Method::dopri5);
@@ -417,12 +458,6 @@ TEST(RunBlocks, SummariesPerRunTimesAndSimdOffRunARunAtATime) {
     expect_same_runs(batchode::solve_ivp(LorenzInLanes{}, y0, params, o), alone);
     EXPECT_EQ(pack_calls.load(), 0);
   }
-  batchode::SolveOptions summarised = o;
-  summarised.summaries.metrics = {"mean", "max"};
-  pack_calls = 0;
-  const auto with_summaries = batchode::solve_ivp(LorenzInLanes{}, y0, params, summarised);
-  EXPECT_EQ(pack_calls.load(), 0);
-  expect_same_runs(with_summaries, batchode::solve_ivp(batchode::testing::Lorenz{}, y0, params, summarised));
   batchode::SolveOptions per_run = o;
   std::vector<double> own_times;
   for (std::size_t r = 0; r < 32; ++r) own_times.insert(own_times.end(), {0.1 * double(r % 4), 1.0, 2.0});

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../../jit/jit_test_support.hpp"  // ScopedEnv
 #include "gpu_compare.hpp"
 #include "test_systems.hpp"
 
@@ -393,6 +394,8 @@ TEST(SolverScheduling, CpuOnlyBuildRecordsGpuUnavailableEverywhere) {
   EXPECT_EQ(res.execution()[0].backend, BackendId::cpu());
   EXPECT_EQ(res.execution()[0].reason, Reason::gpu_unavailable);
   EXPECT_FALSE(res.execution()[0].predicted_ms.has_value()) << "no cost model without a GPU";
+  // The CPU part's instruction set for blocks of runs: this CPU's widest (or off as asked, below).
+  EXPECT_EQ(res.execution()[0].instruction_set, cpu::simd_set_name(cpu::simd_set()));
   EXPECT_NE(err.find("gpu_unavailable"), std::string::npos) << "debug summary names the reason: " << err;
   ASSERT_EQ(solver.telemetry().events().size(), 1u);
   EXPECT_EQ(solver.telemetry().events()[0].reason, "gpu_unavailable");
@@ -406,6 +409,10 @@ TEST(SolverScheduling, CpuOnlyBuildRecordsGpuUnavailableEverywhere) {
   Solver<batchode::testing::Lorenz, double> forced(batchode::testing::Lorenz{}, o, logger);
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(forced.solve(batch).execution()[0].reason, Reason::user_preference);
+  ::testing::internal::GetCapturedStderr();
+  batchode::jit::testing::ScopedEnv off("BATCHODE_CPU_SIMD", "off");
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(forced.solve(batch).execution()[0].instruction_set, "off");
   ::testing::internal::GetCapturedStderr();
 }
 

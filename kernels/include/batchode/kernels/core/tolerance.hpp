@@ -6,6 +6,7 @@
 
 #include "batchode/kernels/core/annotations.hpp"
 #include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/core/run_pack.hpp"
 
 namespace batchode::kernels {
 
@@ -15,6 +16,16 @@ template <class T>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T tolerance_scale(T atol, T rtol, T a, T b) {
   const T fa = port::fabs(a), fb = port::fabs(b);
   return atol + rtol * (fa > fb ? fa : fb);
+}
+
+/// The same for a block of runs in SIMD lanes (backends/cpu/run_blocks.hpp), each lane by the run's
+/// formula.
+template <class T, port::size_t W>
+BATCHODE_FORCEINLINE RunPack<T, W> tolerance_scale(const RunPack<T, W>& atol, const RunPack<T, W>& rtol,
+                                                   const RunPack<T, W>& a, const RunPack<T, W>& b) {
+  RunPack<T, W> r;
+  for (port::size_t l = 0; l < W; ++l) r[l] = tolerance_scale(atol[l], rtol[l], a[l], b[l]);
+  return r;
 }
 
 /// The fraction of the tolerances below which a simplified Newton iteration's remaining error counts as

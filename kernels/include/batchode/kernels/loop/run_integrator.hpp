@@ -35,7 +35,8 @@ namespace batchode {
 ///   rejected because that iteration failed (adaptive_loop.hpp's underflow_status).
 ///  rhs_evaluations(): right-hand-side evaluations since reset(); or, where they follow from the
 ///   step counts alone, static rhs_evaluations(accepted, rejected) (kernels/methods/rk_stepper.hpp), which
-///   keeps the count out of the hot loop.
+///   keeps the count out of the hot loop (the loop counts what else it asks for: the Hermite cubic's
+///   slopes, an interpolant's own stages, dense_output.hpp's prepare_dense).
 
 namespace detail {
 

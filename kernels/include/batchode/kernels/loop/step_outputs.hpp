@@ -31,7 +31,7 @@ struct DenseStep {
 
   BATCHODE_HD_TEMPLATE
   template <class System, class T, class Sink, class Param>
-  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void before_accept(const Stepper& stepper, const System& sys, T t,
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void before_accept(Stepper& stepper, const System& sys, T t,
                                                                const State& y, T t_new, const State& y_new,
                                                                const Param* p, const RunSettings<T>& plan,
                                                                Sink& sink, port::uint32_t& next_save,
@@ -42,6 +42,7 @@ struct DenseStep {
       due = false;
       // A step to a non-finite state ends the run right after: its points stay unsaved (NaN).
       if (!states_finite<N>(sys, y_new)) return;
+      prepare_dense(stepper, sys, t, t_new - t, y, p, counters);
       Value out[N];
       for (T ts = save_time(plan, next_save); ts <= t_new;) {  // due: next_save < n_saves
         const port::uint32_t k = next_save++;
@@ -159,7 +160,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T stop_at_time_event(const EventTracke
 BATCHODE_HD_TEMPLATE
 template <class Stepper, class System, class T, class Sink, class State>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE EventStop
-stopped_by_event(EventTracker<System, T>& events, const Stepper& stepper, const System& sys, T t, T t_new,
+stopped_by_event(EventTracker<System, T>& events, Stepper& stepper, const System& sys, T t, T t_new,
                  State& y, const State& y_new, const T* p, const RunSettings<T>& plan, Sink& sink,
                  RunCounters& counters, port::uint32_t& next_save, bool landed_save, T& t_reached) {
   if constexpr (n_events_v<System> == 0) {

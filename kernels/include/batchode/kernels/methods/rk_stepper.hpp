@@ -6,6 +6,8 @@
 
 #include "batchode/kernels/core/annotations.hpp"
 #include "batchode/kernels/core/portable.hpp"
+#include "batchode/kernels/core/run_pack.hpp"
+#include "batchode/kernels/core/static_for.hpp"
 #include "batchode/kernels/core/tolerance.hpp"
 #include "batchode/kernels/methods/dense_form.hpp"
 #include "batchode/kernels/methods/tableaux.hpp"
@@ -40,6 +42,9 @@ class RkStepper {
   static constexpr bool keeps_derivative = true;  ///< derivative() is current after accept (dense output)
   /// interpolate() is the method's own dense output (kernels/loop/step_outputs.hpp's DenseStep uses it).
   static constexpr bool own_dense_output = has_own_dense_output<Tab>::value;
+  /// Stages the dense output adds to the step's (dop853's 3, vern7's 6, vern9's 10: dense_form.hpp),
+  /// evaluated by prepare_dense() only on a step that is interpolated.
+  static constexpr int dense_extra_stages = tableau::dense_stages_v<Tab> - stages;
 
   template <class System>
   BATCHODE_HOST_DEVICE void reset(const System& sys, T t, const state_type& y, const T* p) {
@@ -63,8 +68,9 @@ class RkStepper {
   /// h a_sj are shared by all states, so every term is one fused multiply-add (a zero coefficient
   /// costs nothing, a unit one no multiply).
   template <class System>
-  BATCHODE_HOST_DEVICE void step(const System& sys, T t, const state_type& y, const T* p, T h, state_type& y_new,
-                                 state_type& err) {
+  BATCHODE_HOST_DEVICE void step(const System& sys, T t, const state_type& y, const T* p, T h,
+                                 state_type& y_new, state_type& err) {
+    if constexpr (dense_extra_stages > 0) dense_current_ = false;
     BATCHODE_UNROLL
     for (int s = 1; s < stages; ++s) {
       T arg[N];
@@ -118,25 +124,53 @@ class RkStepper {
     }
   }
 
+  /// The dense output's own stages (dense_extra_stages) for the attempt just made from (t, y) with
+  /// step h, between step() and accept() and before interpolate(); once an attempt. Returns the
+  /// right-hand-side evaluations it made: 0 where they were made for this attempt already (a step
+  /// that locates an event and saves points), or where the table has none.
+  template <class System>
+  BATCHODE_HOST_DEVICE port::uint32_t prepare_dense(const System& sys, T t, T h, const state_type& y,
+                                                    const T* p) {
+    if constexpr (dense_extra_stages > 0) {
+      if (dense_current_) return 0;
+      detail::static_for<stages, dense_stages>(
+          [&](auto stage) { evaluate_dense_stage<decltype(stage)::value>(sys, t, y, p, h); });
+      dense_current_ = true;
+      return static_cast<port::uint32_t>(dense_extra_stages);
+    } else {
+      (void)sys, (void)t, (void)h, (void)y, (void)p;
+      return 0;
+    }
+  }
+
   /// The method's own dense output (own_dense_output): the state at ts in [t, t + h] of the attempt
-  /// just made from (t, y) to y_new, from its stages. Only between step() and accept(), which
-  /// overwrites the first stage (the formulas: dense_form.hpp; dopri5's CONTD5, tsit5's weights).
-  BATCHODE_HOST_DEVICE void interpolate(T t, T h, T ts, const state_type& y, const state_type& y_new, T* out) const {
+  /// just made from (t, y) to y_new, from its stages (and prepare_dense's, where the table has more).
+  /// Only between step() and accept(), which overwrites the first stage (the formulas: dense_form.hpp;
+  /// dopri5's CONTD5, the weights of tsit5, vern7, vern9 and dop853).
+  BATCHODE_HOST_DEVICE void interpolate(T t, T h, T ts, const state_type& y, const state_type& y_new,
+                                        T* out) const {
     if constexpr (tableau::dense_form_v<Tab> == tableau::DenseForm::weights) {
+      // Stage and power are compile-time constants (static_for), so every coefficient is one: a
+      // lookup left to the optimiser was a call per coefficient in GCC's float code (vern7 on the CPU,
+      // 54 % of a solve interpolating 101 points).
       const T theta = (ts - t) / h;
-      T b[stages];
-      BATCHODE_UNROLL
-      for (int s = 0; s < stages; ++s) {
+      T b[dense_stages];
+      detail::static_for<0, dense_stages>([&](auto stage) {
+        constexpr int s = decltype(stage)::value;
         T w = 0;  // Horner in theta, then the common factor theta
-        BATCHODE_UNROLL
-        for (int m = Tab::dense_degree - 1; m >= 0; --m) w = w * theta + T(Tab::dense_weight(s, m));
+        detail::static_for<0, Tab::dense_degree>([&](auto power) {
+          constexpr double coefficient = Tab::dense_weight(s, Tab::dense_degree - 1 - decltype(power)::value);
+          w = w * theta + T(coefficient);
+        });
         b[s] = h * theta * w;
-      }
+      });
       BATCHODE_UNROLL
       for (port::size_t i = 0; i < N; ++i) {
         T sum = y[i];
-        BATCHODE_UNROLL
-        for (int s = 0; s < stages; ++s) sum += b[s] * k_[s][i];
+        detail::static_for<0, dense_stages>([&](auto stage) {
+          constexpr int s = decltype(stage)::value;
+          if constexpr (dense_weighs(s)) sum += b[s] * k_[s][i];
+        });
         out[i] = sum;
       }
       (void)y_new;
@@ -173,7 +207,8 @@ class RkStepper {
   }
 
   /// Right-hand-side evaluations since reset() of a run that made `accepted` + `rejected` attempts:
-  /// one in reset(), stages - 1 per attempt, and one per accepted step unless the method is FSAL.
+  /// one in reset(), stages - 1 per attempt, and one per accepted step unless the method is FSAL (the
+  /// dense output's own stages are counted by the loop that asks for them: prepare_dense).
   /// integrate_run computes it from the run's step counters: a count kept per step is one more
   /// value carried through the hot loop, and costs registers (8 of 40 for RK4 Lorenz in float on
   /// sm_90), hence occupancy.
@@ -201,10 +236,53 @@ class RkStepper {
       s5 += (err[i] / scale) * (err[i] / scale);
       s3 += (e3 / scale) * (e3 / scale);
     }
-    const T denominator = s5 + T(0.01) * s3;
-    const T factor = denominator > T(0) ? port::sqrt(s5 / denominator) : T(1);
+    const T factor = estimate_factor(s5, s3);
     BATCHODE_UNROLL
     for (port::size_t i = 0; i < N; ++i) err[i] *= factor;
+  }
+
+  /// sqrt(s5 / (s5 + 0.01 s3)) (1 where both are 0), a block's lanes each by the run's formula.
+  BATCHODE_HOST_DEVICE static T estimate_factor(T s5, T s3) {
+    const auto factor = [](auto a, auto b) {
+      using U = decltype(a);
+      const U denominator = a + U(0.01) * b;
+      return denominator > U(0) ? port::sqrt(a / denominator) : U(1);
+    };
+    if constexpr (kernels::is_run_pack<T>::value) {
+      return zip(s5, s3, factor);
+    } else {
+      return factor(s5, s3);
+    }
+  }
+
+  static constexpr int dense_stages = tableau::dense_stages_v<Tab>;
+
+  /// The dense output's own stage S (>= stages): k_[S] = f(t + c_S h, y + sum_{j<S} (h a_Sj) k_j), S and j
+  /// compile-time constants (static_for), so each coefficient is one, a zero none (a lookup left to the
+  /// optimiser was a call per coefficient in GCC's float code: see interpolate()).
+  template <int S, class System>
+  BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void evaluate_dense_stage(const System& sys, T t,
+                                                                      const state_type& y, const T* p, T h) {
+    T arg[N];
+    BATCHODE_UNROLL
+    for (port::size_t i = 0; i < N; ++i) {
+      T sum = y[i];
+      detail::static_for<0, S>([&](auto prev) {
+        constexpr double a = Tab::dense_a(S, decltype(prev)::value);
+        if constexpr (a != 0.0) sum += (h * T(a)) * k_[decltype(prev)::value][i];
+      });
+      arg[i] = sum;
+    }
+    constexpr double c = Tab::dense_c(S);
+    sys(t + T(c) * h, arg, p, k_[S]);
+  }
+
+  /// Whether stage s enters the dense output (vern7's interpolant gives stages 1, 2 and 9 no weight).
+  BATCHODE_HOST_DEVICE static constexpr bool dense_weighs(int s) {
+    for (int m = 0; m < Tab::dense_degree; ++m) {
+      if (Tab::dense_weight(s, m) != 0.0) return true;
+    }
+    return false;
   }
 
   /// The first stage with a nonzero weight b_s.
@@ -219,12 +297,14 @@ class RkStepper {
     if (r == 0.0) return false;
     for (int s = 0; s < stages; ++s) {
       const double m = Tab::b(s) / r;
-      if (!(m >= 0.0 && m <= 64.0) || m != static_cast<double>(static_cast<int>(m)) || m * r != Tab::b(s)) return false;
+      if (!(m >= 0.0 && m <= 64.0) || m != static_cast<double>(static_cast<int>(m)) || m * r != Tab::b(s))
+        return false;
     }
     return true;
   }
 
-  T k_[Tab::stages][N];
+  T k_[tableau::dense_stages_v<Tab>][N];  // the step's stages, then the dense output's own
+  bool dense_current_ = false;            // prepare_dense's stages are this attempt's
   // rtol, atol, set by use_tolerances before the first step and read only by combine_estimates; one
   // unused value for the other tables (the compilers drop it).
   T tolerances_[tableau::combines_estimates_v<Tab> ? 2 : 1];

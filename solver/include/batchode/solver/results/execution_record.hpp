@@ -29,6 +29,11 @@ struct ExecutionRecord {
   /// Chunks the part went in (GPU: its chunks; CPU: 1), on the part's first record; 0 on the others
   /// (GPUs that share their runs run several contiguous pieces, a record each).
   std::size_t chunks = 1;
+  /// A CPU part's instruction set for blocks of runs in SIMD lanes, chosen when it ran
+  /// (backends/cpu/simd_set.hpp: the widest the CPU has, narrowed by BATCHODE_CPU_SIMD): "avx512",
+  /// "avx2", "baseline" or "off". Which runs take blocks depends on the system, method and outputs
+  /// (docs/guide/cpp_systems.md); the others run one at a time. Empty for a GPU part.
+  std::string instruction_set;
 };
 
 /// The backends `parts` ran on, each once in the order first met, joined by '+': "gpu:0+cpu" ("" for

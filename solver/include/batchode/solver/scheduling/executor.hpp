@@ -113,6 +113,7 @@ class Executor {
     /// with other GPUs, what it took (none when the others ran them all).
     std::vector<arrays::RunSlice> pieces;
     std::string run_order;  // why a GPU part's runs were not ordered, when RunOrder::automatic
+    std::string instruction_set;  // a CPU part's (ExecutionRecord::instruction_set)
   };
 
   static constexpr std::size_t no_consumer = static_cast<std::size_t>(-1);
@@ -164,9 +165,11 @@ class Executor {
 
   /// Runs `pieces` on the CPU (a failed GPU's runs, checked first); returns the wall time in ms.
   double run_cpu_pieces(const T* y0, const T* params, const std::vector<arrays::RunSlice>& pieces,
-                        SolveResult<T>& result) {
+                        SolveResult<T>& result, std::string& set) {
     double ms = 0;
-    for (const arrays::RunSlice& p : pieces) ms += run_cpu_range(y0, params, p.first, p.count, result, true);
+    for (const arrays::RunSlice& p : pieces) {
+      ms += run_cpu_range(y0, params, p.first, p.count, result, true, set);
+    }
     return ms;
   }
 
@@ -177,7 +180,7 @@ class Executor {
   /// Runs runs [first, first + count) on the CPU; returns the wall time in ms. `check_values`: scan
   /// them first (a fallback's runs, which the GPU may not have staged and checked before failing).
   double run_cpu_range(const T* y0, const T* params, std::size_t first, std::size_t count, SolveResult<T>& result,
-                       bool check_values) {
+                       bool check_values, std::string& instruction_set) {
     const auto start = std::chrono::steady_clock::now();
     if (check_values) check_finite_runs(y0, params, first, count, n_states_of(ctx_.system), n_params_of(ctx_.system), ctx_.workers);
     // The same keys as the GPU runner's kernel_run_execution (timing/metadata_keys.hpp).
@@ -188,6 +191,13 @@ class Executor {
     integrate_on_cpu(ctx_.system, y0, params, first, count, ctx_.options.method, *settings_,
                      ctx_.options.cpu_threads, result.view(), ctx_.logger, ctx_.workers, ctx_.options.stop);
     timer.stop();
+    // The set the blocks were dispatched to (a BATCHODE_CPU_SIMD that names none has thrown by now where
+    // a run could take blocks; where none could, it is left unsaid).
+    try {
+      instruction_set = cpu::simd_set_name(cpu::simd_set());
+    } catch (const std::invalid_argument&) {
+      instruction_set.clear();
+    }
     return ms_since(start);
   }
 
@@ -228,7 +238,8 @@ class Executor {
     out.pieces = {{part.first_run, part.runs}};
     try {
       if (!part.backend.is_gpu()) {
-        out.wall_ms = run_cpu_range(y0, params, part.first_run, part.runs, result, false);
+        out.wall_ms =
+            run_cpu_range(y0, params, part.first_run, part.runs, result, false, out.instruction_set);
         return;
       }
       const int device = part.backend.device;
@@ -269,7 +280,7 @@ class Executor {
         out.detail = e.what();
         out.start_ms = telemetry_.now_ms();
         out.chunks = out.pieces.size();
-        out.wall_ms = run_cpu_pieces(y0, params, out.pieces, result);
+        out.wall_ms = run_cpu_pieces(y0, params, out.pieces, result, out.instruction_set);
       }
     } catch (...) {
       // The solve throws (bad input met while staging, a stop request): GPUs sharing runs stop too.
@@ -322,8 +333,8 @@ class Executor {
         detail += fmt::format("{}runs [{}, {}) taken from {}'s share", detail.empty() ? "" : "; ", a, b,
                               to_string(owner_of(selection, a)));
       }
-      result.add_execution(
-          {o.backend, o.reason, piece.first, piece.count, o.wall_ms, std::move(detail), predicted, i == 0 ? o.chunks : 0});
+      result.add_execution({o.backend, o.reason, piece.first, piece.count, o.wall_ms, std::move(detail),
+                            predicted, i == 0 ? o.chunks : 0, o.instruction_set});
       ran += piece.count;
     }
     if (pieces.empty()) return;  // the GPUs it shared with ran all its runs

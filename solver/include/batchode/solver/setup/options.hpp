@@ -259,8 +259,8 @@ std::string event_name(const SolveOptions& options, std::size_t e);
 /// Checks that the options' events fit a system with `n_events` event functions. Throws InvalidInput.
 void check_events_for_system(const SolveOptions& options, std::size_t n_events);
 
-/// The order of a method's dense output: dopri5's, tsit5's and rodas5p's own continuous extensions 4,
-/// rodas4's own and the Hermite cubic 3.
+/// The order of a method's dense output: vern9's own 9, vern7's and dop853's 7, dopri5's, tsit5's and
+/// rodas5p's own continuous extensions 4, rodas4's own and the Hermite cubic 3.
 int dense_output_order(Method method);
 
 /// Whether a solve's saved points are interpolated (SaveMode resolved: automatic interpolates save_at

@@ -13,9 +13,9 @@
 // explicit method, or by a Rosenbrock method where its sparse linearisation and LU take packs too
 // (simd_linearization: a model written as equations, whose generated LU tells which lanes kept their
 // pivots), with or without a series (saved on the batch's save times, landed on or interpolated, with
-// observables and a choice of variables: each lane saves into its own run's row, run_sinks.hpp), and no
-// summaries, save times of each run's own, events, drivers or algebraic states (runs_in_blocks_v,
-// plan_runs_in_blocks); the rest runs a run at a time (run_range.hpp), as do the
+// observables, a choice of variables and summaries: each lane saves into its own run's row and keeps its
+// own run's summaries, run_sinks.hpp), and no save times of each run's own, events, drivers or algebraic
+// states (runs_in_blocks_v, plan_runs_in_blocks); the rest runs a run at a time (run_range.hpp), as do the
 // runs past the last whole block and a fixed-step block whose state turned non-finite
 // (integrate_block). The block loops are compiled once per instruction set (AVX-512 with
 // two vectors per pack, AVX2, the baseline) and the widest the CPU has is chosen at run time
@@ -42,17 +42,17 @@
 namespace batchode::cpu {
 
 /// Whether method Tab's runs of System in precision T can run in blocks: the system takes packs; the
-/// method is explicit with one error estimate (dop853 combines two by their norms), or Rosenbrock on a
+/// method is explicit (dop853's two estimates combined lane by lane), or Rosenbrock on a
 /// system whose sparse linearisation and LU take packs (the ESDIRK and Radau steppers' Newton
 /// iterations are a run's own); nothing of a run but its state is carried (no events, drivers, breaks
 /// or algebraic states).
 template <class Tab, class System, class T>
 inline constexpr bool runs_in_blocks_v =
-    simd_runs_v<System> && !tableau::combines_estimates_v<Tab> && tableau::runs_on_gpu_v<Tab> &&
+    simd_runs_v<System> && !has_breaks_v<System, T> && tableau::runs_on_gpu_v<Tab> &&
     (!has_stiff_stepper_v<Tab> || (tableau::is_rosenbrock_v<Tab> && simd_linearization_v<System> &&
                                    kernels::RosenbrockShape<System, T>::sparse)) &&
     n_events_v<System> == 0 && n_drivers_v<System> == 0 && n_algebraic_v<System> == 0 &&
-    !has_breaks_v<System, T> && (std::is_same_v<T, float> || std::is_same_v<T, double>);
+    (std::is_same_v<T, float> || std::is_same_v<T, double>);
 
 /// Whether a block of Stepper's lanes interpolates saves: with the method's own dense output, or the
 /// Hermite cubic on the slopes the stepper keeps (a Rosenbrock step without its own, ros3p's doubled
@@ -61,17 +61,16 @@ template <class Stepper>
 inline constexpr bool lanes_interpolate_v =
     detail::own_dense_output<Stepper>::value || detail::keeps_derivative<Stepper>::value;
 
-/// Whether a solve's plan lets its runs run in blocks: no summaries, and save times (if any) the same
-/// for every run; for fixed steps (not `adaptive`), saves every whole number of steps or interpolated
-/// (blocks::integrate_fixed), not steps landing on other save times; interpolated saves only where the
-/// lanes can (`interpolates`: lanes_interpolate_v).
+/// Whether a solve's plan lets its runs run in blocks: save times (if any) the same for every run (each
+/// lane's sink keeps its run's summaries too: LaneSink); for fixed steps (not `adaptive`), saves every whole
+/// number of steps or interpolated (blocks::integrate_fixed), not steps landing on other save times;
+/// interpolated saves only where the lanes can (`interpolates`: lanes_interpolate_v).
 template <class T>
 bool plan_runs_in_blocks(const RunSettings<T>& plan, bool adaptive, bool interpolates) {
   const bool fixed_saves =
       plan.n_saves == 0 || plan.interpolate_saves != 0 || detail::steps_between_saves(plan) != 0;
   const bool interpolated = plan.n_saves > 0 && plan.interpolate_saves != 0;
-  return plan.summary_windows == 0 && plan.save_times_per_run == 0 && (adaptive || fixed_saves) &&
-         (interpolates || !interpolated);
+  return plan.save_times_per_run == 0 && (adaptive || fixed_saves) && (interpolates || !interpolated);
 }
 
 /// The runs a block loop leaves to be integrated one at a time, [first, last): the runs past the last
@@ -196,7 +195,11 @@ bool integrate_fixed(Stepper& stepper, const System& sys, typename Stepper::stat
     // interpolated from the step that passes it.
     const std::uint64_t n = within ? steps : allowed;
     detail::DenseStep<Stepper, N> dense;
-    RunCounters counters{};  // (the Hermite cubic takes the stepper's slopes: no evaluation to count)
+    // The fixed-step tables (euler, rk4) interpolate by the Hermite cubic on the stepper's slopes: no
+    // evaluation to count (an interpolant's own stages would be each lane's to count, as LanesDense does).
+    static_assert(detail::dense_extra_stages<Stepper>::value == 0,
+                  "a fixed-step table with interpolant stages");
+    RunCounters counters{};
     T t_reached = plan.t0;
     for (std::uint64_t j = 0; j < n; ++j) {
       const T t = plan.t0 + T(j) * h;
@@ -282,9 +285,9 @@ struct LanesDense {
 
   /// Which lanes pass a save time; their points are saved now for a method's own dense output.
   /// finite[l]: whether lane l's y_new is finite.
-  template <class Sink>
-  void before_keep(const Stepper& stepper, const Pack& t, const State& y, const Pack& t_new,
-                   const State& y_new, const Flag (&accepted)[W], const Flag (&finite)[W],
+  template <class System, class Sink>
+  void before_keep(Stepper& stepper, const System& sys, const Pack& t, const State& y, const Pack& t_new,
+                   const State& y_new, const Pack* p, const Flag (&accepted)[W], const Flag (&finite)[W],
                    const RunSettings<T>& plan, Lanes<T, W>& lanes, Sink& sink) {
     any_due = 0;
     for (std::size_t l = 0; l < W; ++l) {
@@ -294,8 +297,21 @@ struct LanesDense {
     if (!any_due) return;
     if constexpr (detail::own_dense_output<Stepper>::value) {
       // A step to a non-finite state ends the run right after: its points stay unsaved (NaN).
-      for (std::size_t l = 0; l < W; ++l) due[l] &= finite[l];
+      Flag any_finite = 0;
+      for (std::size_t l = 0; l < W; ++l) {
+        due[l] &= finite[l];
+        any_finite |= due[l];
+      }
       const Pack h = t_new - t;
+      if constexpr (detail::dense_extra_stages<Stepper>::value > 0) {
+        // The interpolant's own stages, for every lane; each due lane counts them, as its run alone
+        // does on this step.
+        if (!any_finite) return;
+        stepper.prepare_dense(sys, t, h, y, p);
+        for (std::size_t l = 0; l < W; ++l) {
+          if (due[l]) lanes.rhs_evaluations[l] += detail::dense_extra_stages<Stepper>::value;
+        }
+      }
       State out;
       save_due(t_new, y_new, plan, lanes, sink, [&](const Pack& ts) {
         stepper.interpolate(t, h, ts, y, y_new, &out[0]);
@@ -478,7 +494,7 @@ void integrate_adaptive(Stepper& stepper, const System& sys, typename Stepper::s
     // `accepted` only), and what its own dense output may save from before it.
     lanes_finite<N>(y_new, finite);
     if (interpolating)
-      dense.before_keep(stepper, t_now, y, t_new, y_new, accepted, finite, plan, lanes, sink);
+      dense.before_keep(stepper, sys, t_now, y, t_new, y_new, p, accepted, finite, plan, lanes, sink);
     keep_accepted(stepper, sys, t_new, y, y_new, p, accepted, all_accepted != 0);
 
     // The accepted lanes move on: their time, the controller's memory and the next step size.
@@ -540,6 +556,10 @@ bool integrate_block(Stepper& stepper, const System& sys, const T* y0, const T* 
   const bool at_t0 = plan.n_saves > 0 && save_time(plan, 0) <= plan.t0;
   if (at_t0) sink.save(0, plan.t0, &y[0]);
   for (std::size_t l = 0; l < W; ++l) lanes.next_save[l] = at_t0 ? 1 : 0;
+  // A stepper that reads the tolerances (dop853's estimates) takes them before reset, as a run's does.
+  if constexpr (detail::takes_tolerances<Stepper, Pack>::value) {
+    stepper.use_tolerances(Pack(plan.rtol), Pack(plan.atol));
+  }
   stepper.reset(sys, Pack(plan.t0), y, pp);
   if constexpr (Stepper::adaptive) {
     integrate_adaptive(stepper, sys, y, pp, lane_params, plan, lanes, sink);
@@ -580,10 +600,13 @@ RunsAlone integrate_blocks(const System& sys, const T* y0, const T* params, std:
   constexpr std::size_t P = System::n_params;
   Stepper stepper{};
   for (std::size_t r = begin; end - r >= W; r += W) {
-    // Each lane's run's row (a solve without saves: sinks never called).
-    LanesSink<decltype(series_sink(sys, params, plan, result, r)), T, System::n_states, W> sink;
+    // Each lane's run's row and its summaries (a solve without saves: sinks never called).
+    using Series = decltype(series_sink(sys, params, plan, result, r));
+    LanesSink<LaneSink<Series, System, T>, T, System::n_states, W> sink;
     for (std::size_t l = 0; l < W; ++l) {
-      sink.lanes[l] = series_sink(sys, P > 0 ? params + (r + l) * P : nullptr, plan, result, r + l);
+      const T* p = P > 0 ? params + (r + l) * P : nullptr;
+      sink.lanes[l] = {summary_sink(series_sink(sys, p, plan, result, r + l), sys, p, plan, result, r + l),
+                       plan.summary_windows != 0};
     }
     if (!integrate_block<Stepper, System, T, W>(stepper, sys, y0, params, r, plan, result, sink))
       return {r, r + W};

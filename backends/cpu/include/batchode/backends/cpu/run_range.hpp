@@ -29,8 +29,8 @@ namespace batchode::cpu {
 /// Integrates run r of a validated batch (y0, params: the whole batch, run-major) with `sys` (the
 /// integrated system: the user's, or run r's Driven) into row r of `result`.
 template <class Tab, class System, class T, class Stepper>
-void integrate_one_run(const System& sys, const T* y0, const T* params, std::size_t r, const RunSettings<T>& plan,
-                       const ResultView<T>& result, Stepper& stepper) {
+void integrate_one_run(const System& sys, const T* y0, const T* params, std::size_t r,
+                       const RunSettings<T>& plan, const ResultView<T>& result, Stepper& stepper) {
   constexpr std::size_t N = System::n_states;
   constexpr std::size_t P = System::n_params;
   typename Stepper::state_type y{};
@@ -52,8 +52,8 @@ void integrate_one_run(const System& sys, const T* y0, const T* params, std::siz
     constexpr std::size_t E = n_events_v<System>;
     if constexpr (E > 0) {
       const std::size_t width = E * std::size_t{plan.event_slots} * (N + 1);
-      StridedEventSink<decltype(series), T, N, E> sink{series, result.events + r * width,
-                                                       result.event_counts + r * E, 1, 0, plan.event_slots};
+      StridedEventSink<decltype(series), T, N, E> sink{
+          series, result.events + r * width, result.event_counts + r * E, 1, 0, plan.event_slots};
       return integrate_run(stepper, sys, y, p, run_plan, sink, counters, t_reached);
     } else {
       return integrate_run(stepper, sys, y, p, run_plan, series, counters, t_reached);
@@ -61,11 +61,7 @@ void integrate_one_run(const System& sys, const T* y0, const T* params, std::siz
   };
   // With summaries, they are kept around the series sink (whose saves may be none of the points).
   auto summarising = [&](auto series) {
-    if (plan.summary_windows != 0) {
-      const std::size_t width = std::size_t{plan.summary_windows} * plan.summary_slots;
-      using Sink = SummarySink<decltype(series), System, T, StridedSummaryOut<T>>;
-      return run(Sink{series, &sys, p, {result.summaries + r * width, 1, 0, plan.summary_slots}, &run_plan});
-    }
+    if (plan.summary_windows != 0) return run(summary_sink(series, sys, p, run_plan, result, r));
     return run(series);
   };
   // The series' columns: every state and observable, or those the plan chose (run_sinks.hpp).

@@ -1,7 +1,8 @@
 // backends/cpu/: where the CPU path's runs save their series: one run's row of the result
-// (series_sink, with its observables where the system has some), and a block's W rows at once
-// (LanesSink: a save of W runs in SIMD lanes is each lane's save into its own run's row, with the
-// numbers a run alone would save). One description of a run's sink for run_range.hpp and run_blocks.hpp.
+// (series_sink, with its observables where the system has some, and summary_sink around it where the
+// solve keeps summaries), and a block's W rows at once (LanesSink: a save of W runs in SIMD lanes is
+// each lane's save into its own run's row, with the numbers a run alone would save). One description
+// of a run's sink for run_range.hpp and run_blocks.hpp.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +13,7 @@
 #include "batchode/kernels/core/system.hpp"
 #include "batchode/kernels/outputs/observables.hpp"
 #include "batchode/kernels/outputs/strided_outputs.hpp"
+#include "batchode/kernels/outputs/summaries.hpp"
 
 namespace batchode::cpu {
 
@@ -36,14 +38,49 @@ auto series_sink(const System& sys, const T* p, const RunSettings<T>& plan, cons
   }
 }
 
+/// Run r's summaries (plan.summary_windows windows) around its series sink: a SummarySink whose samples are
+/// every save point and whose series keeps every plan.series_every-th, into run r's row of
+/// result.summaries. `plan` (the run's own: its save times) must outlive the sink.
+template <class Series, class System, class T>
+SummarySink<Series, System, T, StridedSummaryOut<T>> summary_sink(const Series& series, const System& sys,
+                                                                  const T* p, const RunSettings<T>& plan,
+                                                                  const ResultView<T>& result,
+                                                                  std::size_t r) {
+  const std::size_t width = std::size_t{plan.summary_windows} * plan.summary_slots;
+  return {series, &sys, p, {result.summaries + r * width, 1, 0, plan.summary_slots}, &plan};
+}
+
+/// The sink of a run in a block (run_blocks.hpp): its series, under its summaries where the solve keeps
+/// them (summary_sink), one type either way, so that a block's loop is compiled once for both.
+template <class Series, class System, class T>
+struct LaneSink : SummarySink<Series, System, T, StridedSummaryOut<T>> {
+  using Summaries = SummarySink<Series, System, T, StridedSummaryOut<T>>;
+  bool summarising = false;
+
+  void save(std::uint32_t k, T t, const T* y) {
+    if (summarising) {
+      Summaries::save(k, t, y);
+    } else {
+      Series::save(k, t, y);
+    }
+  }
+  void mark_unsaved(std::uint32_t k) {
+    if (summarising) {
+      Summaries::mark_unsaved(k);
+    } else {
+      Series::mark_unsaved(k);
+    }
+  }
+};
+
 /// The series sink of a block of W runs in SIMD lanes: lane l's values go to lanes[l], the sink of the
 /// block's run l. save() takes a state of packs (kernels::RunPack: the fixed-step loops, whose lanes
 /// save together); save_lane() one lane's (the adaptive block loop, whose lanes save apart). Y: a
 /// state of packs, or a pointer to its first, y[i][l] state i of lane l.
-template <class LaneSink, class T, std::size_t N, std::size_t W>
+template <class RunSink, class T, std::size_t N, std::size_t W>
 struct LanesSink {
   static constexpr bool active = true;
-  LaneSink lanes[W];
+  RunSink lanes[W];
 
   template <class Pack>
   void save(std::uint32_t k, T t, const Pack* y) {
