@@ -18,19 +18,7 @@ import time
 
 import numpy
 
-from python_peers import LORENZ
-
-
-def reference(rho_values, times):
-    """x(t) of the Lorenz runs with these rho at `times`, by scipy's DOP853 at rtol 1e-13."""
-    from scipy.integrate import solve_ivp
-
-    out = []
-    for rho in rho_values:
-        f = lambda t, y: [10.0 * (y[1] - y[0]), y[0] * (rho - y[2]) - y[1], y[0] * y[1] - 8.0 / 3.0 * y[2]]  # noqa: E731
-        out.append(solve_ivp(f, (0.0, 1.0), [1.0, 0.0, 0.0], method="DOP853", rtol=1e-13, atol=1e-15,
-                             t_eval=times).y[0])
-    return numpy.array(out)
+from python_peers import LORENZ, lorenz_reference
 
 
 def main():
@@ -52,7 +40,7 @@ def main():
     rho = numpy.linspace(0.0, 21.0, n).reshape(n, 1)
     picks = [0, n // 2, n - 1]
     times = numpy.arange(1, args.points + 1) / args.points
-    ref = reference(rho[picks, 0], times)
+    ref = lorenz_reference(rho[picks, 0], times)
     for method in args.methods:
         for mode in args.modes:
             saves = {}

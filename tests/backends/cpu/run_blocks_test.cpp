@@ -161,6 +161,23 @@ void lorenz_batch(std::size_t runs, std::vector<T>& y0, std::vector<T>& params) 
   }
 }
 
+/// A damped oscillator batch: frequencies 1 .. 1 + 0.1 runs, damping 0.05, v0 in 0 .. 0.4.
+void damped_batch(std::size_t runs, std::vector<double>& y0, std::vector<double>& params) {
+  y0.clear();
+  params.clear();
+  for (std::size_t r = 0; r < runs; ++r) {
+    y0.insert(y0.end(), {1.0, 0.1 * double(r % 5)});
+    params.insert(params.end(), {1.0 + 0.1 * double(r), 0.05});
+  }
+}
+
+/// A BlowUp batch, y0 = 1: every third run (k = 3) blows up before t = 1, the others (k = 0.2) finish.
+void blow_up_batch(std::size_t runs, std::vector<double>& y0, std::vector<double>& k) {
+  y0.assign(runs, 1.0);
+  k.resize(runs);
+  for (std::size_t r = 0; r < runs; ++r) k[r] = r % 3 == 0 ? 3.0 : 0.2;
+}
+
 template <class T>
 void expect_same_runs(const batchode::SolveResult<T>& a, const batchode::SolveResult<T>& b) {
   ASSERT_EQ(a.n_runs(), b.n_runs());
@@ -357,12 +374,8 @@ TEST(RunBlocks, SavesInFloatOnEveryInstructionSet) {
 
 // A system's observables, and a chosen few of the variables, are saved by each lane into its run's row.
 TEST(RunBlocks, ObservablesAndChosenVariablesAreEachRunsOwn) {
-  const std::size_t runs = 40;
   std::vector<double> y0, params;
-  for (std::size_t r = 0; r < runs; ++r) {
-    y0.insert(y0.end(), {1.0, 0.1 * double(r % 5)});
-    params.insert(params.end(), {1.0 + 0.1 * double(r), 0.05});
-  }
+  damped_batch(40, y0, params);
   for (Method method : {Method::rk4, Method::dopri5}) {
     for (bool chosen : {false, true}) {
       SCOPED_TRACE(std::string(batchode::to_string(method)) +
@@ -384,12 +397,8 @@ TEST(RunBlocks, ObservablesAndChosenVariablesAreEachRunsOwn) {
 // an observable among the variables, a series kept at every other sample, and runs that blow up inside a
 // block (their windows after it NaN).
 TEST(RunBlocks, SummariesAreEachRunsOwn) {
-  const std::size_t runs = 40;
   std::vector<double> y0, params;
-  for (std::size_t r = 0; r < runs; ++r) {
-    y0.insert(y0.end(), {1.0, 0.1 * double(r % 5)});
-    params.insert(params.end(), {1.0 + 0.1 * double(r), 0.05});
-  }
+  damped_batch(40, y0, params);
   for (Method method : {Method::rk4, Method::dopri5}) {
     SCOPED_TRACE(batchode::to_string(method));
     batchode::SolveOptions o = options(method);
@@ -403,8 +412,8 @@ TEST(RunBlocks, SummariesAreEachRunsOwn) {
     expect_same_runs(batchode::solve_ivp(DampedInLanes{}, y0, params, o), alone);
     EXPECT_GT(pack_calls.load(), 0) << "no block ran";
 
-    std::vector<double> y1(48, 1.0), k(48);
-    for (std::size_t r = 0; r < k.size(); ++r) k[r] = r % 3 == 0 ? 3.0 : 0.2;
+    std::vector<double> y1, k;
+    blow_up_batch(48, y1, k);
     batchode::SolveOptions b = options(method);
     b.t_end = 1.0;
     if (method == Method::rk4) b.dt = 1e-2;
@@ -422,9 +431,8 @@ TEST(RunBlocks, SummariesAreEachRunsOwn) {
 // they save: a fixed-step block whose state turned non-finite runs again a run at a time, an adaptive
 // block's lanes end apart.
 TEST(RunBlocks, RunsThatFailInsideABlockKeepTheirOwnUnsavedPoints) {
-  const std::size_t runs = 48;
-  std::vector<double> y0(runs, 1.0), k(runs);
-  for (std::size_t r = 0; r < runs; ++r) k[r] = r % 3 == 0 ? 3.0 : 0.2;
+  std::vector<double> y0, k;
+  blow_up_batch(48, y0, k);
   for (Method method : {Method::rk4, Method::dopri5}) {
     for (bool interpolated : {false, true}) {
       SCOPED_TRACE(std::string(batchode::to_string(method)) + (interpolated ? ", save_at" : ", save_every"));
