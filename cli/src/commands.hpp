@@ -36,6 +36,10 @@ struct RunArgs {
   std::optional<double> summarise_every, sample_summaries_every;
   std::string summarise_variables;  ///< --summarise-variables: "x,v" (empty: all)
   std::string output_types;         ///< --output-types: CuBIE's list (empty: not given)
+  /// --statistics: statistics across runs at the save times (SolveOptions::statistics), a comma list
+  /// ("mean,var,quantiles[0.05,0.5,0.95],histogram[64]"; empty: none); written to an .h5 output.
+  std::string statistics;
+  std::optional<double> quantile_rank_error;  ///< --quantile-rank-error
   std::string output;  ///< .h5, .npy or .csv
   std::string trace;   ///< a Trace Event Format file of the run's timeline (empty: none)
 };

@@ -130,6 +130,14 @@ void add_run_options(CLI::App& run, RunArgs& a) {
       "10, or the span / 100); with --save-every, that must be a whole number of samples");
   run.add_option("--summarise-variables", a.summarise_variables,
                  "States and observables summarised, a comma list of names (default: all)");
+  run.add_option("--statistics", a.statistics,
+                 "Statistics across the runs at every save time, a comma list: count, mean, var, std, min, max, "
+                 "quantiles[0.05,0.5,0.95], histogram[64] or histogram[64,low,high]. Needs --save-every or "
+                 "--save-at and an .h5 output (/statistics); with --output-types that keep no series, the runs "
+                 "are solved in slices and only the statistics and each run's row are kept");
+  run.add_option_function<double>(
+      "--quantile-rank-error", [&a](const double& v) { a.quantile_rank_error = v; },
+      "The quantiles' rank error, a fraction of the runs (default 0.001)");
   run.add_option("--output-types", a.output_types,
                  "What is kept, in one comma list (CuBIE's output_types): state, observables (the series at "
                  "--save-every / --save-at), time, status, iteration_counters (as --counters) and summary names "

@@ -103,6 +103,11 @@ void check_writable(const char* flag, const std::string& path) {
 std::string in_flag_names(std::string message) {
   // The longer names first: "SolveOptions.summaries.metrics" before "SolveOptions.summaries".
   static const std::pair<const char*, const char*> names[] = {
+      {"SolveOptions.statistics.metrics", "--statistics"},
+      {"SolveOptions.statistics.quantile_rank_error", "--quantile-rank-error"},
+      {"SolveOptions.statistics are taken at the save times: set save_every or save_at",
+       "--statistics are taken at the save times: set --save-every or --save-at"},
+      {"SolveOptions.statistics", "--statistics"},
       {"SolveOptions.summaries.metrics", "--summaries"},
       {"SolveOptions.summaries.summarise_every", "--summarise-every"},
       {"SolveOptions.summaries.sample_summaries_every", "--sample-summaries-every"},
@@ -138,8 +143,18 @@ std::string in_flag_names(std::string message) {
 std::vector<std::string> parse_names(const std::string& text, const char* flag) {
   std::vector<std::string> names;
   std::size_t from = 0;
+  // A comma between brackets belongs to its entry: "quantiles[0.05,0.5],mean" is two names.
+  auto next_comma = [&text](std::size_t at) {
+    int depth = 0;
+    for (; at < text.size(); ++at) {
+      if (text[at] == '[') ++depth;
+      if (text[at] == ']' && depth > 0) --depth;
+      if (text[at] == ',' && depth == 0) return at;
+    }
+    return std::string::npos;
+  };
   while (true) {
-    const std::size_t comma = text.find(',', from);
+    const std::size_t comma = next_comma(from);
     std::string name = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
     const std::size_t first = name.find_first_not_of(" \t");
     name = first == std::string::npos ? std::string() : name.substr(first, name.find_last_not_of(" \t") - first + 1);
@@ -170,6 +185,9 @@ std::string in_output_types_flag(std::string message) {
 /// The summaries' flags and --output-types into `o` (after the other flags: --output-types decides
 /// whether the save times keep a series).
 void summary_options(const RunArgs& a, SolveOptions& o) {
+  // The statistics first: --output-types without a series then keeps the save times for them.
+  if (!a.statistics.empty()) o.statistics.metrics = parse_names(a.statistics, "--statistics");
+  if (a.quantile_rank_error) o.statistics.quantile_rank_error = *a.quantile_rank_error;
   if (!a.summaries.empty()) o.summaries.metrics = parse_names(a.summaries, "--summaries");
   o.summaries.summarise_every = a.summarise_every;
   o.summaries.sample_summaries_every = a.sample_summaries_every;
@@ -475,6 +493,10 @@ int run(const RunArgs& a, const std::vector<Sweep>& sweeps, OutputFormat format,
 int checked_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
   const std::vector<Sweep> sweeps = parse_sweeps(args.sweeps);
   const OutputFormat format = output_format(args.output);
+  if (!args.statistics.empty() && format != OutputFormat::h5) {
+    throw UsageError(fmt::format("--statistics are written into an .h5 output (/statistics); --output '{}' is not one",
+                                 args.output));
+  }
   // The files the run writes, before anything else is done. Under MPI rank 0 writes the output (the
   // distributed solve checks it with the batch, so that every process learns the answer) and each
   // process its own trace.

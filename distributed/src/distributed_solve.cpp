@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "batchode/checks/invalid_input.hpp"
 #include "batchode/gpu/device.hpp"
 #include "batchode/solver/systems/gpu_path.hpp"
 #include "batchode/timing/scoped_timer.hpp"
@@ -93,6 +94,11 @@ template <class T>
 DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& local, BatchInput<T> batch,
                                        const SolveOptions& options, const DistributedOptions& how,
                                        TimeLogger& logger) {
+  // Every process has the same options, so every one refuses alike, before any collective call.
+  if (!options.statistics.empty()) {
+    throw InvalidInput("SolveOptions.statistics: ensemble statistics are not merged across MPI processes yet; "
+                       "solve in one process, or keep the series and reduce them after the gather");
+  }
   register_events(logger);
   batchode::detail::VerbosityScope verbosity(logger, options.verbosity);
   // The call's arguments and this process's place; what the phases agree on is filled in by them.

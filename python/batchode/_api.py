@@ -262,7 +262,8 @@ class Solver:
         `dt`, `save_every`, `save_at`, `save_mode`, `save_variables`, `output_types`, `summaries`,
         `summarise_every`, `sample_summaries_every`, `summarise_variables`, `drivers`, `max_steps`,
         `max_step`, `precision`, `backend`, `verbosity`, `counters`, `run_order`, `cpu_threads`,
-        `memory_fraction`, `chunks`, `split_runs`, `event_tolerance`, `comm`, and the aliases `first_step`, `dt_save`
+        `memory_fraction`, `chunks`, `split_runs`, `event_tolerance`, `ensemble_statistics`,
+        `quantile_rank_error`, `runs_per_slice`, `comm`, and the aliases `first_step`, `dt_save`
         and `t_eval`.
 
     Attributes
@@ -289,7 +290,8 @@ class Solver:
                  cpu_threads=0, memory_fraction=None, chunks=0, event_tolerance=None, algorithm=None,
                  first_step=None, dt_save=None, t_eval=None, comm=None, output_types=None, summaries=None,
                  summarise_every=None, sample_summaries_every=None, summarise_variables=None, drivers=None,
-                 save_variables=None, max_step=None, split_runs=True):
+                 save_variables=None, max_step=None, split_runs=True, ensemble_statistics=None,
+                 quantile_rank_error=1e-3, runs_per_slice=0):
         if not isinstance(model, _batchode.Model):
             raise TypeError(f"model must be a batchode.Model (batchode.Model(...) or batchode.load_model(path)), "
                             f"not {type(model).__name__}")
@@ -320,7 +322,12 @@ class Solver:
             sample_summaries_every=_optional_float(sample_summaries_every, "sample_summaries_every"),
             summarise_variables=_names(summarise_variables, "summarise_variables", "['x', 'energy']") or [],
             drivers=_drivers(drivers), save_variables=_save_variables(save_variables),
-            split_runs=_flag(split_runs, "split_runs"))
+            split_runs=_flag(split_runs, "split_runs"),
+            ensemble_statistics=_names(ensemble_statistics, "ensemble_statistics",
+                                       "['mean', 'var', 'quantiles[0.05,0.5,0.95]', 'histogram[64]']") or [],
+            quantile_rank_error=1e-3 if quantile_rank_error is None
+            else _optional_float(quantile_rank_error, "quantile_rank_error"),
+            runs_per_slice=_count(runs_per_slice, "runs_per_slice", 0))
         self._span = None
         self._solver = None
         # An mpi4py communicator: every solve is one batch over its processes (batchode._mpi).
@@ -611,6 +618,18 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
         them (the series is saved at samples).
     summarise_variables : list of str, optional
         The states and observables summarised, by name; None: all of them.
+    ensemble_statistics : list of str, optional
+        Statistics across the runs at every save time (``r.statistics``), of the series' variables
+        (`save_variables` chooses them): ``"count"``, ``"mean"``, ``"var"``, ``"std"``, ``"min"``,
+        ``"max"``, ``"quantiles[0.05,0.5,0.95]"`` and ``"histogram[64]"`` (over the range of the first
+        slice's values) or ``"histogram[64,low,high]"``. Needs `save_every` or `save_at`. With
+        `output_types` that keep no series, the result keeps no series: the runs are solved in slices of
+        `runs_per_slice` whose series are reduced and dropped, so memory does not grow with the runs
+        beyond one row per run (final state, status, stop time).
+    quantile_rank_error : float
+        Each quantile's rank among the runs' values lies within this fraction of the asked one (1e-3).
+    runs_per_slice : int
+        Runs solved at a time for statistics without a series (0: as many as 1 GiB of series holds).
     save_variables : list of str, optional
         The states and observables the series keeps, by name, in the model's order whatever order they
         are named in (only they take memory); needs `save_every` or `save_at`. ``r.state`` is then

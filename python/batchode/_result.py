@@ -123,6 +123,19 @@ class Result:
     summary_window_ends : numpy.ndarray
         ``(n_windows,)`` the end of each window, ``t0 + (w + 1) summarise_every`` (its last sample's
         time); empty without summaries.
+    statistics : dict of str to numpy.ndarray
+        Statistics across the runs at every save time (`ensemble_statistics`), of `statistics_variables`:
+        ``"count"`` (runs with a value: a failed run's unreached points are left out), ``"mean"``,
+        ``"var"`` (numpy's, ddof 0), ``"std"``, ``"min"``, ``"max"``, each ``(n_saves, n_variables)``;
+        ``"quantiles"`` ``(n_saves, n_variables, n_levels)`` at ``"quantile_levels"``, each within
+        ``"quantile_rank_error"`` (a fraction of the count, at most the asked `quantile_rank_error`) of
+        its rank; ``"histogram"`` ``(n_saves, n_variables, bins)`` counts over ``"histogram_edges"``
+        ``(n_saves, n_variables, bins + 1)`` (numpy.histogram's bins), with ``"histogram_below"`` and
+        ``"histogram_above"`` the values outside. ``{}`` without statistics.
+    statistics_variables : list of str
+        The states and observables the statistics are of (the series' variables), ``[]`` without.
+    statistics_t : numpy.ndarray or None
+        ``(n_saves,)`` the times the statistics are at (also when no series is kept), None without.
     counters : numpy.ndarray or None
         ``(n_runs,)`` structured (accepted_steps, rejected_steps, rhs_evaluations) when asked
         (``counters=True``), else None.
@@ -162,6 +175,9 @@ class Result:
         self.summary_window_ends = parts.get("summary_window_ends")
         if self.summary_window_ends is None:
             self.summary_window_ends = numpy.empty(0, dtype=self.final_state.dtype)
+        self.statistics = dict(parts.get("statistics", {}))
+        self.statistics_variables = list(parts.get("statistics_variables", []))
+        self.statistics_t = parts.get("statistics_t")
         self.status = parts["status"]
         self.t_stop = parts["t_stop"]
         self.counters = parts["counters"]
@@ -235,7 +251,9 @@ class Result:
         saved_variable), saved_variable holding `saved_state_names` ("variable" stays `final_state`'s).
         Summaries are variables ``summary_<name>`` over (run, window, summary_variable), with a last
         dimension ``<name>_value`` for a summary of several values (extrema: max, min; peaks[k]), and
-        the windows' ends as the coordinate ``window_end`` along ``window``.
+        the windows' ends as the coordinate ``window_end`` along ``window``. Statistics across runs are
+        variables ``statistics_<name>`` over (time, statistics_variable), with a last dimension
+        ``quantile`` (the levels) or ``bin`` (``statistics_histogram_edges``: ``bin_edge``).
 
         Returns
         -------
@@ -288,6 +306,22 @@ class Result:
             coords["time"] = (("run", "save"), self.t) if self.t.ndim == 2 else self.t
         if self.state is not None:
             data["state"] = (("run", "save" if self.t.ndim == 2 else "time", columns), self.state)
+        if self.statistics:  # over the same save times as the series, kept or not
+            coords.setdefault("time", self.statistics_t)
+            coords["statistics_variable"] = self.statistics_variables
+            for name, values in self.statistics.items():
+                if name in ("quantile_levels", "quantile_rank_error", "histogram_edges"):
+                    continue
+                dims = ("time", "statistics_variable")
+                if name == "quantiles":
+                    dims += ("quantile",)
+                    coords["quantile"] = self.statistics["quantile_levels"]
+                elif name == "histogram":
+                    dims += ("bin",)
+                data["statistics_" + name] = (dims, values)
+            if "histogram_edges" in self.statistics:
+                data["statistics_histogram_edges"] = (("time", "statistics_variable", "bin_edge"),
+                                                      self.statistics["histogram_edges"])
         return xarray.Dataset(data, coords=coords, attrs={"model": self.model_name, "method": self.method})
 
     def __repr__(self):

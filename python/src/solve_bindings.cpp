@@ -40,6 +40,7 @@
 #include "batchode/solver/setup/grid.hpp"
 #include "batchode/solver/setup/options.hpp"
 #include "batchode/solver/results/output_types.hpp"
+#include "batchode/solver/results/ensemble_statistics.hpp"
 #include "batchode/solver/results/result.hpp"
 #include "batchode/solver/systems/runtime_model.hpp"
 #include "batchode/solver/solver.hpp"
@@ -191,6 +192,52 @@ void add_summaries(const SolveResult<T>& r, double t0, py::dict& out) {
   out["summary_window_ends"] = ends;
 }
 
+/// The ensemble statistics of `r` into `out`: "statistics" {name: (n_saves, n_variables) array, with a
+/// last axis for quantiles and histogram; "histogram_edges", "histogram_below", "histogram_above",
+/// "quantile_levels", "quantile_rank_error"}, "statistics_variables" and "statistics_t"; {} / [] / None
+/// without statistics. Copies: the statistics are small (no run axis).
+template <class T>
+void add_statistics(const SolveResult<T>& r, py::dict& out) {
+  py::dict stats;
+  const EnsembleStatistics* s = r.statistics();
+  if (s == nullptr) {
+    out["statistics"] = stats;
+    out["statistics_variables"] = std::vector<std::string>{};
+    out["statistics_t"] = py::none();
+    return;
+  }
+  const auto saves = static_cast<py::ssize_t>(s->n_saves()), vars = static_cast<py::ssize_t>(s->n_variables());
+  auto array = [&](const auto& values, std::vector<py::ssize_t> shape) {
+    using V = typename std::decay_t<decltype(values)>::value_type;
+    py::array_t<V> a(shape);
+    std::copy(values.begin(), values.end(), a.mutable_data());
+    return a;
+  };
+  const StatisticsPlan& plan = s->plan();
+  if (plan.count) stats["count"] = array(s->count(), {saves, vars});
+  if (plan.mean) stats["mean"] = array(s->mean(), {saves, vars});
+  if (plan.var) stats["var"] = array(s->var(), {saves, vars});
+  if (plan.std_dev) stats["std"] = array(s->std_dev(), {saves, vars});
+  if (plan.min) stats["min"] = array(s->min(), {saves, vars});
+  if (plan.max) stats["max"] = array(s->max(), {saves, vars});
+  if (!plan.quantiles.empty()) {
+    const auto levels = static_cast<py::ssize_t>(plan.quantiles.size());
+    stats["quantiles"] = array(s->quantiles(), {saves, vars, levels});
+    stats["quantile_levels"] = array(plan.quantiles, {levels});
+    stats["quantile_rank_error"] = s->quantile_rank_error();
+  }
+  if (plan.histogram_bins > 0) {
+    const auto bins = static_cast<py::ssize_t>(plan.histogram_bins);
+    stats["histogram"] = array(s->histogram(), {saves, vars, bins});
+    stats["histogram_edges"] = array(s->histogram_edges(), {saves, vars, bins + 1});
+    stats["histogram_below"] = array(s->histogram_below(), {saves, vars});
+    stats["histogram_above"] = array(s->histogram_above(), {saves, vars});
+  }
+  out["statistics"] = stats;
+  out["statistics_variables"] = s->variables();
+  out["statistics_t"] = array(s->times(), {saves});
+}
+
 /// The result as a dict of numpy views (and plain values) that python/batchode/_result.py reads; t0
 /// places the summaries' windows.
 template <class T>
@@ -226,6 +273,7 @@ py::dict result_dict(std::shared_ptr<SolveResult<T>> owner, double t0) {
                            : py::object(py::none());
   out["observable_names"] = r.observable_names();
   add_summaries(r, t0, out);
+  add_statistics(r, out);
   static_assert(sizeof(Status) == sizeof(std::int32_t), "statuses are viewed as int32");
   out["status"] = r.statuses().empty() ? py::object(py::none())
                                        : py::object(view_of<std::int32_t>(
@@ -488,8 +536,13 @@ SolveOptions make_options(
     const std::vector<std::string>& summaries, std::optional<double> summarise_every,
     std::optional<double> sample_summaries_every, const std::vector<std::string>& summarise_variables,
     const std::vector<PyDriver>& drivers, const std::vector<std::string>& save_variables,
-    std::optional<double> max_step, bool split_runs) {
+    std::optional<double> max_step, bool split_runs, const std::vector<std::string>& ensemble_statistics,
+    double quantile_rank_error, std::size_t runs_per_slice) {
   SolveOptions o;
+  // Before output_types: a list without a series keeps the save times for the statistics.
+  o.statistics.metrics = ensemble_statistics;
+  o.statistics.quantile_rank_error = quantile_rank_error;
+  o.statistics.runs_per_slice = runs_per_slice;
   for (const PyDriver& d : drivers) o.drivers.push_back(driver_spec(d));
   o.t0 = t0;
   o.t_end = t_end;
@@ -646,7 +699,9 @@ void bind_solvers(py::module_& m) {
         py::arg("sample_summaries_every") = py::none(),
         py::arg("summarise_variables") = std::vector<std::string>{},
         py::arg("drivers") = std::vector<PyDriver>{}, py::arg("save_variables") = std::vector<std::string>{},
-        py::arg("max_step") = py::none(), py::arg("split_runs") = true);
+        py::arg("max_step") = py::none(), py::arg("split_runs") = true,
+        py::arg("ensemble_statistics") = std::vector<std::string>{}, py::arg("quantile_rank_error") = 1e-3,
+        py::arg("runs_per_slice") = 0);
   bind_solver<float>(m, "Solver32");
   bind_solver<double>(m, "Solver64");
 

@@ -40,6 +40,7 @@ TEST(SolverEvents, EveryEventIsRegisteredWithItsCategoryAndADescription) {
                            batchode::events::host_staging,
                            batchode::events::input_validation,
                            batchode::events::result_allocation,
+                           batchode::events::ensemble_statistics,
                            batchode::events::chunk_planning,
                            batchode::events::execution_part,
                            batchode::events::execution_planning,
@@ -56,7 +57,7 @@ TEST(SolverEvents, EveryEventIsRegisteredWithItsCategoryAndADescription) {
   EXPECT_EQ(category["model_cache_hit"], "compile");
   EXPECT_EQ(category["model_load"], "compile");
   EXPECT_EQ(category["model_prelude_compile"], "compile");
-  EXPECT_EQ(category.size(), 34u);
+  EXPECT_EQ(category.size(), 35u);
   EXPECT_STREQ(batchode::events::kernel_launch, "kernel_launch");
 }
 
@@ -74,7 +75,7 @@ TEST(SolverEvents, ConflictingEarlierRegistrationIsReported) {
     EXPECT_NE(what.find("'codegen'"), std::string::npos) << what;
   }
   // The conflicting labels keep their owner's category; every other one is registered.
-  EXPECT_EQ(log.registered_events().size(), 34u);
+  EXPECT_EQ(log.registered_events().size(), 35u);
   EXPECT_EQ(log.stats("kernel_launch").category, "my_category");
   EXPECT_TRUE(log.is_registered(batchode::events::kernel_compile));  // registered after the conflict
 }

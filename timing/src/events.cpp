@@ -45,6 +45,8 @@ void register_solver_events(TimeLogger& logger) {
       {events::host_staging, event_category::runtime, "copies between the user's arrays and pinned staging"},
       {events::input_validation, event_category::runtime, "checking the batch's sizes and values"},
       {events::result_allocation, event_category::runtime, "allocating the result's arrays"},
+      {events::ensemble_statistics, event_category::runtime,
+       "reducing a slice of runs' series into the statistics across runs (SolveOptions::statistics)"},
       {events::chunk_planning, event_category::runtime, "choice of chunk sizes from the memory available"},
       {events::execution_planning, event_category::runtime,
        "choice of where the batch runs: GPU discovery (the runtime's start on first use), the cost model "

@@ -57,12 +57,15 @@ void apply_output_types(const std::vector<std::string>& output_types, SolveOptio
         "output_types 'state' / 'observables' keep a series: set save_every or save_at (the final "
         "state is always kept)");
   }
-  if (!series && !options.save_variables.empty()) {
+  const bool statistics = !options.statistics.empty();
+  if (!series && !statistics && !options.save_variables.empty()) {
     throw InvalidInput(
         "save_variables chooses the series' variables, but output_types keeps no series: add 'state' or "
         "'observables' to output_types, or drop save_variables");
   }
-  if (!series) {  // no series asked for: save times would keep one
+  if (!series && statistics) {  // the save times feed the ensemble statistics alone
+    options.outputs.series = false;
+  } else if (!series) {  // no series asked for: save times would keep one
     options.save_every.reset();
     options.save_at.clear();
     options.save_at_per_run = PerRunSaveTimes();

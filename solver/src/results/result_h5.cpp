@@ -34,6 +34,7 @@
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/files/atomic_file.hpp"
 #include "batchode/kernels/core/status.hpp"
+#include "batchode/solver/results/ensemble_statistics.hpp"
 #include "batchode/solver/results/result_io.hpp"
 #include "result_h5_summaries.hpp"
 #include "result_h5_writer.hpp"
@@ -113,7 +114,40 @@ struct Content {
   const SolveResult<T>* summaries = nullptr;
   /// The summaries' layout without values (write_h5_layout: their rows reserved for the caller).
   const SummaryLayout* summary_rows = nullptr;
+  /// The ensemble statistics, when the solve asked for them.
+  const EnsembleStatistics* statistics = nullptr;
 };
+
+/// The group /statistics (layout in result_h5.hpp): each statistic asked for, (n_saves, n_variables)
+/// with a last axis for quantiles and histograms; the variables and times as attributes.
+void write_statistics(H5Writer& w, hid_t root, const EnsembleStatistics& s) {
+  const Handle group(w.check(H5Gcreate2(root, "statistics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                             "creating group statistics"),
+                     H5Gclose);
+  w.attribute(group.get(), "names", s.plan().metrics);
+  w.attribute(group.get(), "variables", s.variables());
+  w.attribute(group.get(), "t", s.times());
+  const hsize_t saves = s.n_saves(), vars = s.n_variables();
+  const StatisticsPlan& plan = s.plan();
+  if (plan.count) w.dataset(group.get(), "count", s.count(), {saves, vars});
+  if (plan.mean) w.dataset(group.get(), "mean", s.mean(), {saves, vars});
+  if (plan.var) w.dataset(group.get(), "var", s.var(), {saves, vars});
+  if (plan.std_dev) w.dataset(group.get(), "std", s.std_dev(), {saves, vars});
+  if (plan.min) w.dataset(group.get(), "min", s.min(), {saves, vars});
+  if (plan.max) w.dataset(group.get(), "max", s.max(), {saves, vars});
+  if (!plan.quantiles.empty()) {
+    const Handle set = w.dataset(group.get(), "quantiles", s.quantiles(), {saves, vars, plan.quantiles.size()});
+    w.attribute(set.get(), "levels", plan.quantiles);
+    w.attribute(set.get(), "rank_error", s.quantile_rank_error());
+  }
+  if (plan.histogram_bins > 0) {
+    const hsize_t bins = plan.histogram_bins;
+    w.dataset(group.get(), "histogram", s.histogram(), {saves, vars, bins});
+    w.dataset(group.get(), "histogram_edges", s.histogram_edges(), {saves, vars, bins + 1});
+    w.dataset(group.get(), "histogram_below", s.histogram_below(), {saves, vars});
+    w.dataset(group.get(), "histogram_above", s.histogram_above(), {saves, vars});
+  }
+}
 
 template <class T>
 Content<T> content_of(const SolveResult<T>& r, const SolveOptions& options) {
@@ -138,6 +172,7 @@ Content<T> content_of(const SolveResult<T>& r, const SolveOptions& options) {
   c.execution = &r.execution();
   if (r.n_events() > 0) c.events = &r;
   if (r.summary_layout() != nullptr) c.summaries = &r;
+  c.statistics = r.statistics();
   return c;
 }
 
@@ -242,6 +277,7 @@ H5RowOffsets write_file(const Content<T>& r, const H5Target& to, const SolveOpti
   } else if (r.summary_rows != nullptr) {
     write_summaries<T>(w, root, *r.summary_rows, r.n_runs, nullptr, options.t0, summary_offsets);
   }
+  if (r.statistics != nullptr) write_statistics(w, root, *r.statistics);
   if (!meta.y0.empty() || !meta.parameters.empty()) {
     const Handle grid(
         w.check(H5Gcreate2(root, "grid", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "creating group grid"),

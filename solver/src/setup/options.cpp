@@ -13,6 +13,7 @@
 #include "batchode/checks/identifier.hpp"
 #include "batchode/kernels/loop/events.hpp"
 #include "batchode/kernels/methods/method_registry.hpp"
+#include "batchode/solver/setup/statistics_plan.hpp"
 #include "batchode/solver/setup/summary_layout.hpp"
 
 namespace batchode {
@@ -156,6 +157,26 @@ void validate_events(const SolveOptions& o) {
   if (o.event_tolerance) require_positive_finite(*o.event_tolerance, "event_tolerance");
 }
 
+/// The ensemble statistics: their names (plan_statistics), and the save times they are taken at:
+/// the batch's (save_every or save_at), one list for every run.
+void validate_statistics(const SolveOptions& o) {
+  if (o.statistics.empty()) {
+    if (!o.outputs.series) {
+      throw InvalidInput("SolveOptions.outputs.series is off without ensemble statistics: the save times would "
+                         "feed nothing (drop save_every / save_at, or ask for statistics)");
+    }
+    return;
+  }
+  plan_statistics(o.statistics);
+  if (saves_per_run(o)) {
+    throw InvalidInput("SolveOptions.statistics are taken at the batch's save times: give save_every or save_at, "
+                       "not save_at_per_run");
+  }
+  if (!o.save_every && o.save_at.empty()) {
+    throw InvalidInput("SolveOptions.statistics are taken at the save times: set save_every or save_at");
+  }
+}
+
 }  // namespace
 
 void validate(const SolveOptions& o) {
@@ -193,6 +214,7 @@ void validate(const SolveOptions& o) {
   validate_save_at(o);
   validate_save_variables(o);
   validate_summaries(o);
+  validate_statistics(o);
   validate_events(o);
   if (o.max_steps == 0) throw InvalidInput("SolveOptions.max_steps must be at least 1");
   if (o.max_steps > max_steps_limit) {

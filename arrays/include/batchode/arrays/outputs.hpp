@@ -14,6 +14,10 @@ struct OutputSelection {
   /// counters. Off, a solve downloads only final states and statuses (the end-to-end cost of counters
   /// at 2^22 float32 Lorenz runs on the H100 was 2x: benchmarks/RESULTS.md).
   bool counters = false;
+  /// The series at the save times kept in the result. False (output_types without "state" or
+  /// "observables" but with ensemble statistics): the save times feed the statistics alone, and the
+  /// runs are solved in slices whose series are dropped once reduced.
+  bool series = true;
 };
 
 /// The events a solve keeps per run (kernels/loop/events.hpp): n_events functions, `slots` crossings

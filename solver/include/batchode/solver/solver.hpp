@@ -39,7 +39,10 @@
 #include "batchode/solver/setup/grid.hpp"
 #include "batchode/solver/setup/input_checks.hpp"
 #include "batchode/solver/setup/options.hpp"
+#include "batchode/solver/setup/run_rows.hpp"
+#include "batchode/solver/setup/statistics_plan.hpp"
 #include "batchode/solver/scheduling/planner.hpp"
+#include "batchode/solver/results/ensemble_statistics.hpp"
 #include "batchode/solver/results/result.hpp"
 #include "batchode/solver/scheduling/scheduler.hpp"
 #include "batchode/solver/scheduling/solve_context.hpp"
@@ -185,7 +188,87 @@ class Solver {
   SolveResult<T> solve(const Batch<T>& batch) { return solve(batch.y0, batch.params); }
 
   /// Pointer form: y0 holds n_runs x n_states values, params n_runs x n_params (may be null if 0).
+  /// With ensemble statistics (SolveOptions::statistics) the result holds them too; when it keeps no
+  /// series (OutputSelection::series off) the runs are solved in slices (runs_per_slice) whose series
+  /// are reduced and dropped, so that the series of one slice at most are ever held.
   SolveResult<T> solve(const T* y0, const T* params, std::size_t runs) {
+    if (options_.statistics.empty()) return solve_runs(y0, params, runs);
+    detail::check_batch_pointers(y0, params, runs, n_states(), n_params());
+    const std::size_t slice = statistics_slice(runs);
+    if (slice >= runs) {
+      SolveResult<T> result = solve_runs(y0, params, runs);
+      auto statistics = new_statistics(result, runs);
+      reduce_series(result, *statistics);
+      result.set_statistics(std::move(statistics));
+      if (!options_.outputs.series) result.drop_series();
+      return result;
+    }
+    // The per-run rows of every slice in one result without series.
+    SolveOptions rows_only = options_;
+    rows_only.save_every.reset();
+    rows_only.save_at.clear();
+    std::optional<SolveResult<T>> whole;
+    {
+      detail::VerbosityScope verbosity(*logger_, options_.verbosity);
+      ScopedTimer allocation(*logger_, events::result_allocation);
+      whole.emplace(runs, n_states(), 0, rows_only, result_memory_, std::vector<std::string>{}, summaries_, series_);
+    }
+    std::shared_ptr<EnsembleStatistics> statistics;
+    for (std::size_t first = 0; first < runs; first += slice) {
+      const std::size_t m = std::min(slice, runs - first);
+      const SolveResult<T> part =
+          solve_runs(y0 + first * n_states(), params == nullptr ? nullptr : params + first * n_params(), m);
+      if (!statistics) statistics = new_statistics(part, runs);
+      reduce_series(part, *statistics);
+      whole->place_runs(part, first);
+    }
+    whole->set_statistics(std::move(statistics));
+    return std::move(*whole);
+  }
+
+ private:
+  /// Runs solved at a time with ensemble statistics: the whole batch when the result keeps its series
+  /// or the options hold per-run rows (drivers: run_rows.hpp), else runs_per_slice, or as many runs
+  /// as 1 GiB of series holds (at least 1024).
+  std::size_t statistics_slice(std::size_t runs) const {
+    if (options_.outputs.series || has_run_rows(options_)) return runs;
+    if (options_.statistics.runs_per_slice > 0) return options_.statistics.runs_per_slice;
+    const std::size_t per_run =
+        std::max<std::size_t>(1, count_saves(options_) * (series_->states.size() + series_->observables.size()) *
+                                     sizeof(T));
+    return std::max<std::size_t>(1024, (std::size_t(1) << 30) / per_run);
+  }
+
+  /// Empty statistics of the variables and save times of `result` (a solve of some of the batch's
+  /// `runs`).
+  std::shared_ptr<EnsembleStatistics> new_statistics(const SolveResult<T>& result, std::size_t runs) const {
+    std::vector<std::string> variables = result.series_state_names();
+    if (variables.empty()) {
+      for (std::size_t s : result.series_states()) variables.push_back("y" + std::to_string(s));
+    }
+    variables.insert(variables.end(), result.observable_names().begin(), result.observable_names().end());
+    std::vector<double> times(result.times().begin(), result.times().end());
+    return std::make_shared<EnsembleStatistics>(plan_statistics(options_.statistics), std::move(variables),
+                                                std::move(times), runs);
+  }
+
+  /// Adds the series of `part` to `statistics`, timed as ensemble_statistics.
+  void reduce_series(const SolveResult<T>& part, EnsembleStatistics& statistics) {
+    detail::VerbosityScope verbosity(*logger_, options_.verbosity);
+    ScopedTimer timer(*logger_, events::ensemble_statistics);
+    timer.add_metadata(keys::total_runs, static_cast<std::int64_t>(part.n_runs()));
+    // Each save time's columns on one thread: the same numbers whatever the threads.
+    const T* observables = part.observables().empty() ? nullptr : part.observables().data();
+    cpu_workers_->parallel_for(
+        statistics.n_saves(),
+        [&](std::size_t begin, std::size_t end) {
+          statistics.add_runs(part.series().data(), part.n_series_states(), observables, part.n_runs(), begin, end);
+        },
+        1);
+  }
+
+  /// The solve of a batch (or of a slice of one) into one result.
+  SolveResult<T> solve_runs(const T* y0, const T* params, std::size_t runs) {
     detail::check_batch_pointers(y0, params, runs, n_states(), n_params());
     check_options_for_batch(options_, runs);
     if (drivers_) check_driver_sets(drivers_->fitted(), runs);
@@ -221,7 +304,6 @@ class Solver {
     return std::move(result);
   }
 
- private:
   /// The solve's one input_validation: the values of the runs the CPU will integrate. GPU parts
   /// check theirs while staging them (fused with the copy, so no pass over them is spent on
   /// checking alone).

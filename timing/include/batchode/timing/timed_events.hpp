@@ -35,6 +35,7 @@ inline constexpr const char* host_transpose = "host_transpose";
 inline constexpr const char* host_staging = "host_staging";
 inline constexpr const char* input_validation = "input_validation";
 inline constexpr const char* result_allocation = "result_allocation";
+inline constexpr const char* ensemble_statistics = "ensemble_statistics";  ///< a slice's series reduced
 inline constexpr const char* chunk_planning = "chunk_planning";
 inline constexpr const char* execution_planning = "execution_planning";        ///< where the batch runs
 inline constexpr const char* gpu_buffer_allocation = "gpu_buffer_allocation";  ///< the chunk pipeline's buffers

@@ -13,7 +13,9 @@ namespace batchode {
 /// Sets `options` from an output_types list:
 ///  - "state": the series at the save times (save_every or save_at must be set; the final state is
 ///    always kept). Without "state" or "observables" no series is kept: save_every and save_at are
-///    dropped (summaries are sampled by sample_summaries_every, never by them).
+///    dropped (summaries are sampled by sample_summaries_every, never by them), unless ensemble
+///    statistics are asked for (options.statistics, set first): they are then taken at the save times
+///    and the result keeps no series (OutputSelection::series off).
 ///  - "observables": the system's observables at the save times. The series holds the states and
 ///    the observables together, so either name keeps both; SolveOptions::save_variables chooses
 ///    among them by name.

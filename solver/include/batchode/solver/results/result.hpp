@@ -41,6 +41,8 @@
 
 namespace batchode {
 
+class EnsembleStatistics;  // solver/results/ensemble_statistics.hpp: included where they are read
+
 /// What a batch solve returns (Solver::solve, solve_ivp): every run's final state and status, and the
 /// series, observables, events, summaries and counters its SolveOptions asked for, in precision T,
 /// with where each part of the batch ran (execution()). The arrays are run-major, laid out as the
@@ -357,6 +359,56 @@ class SolveResult {
   /// Where the batch ran: one record per part (CPU, each GPU, fallbacks).
   const std::vector<ExecutionRecord>& execution() const noexcept { return execution_; }
 
+  /// Statistics across the runs at every save time (SolveOptions::statistics): null when none were
+  /// asked for.
+  const EnsembleStatistics* statistics() const noexcept { return statistics_.get(); }
+  std::shared_ptr<const EnsembleStatistics> shared_statistics() const noexcept { return statistics_; }
+  void set_statistics(std::shared_ptr<const EnsembleStatistics> statistics) { statistics_ = std::move(statistics); }
+
+  /// Drops the series, the saved observables and the save times (a solve whose series fed its ensemble
+  /// statistics alone: OutputSelection::series off): n_saves() is 0 after, and their memory is freed.
+  void drop_series() {
+    n_saves_ = 0;
+    ResultArray<T>(series_.get_allocator()).swap(series_);
+    ResultArray<T>(observables_.get_allocator()).swap(observables_);
+    times_.clear();
+    times_.shrink_to_fit();
+    times_per_run_ = false;
+  }
+
+  /// Copies the per-run rows of `part`, the result of runs [first_run, first_run + part.n_runs()) of this
+  /// result's batch solved alone, into those rows: final states, statuses and stop times, counters,
+  /// events and their counts, summaries, and the series and observables where this result keeps them
+  /// (then with the same save times). Its execution records join this result's, moved to those runs.
+  /// Throws std::logic_error when the two are not shaped alike.
+  void place_runs(const SolveResult& part, std::size_t first_run) {
+    if (first_run + part.n_runs_ > n_runs_ || part.n_states_ != n_states_ || part.event_slots_ != event_slots_ ||
+        part.n_events() != n_events() || (n_saves_ > 0 && part.n_saves_ != n_saves_)) {
+      throw std::logic_error("SolveResult::place_runs: a part shaped unlike the result");
+    }
+    auto rows = [&](auto& into, const auto& from) {
+      if (into.empty() || part.n_runs_ == 0) return;
+      const std::size_t width = from.size() / part.n_runs_;
+      if (width * n_runs_ != into.size()) throw std::logic_error("SolveResult::place_runs: rows of another width");
+      std::copy(from.begin(), from.end(), into.begin() + static_cast<std::ptrdiff_t>(first_run * width));
+    };
+    rows(final_state_, part.final_state_);
+    rows(status_, part.status_);
+    rows(stop_time_, part.stop_time_);
+    rows(counters_, part.counters_);
+    rows(events_, part.events_);
+    rows(event_counts_, part.event_counts_);
+    rows(summaries_, part.summaries_);
+    if (n_saves_ > 0) {
+      rows(series_, part.series_);
+      rows(observables_, part.observables_);
+    }
+    for (ExecutionRecord record : part.execution_) {
+      record.first_run += first_run;
+      execution_.push_back(std::move(record));
+    }
+  }
+
   /// The pool the large arrays came from (null when none); the GPU path asks it which are pinned.
   const ResultMemoryPool* memory() const noexcept { return final_state_.get_allocator().pool.get(); }
 
@@ -450,6 +502,7 @@ class SolveResult {
   std::vector<EventSpec> event_specs_;
   std::size_t event_slots_ = 0;
   std::vector<ExecutionRecord> execution_;
+  std::shared_ptr<const EnsembleStatistics> statistics_;  // null: none asked for
 };
 
 }  // namespace batchode

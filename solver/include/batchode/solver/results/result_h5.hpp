@@ -38,6 +38,13 @@
 //                                                    even peaks[1]) the last axis and an attribute
 //                                                    value_names ("max", "min"; "peaks[0]" ...);
 //                                                    NaN where a run never completed the window
+//   /statistics         group, only when the solve asked for ensemble statistics (SolveOptions::statistics);
+//                                                    attributes names (as asked), variables, t (float64:
+//                                                    the save times they are at)
+//   /statistics/<name>  (n_saves, n_variables) float64  mean, var, std, min, max; count uint64
+//   /statistics/quantiles (n_saves, n_variables, n_levels) float64, attributes levels and rank_error
+//   /statistics/histogram (n_saves, n_variables, bins) uint64, with histogram_edges (.., bins + 1)
+//                                                    float64, histogram_below and histogram_above uint64
 //   /grid/y0            (n_runs, n_states)           the initial values solved, when H5Metadata.y0 is
 //                                                    given; attribute state_names
 //   /grid/parameters    (n_runs, n_params)           the parameters solved, when H5Metadata.parameters is

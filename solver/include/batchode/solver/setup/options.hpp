@@ -149,6 +149,23 @@ struct SummaryOptions {
   bool empty() const noexcept { return metrics.empty(); }
 };
 
+/// Statistics across the runs of a batch at every save time (solver/results/ensemble_statistics.hpp):
+/// of each variable the series keeps (every state and observable, or those save_variables chose),
+/// accumulated slice by slice so that their memory does not grow with the number of runs.
+struct EnsembleStatisticsOptions {
+  /// "count", "mean", "var" (population variance, numpy's ddof = 0), "std", "min", "max",
+  /// "quantiles[q1,q2,...]" (levels in [0, 1]), "histogram[bins]" (the range of the first slice's
+  /// values at each save time and variable) or "histogram[bins,low,high]". Empty: none.
+  std::vector<std::string> metrics;
+  /// The quantiles' rank error: each returned quantile's rank among the runs' values lies within
+  /// quantile_rank_error * n of the asked one (n: the runs with a value there). In (0, 0.5).
+  double quantile_rank_error = 1e-3;
+  /// Runs solved at a time when the result keeps no series (OutputSelection::series false): their
+  /// series alone are held, reduced and dropped. 0: as many as 1 GiB of series holds (at least 1024).
+  std::size_t runs_per_slice = 0;
+  bool empty() const noexcept { return metrics.empty(); }
+};
+
 /// Everything a solve needs besides the system and the batch.
 struct SolveOptions {
   double t0 = 0.0;
@@ -179,6 +196,9 @@ struct SolveOptions {
   /// Summary metrics per run and window (SummaryOptions). With a series too, save_every must be a
   /// whole number of samples (the series is saved at the samples that fall on it); not with save_at.
   SummaryOptions summaries;
+  /// Statistics across runs at every save time (EnsembleStatisticsOptions); needs save_every or save_at.
+  /// With outputs.series false the result keeps them and no per-run series.
+  EnsembleStatisticsOptions statistics;
   /// The time-varying inputs of a system that reads drivers (kernels/outputs/driven_system.hpp), one per
   /// driver, by name (the system's driver_names, when it has them; else in its order). Fitted once
   /// per Solver over [t0, t_end] (solver/setup/driver_inputs.hpp). A system without drivers: none.
