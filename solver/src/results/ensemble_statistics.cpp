@@ -221,23 +221,9 @@ void EnsembleStatistics::merge(const EnsembleStatistics& other) {
   }
   const std::size_t bins = plan_.histogram_bins;
   for (std::size_t c = 0; c < count_.size(); ++c) {
-    const std::uint64_t n = other.count_[c];
-    if (n == 0) continue;
-    const std::uint64_t before = count_[c];
-    count_[c] += n;
-    if (plan_.moments()) {
-      if (before == 0) {
-        mean_[c] = other.mean_[c];
-        m2_[c] = other.m2_[c];
-      } else {
-        const double total = static_cast<double>(count_[c]);
-        const double delta = other.mean_[c] - mean_[c];
-        mean_[c] += delta * static_cast<double>(n) / total;
-        m2_[c] += other.m2_[c] + delta * delta * static_cast<double>(before) * static_cast<double>(n) / total;
-      }
-    }
-    if (plan_.min) min_[c] = before == 0 ? other.min_[c] : std::min(min_[c], other.min_[c]);
-    if (plan_.max) max_[c] = before == 0 ? other.max_[c] : std::max(max_[c], other.max_[c]);
+    if (other.count_[c] == 0) continue;
+    join_moments(c, other.count_[c], plan_.moments() ? other.mean_[c] : nan, plan_.moments() ? other.m2_[c] : 0.0,
+                 plan_.min ? other.min_[c] : nan, plan_.max ? other.max_[c] : nan);
     if (!sketches_.empty()) sketches_[c].merge(other.sketches_[c]);
     if (bins > 0) {
       if (std::isnan(edges_[c * (bins + 1)])) {
