@@ -109,24 +109,21 @@ void EnsembleStatistics::add_column(std::size_t c, const double* values, std::si
 namespace {
 
 /// Sums of one block of runs, per value of a row segment: count, sum and sum of squares about a shift
-/// (the column's mean so far, else the mean of the block's first rows: sums about a value near the mean
-/// round like a second pass would, whatever the mean's size), min and max. Laid out as the rows are, so
-/// the loop over a row's values vectorises.
+/// (add_runs sets it: the column's mean so far, else the mean of the block's first rows; sums about a
+/// value near the mean round like a second pass would, whatever the mean's size), min and max. Laid out
+/// as the rows are, so the loop over a row's values vectorises.
 struct BlockSums {
   std::vector<std::uint64_t> n;
   std::vector<double> shift, s1, s2, low, high;
   explicit BlockSums(std::size_t values)
       : n(values), shift(values), s1(values), s2(values), low(values), high(values) {}
-  void start(const double* column_means, const std::uint64_t* counts, const double* first_rows_mean) {
-    for (std::size_t j = 0; j < n.size(); ++j) {
-      n[j] = 0;
-      s1[j] = s2[j] = 0;
-      low[j] = std::numeric_limits<double>::infinity();
-      high[j] = -std::numeric_limits<double>::infinity();
-      shift[j] = counts[j] > 0 && !std::isnan(column_means[j]) ? column_means[j]
-                 : std::isnan(first_rows_mean[j])               ? 0.0
-                                                                : first_rows_mean[j];
-    }
+  /// Empties the sums; `shift` is set by the caller.
+  void start() {
+    std::fill(n.begin(), n.end(), 0);
+    std::fill(s1.begin(), s1.end(), 0.0);
+    std::fill(s2.begin(), s2.end(), 0.0);
+    std::fill(low.begin(), low.end(), std::numeric_limits<double>::infinity());
+    std::fill(high.begin(), high.end(), -std::numeric_limits<double>::infinity());
   }
   template <class T>
   void add_row(const T* row) {
@@ -168,29 +165,30 @@ void EnsembleStatistics::add_runs(const T* series, std::size_t width, const T* o
     const T* data = observable ? observables : series;
     if (w == 0 || data == nullptr) continue;
     BlockSums sums(here * w);
-    std::vector<double> means(here * w);
-    std::vector<std::uint64_t> counts(here * w);
+    std::vector<std::size_t> seen(here * w);
     for (std::size_t first = 0; first < runs; first += block) {
       const std::size_t m = std::min(block, runs - first);
-      // The mean of the block's first rows (NaN left out): the shift of a column that has none yet.
+      // Each column's shift: its mean so far, else the mean of the block's first rows (NaN left out).
       const std::size_t probe = std::min<std::size_t>(m, 256);
-      std::vector<double> first_rows_mean(here * w, 0.0);
-      std::vector<std::size_t> seen(here * w, 0);
+      std::fill(sums.shift.begin(), sums.shift.end(), 0.0);
+      std::fill(seen.begin(), seen.end(), 0);
       for (std::size_t r = first; r < first + probe; ++r) {
         for (std::size_t j = 0; j < here * w; ++j) {
           const double x = static_cast<double>(data[(r * saves + first_save) * w + j]);
           if (std::isnan(x)) continue;
-          first_rows_mean[j] += x;
+          sums.shift[j] += x;
           ++seen[j];
         }
       }
       for (std::size_t j = 0; j < here * w; ++j) {
         const std::size_t c = column_of(observable, j);
-        means[j] = plan_.moments() ? mean_[c] : std::numeric_limits<double>::quiet_NaN();
-        counts[j] = count_[c];
-        first_rows_mean[j] = seen[j] > 0 ? first_rows_mean[j] / static_cast<double>(seen[j]) : 0.0;
+        if (plan_.moments() && count_[c] > 0) {
+          sums.shift[j] = mean_[c];
+        } else if (seen[j] > 0) {
+          sums.shift[j] /= static_cast<double>(seen[j]);
+        }
       }
-      sums.start(means.data(), counts.data(), first_rows_mean.data());
+      sums.start();
       for (std::size_t r = first; r < first + m; ++r) sums.add_row(data + (r * saves + first_save) * w);
       for (std::size_t j = 0; j < here * w; ++j) {
         const std::uint64_t n = sums.n[j];

@@ -242,10 +242,7 @@ class Solver {
   /// Empty statistics of the variables and save times of `result` (a solve of some of the batch's
   /// `runs`).
   std::shared_ptr<EnsembleStatistics> new_statistics(const SolveResult<T>& result, std::size_t runs) const {
-    std::vector<std::string> variables = result.series_state_names();
-    if (variables.empty()) {
-      for (std::size_t s : result.series_states()) variables.push_back("y" + std::to_string(s));
-    }
+    std::vector<std::string> variables = result.series_state_names();  // (a Solver's results are named)
     variables.insert(variables.end(), result.observable_names().begin(), result.observable_names().end());
     std::vector<double> times(result.times().begin(), result.times().end());
     return std::make_shared<EnsembleStatistics>(plan_statistics(options_.statistics), std::move(variables),
