@@ -133,8 +133,9 @@ void add_run_options(CLI::App& run, RunArgs& a) {
   run.add_option("--statistics", a.statistics,
                  "Statistics across the runs at every save time, a comma list: count, mean, var, std, min, max, "
                  "quantiles[0.05,0.5,0.95], histogram[64] or histogram[64,low,high]. Needs --save-every or "
-                 "--save-at and an .h5 output (/statistics); with --output-types that keep no series, the runs "
-                 "are solved in slices and only the statistics and each run's row are kept");
+                 "--save-at and an .h5 output (/statistics); with --output-types that keep no series, only the "
+                 "statistics and each run's row are kept (moments alone on GPUs: reduced on the device; else the "
+                 "runs are solved in slices). Under mpiexec, histograms need their range");
   run.add_option_function<double>(
       "--quantile-rank-error", [&a](const double& v) { a.quantile_rank_error = v; },
       "The quantiles' rank error, a fraction of the runs (default 0.001)");

@@ -14,6 +14,7 @@
 
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/gpu/device.hpp"
+#include "batchode/solver/setup/statistics_plan.hpp"
 #include "batchode/solver/systems/gpu_path.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "phases.hpp"
@@ -30,6 +31,7 @@ void register_events(TimeLogger& logger) noexcept {
       {"mpi_share_planning", "each process predicts its time; shares sized by the predicted throughputs"},
       {"mpi_local_solve", "this process solves its share"},
       {"mpi_takeover_solve", "this process solves runs of processes that failed"},
+      {"mpi_statistics_merge", "the ensemble statistics of every process's runs merged on the root"},
       {"mpi_gather", "the results sent to the root process"},
       {"mpi_parallel_write", "the .h5 file: its structure by the root, every process's rows by all (MPI-IO)"}};
   try {
@@ -95,24 +97,31 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
                                        const SolveOptions& options, const DistributedOptions& how,
                                        TimeLogger& logger) {
   // Every process has the same options, so every one refuses alike, before any collective call.
-  if (!options.statistics.empty()) {
-    throw InvalidInput("SolveOptions.statistics: ensemble statistics are not merged across MPI processes yet; "
-                       "solve in one process, or keep the series and reduce them after the gather");
+  if (!options.statistics.empty() && plan_statistics(options.statistics).histogram_bins > 0 &&
+      !plan_statistics(options.statistics).histogram_range) {
+    throw InvalidInput("SolveOptions.statistics: a histogram without a range takes it from the first values each "
+                       "process meets, so the processes' histograms would not merge: give histogram[bins,low,high] "
+                       "for a distributed solve");
   }
   register_events(logger);
   batchode::detail::VerbosityScope verbosity(logger, options.verbosity);
   // The call's arguments and this process's place; what the phases agree on is filled in by them.
   detail::Job<T> job{c, local, batch, options, how, logger, c.rank(), c.size(), host_name(),
-                     local.n_states, local.n_params, count_saves(options), {}, 0, {}, {}};
+                     local.n_states, local.n_params,
+                     // A series that feeds the statistics alone (OutputSelection::series off) has no rows.
+                     options.outputs.series ? count_saves(options) : 0, {}, 0, {}, {}};
   DistributedResult<T> out;
   std::vector<std::size_t> counted;  // this process's delivered runs of each Status code
   {
     ScopedTimer whole(logger, "mpi_distributed_solve");
     detail::agree_on_input(job);                                              // 1
+    if (local.size_statistics_for && !options.statistics.empty()) local.size_statistics_for(job.runs);
     detail::plan_shares(job, out);                                            // 2
     detail::Solved<T> solved = detail::solve_share_and_takeovers(job, out);  // 3, 4
+    out.statistics = detail::merge_statistics(job, solved);                  // 4b
     counted = how.h5_path.empty() ? detail::gather_to_root(job, solved, out)  // 5
                                   : detail::write_in_rows(job, solved, out);
+    if (out.statistics && how.h5_path.empty()) out.result.set_statistics(out.statistics);
   }
   out.status_counts = sum_over_processes(c, counted);
   // 6. The job's timing, across processes (the whole event included: it has stopped).

@@ -1,7 +1,7 @@
 // distributed/ (private): the phases of solve_distributed (distributed_solve.hpp lists them), each a
 // function over one Job, each collective: every process calls them in the same order. One file per
 // phase: input_agreement.cpp, share_planning.cpp, local_solve.cpp (the share and the takeovers),
-// results_exchange.cpp (gather or parallel write); distributed_solve.cpp calls them in turn.
+// statistics_merge.cpp, results_exchange.cpp (gather or parallel write); distributed_solve.cpp calls them in turn.
 #pragma once
 
 #include <cstddef>
@@ -64,8 +64,13 @@ void plan_shares(Job<T>& job, DistributedResult<T>& out);
 template <class T>
 Solved<T> solve_share_and_takeovers(const Job<T>& job, DistributedResult<T>& out);
 
+/// 4b. The ensemble statistics (SolveOptions::statistics) of every process's runs, merged on the root
+/// in rank order (statistics_merge.cpp); null elsewhere and without statistics.
+template <class T>
+std::shared_ptr<const EnsembleStatistics> merge_statistics(const Job<T>& job, const Solved<T>& solved);
+
 /// 5. The results: gathered to the root (out.result: every run there), or written by all into the one
-/// file (how.h5_path). Returns this process's counts of each Status over the rows it delivered.
+/// file (how.h5_path; the root writes out.statistics into it). Returns this process's counts of each Status over the rows it delivered.
 template <class T>
 std::vector<std::size_t> gather_to_root(const Job<T>& job, Solved<T>& solved, DistributedResult<T>& out);
 template <class T>

@@ -146,7 +146,7 @@ std::pair<H5RowOffsets, std::string> lay_out_file(const Job<T>& job, const Distr
       const SeriesLayout* series = job.local.series_layout.get();
       offsets = write_h5_layout<T>(job.runs, job.n_states, out.execution, file->write_path(), job.options,
                                    how.h5_meta, series != nullptr ? series->observable_names : job.local.observable_names,
-                                   how.h5_path, series, job.local.summary_layout.get());
+                                   how.h5_path, series, job.local.summary_layout.get(), out.statistics.get());
     });
   }
   // The offsets, then on a line of its own the path the rows go to; or the root's error (a kind letter).

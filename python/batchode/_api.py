@@ -623,9 +623,10 @@ def solve_ivp(model, t_span=None, y0=None, parameters=None, *, grid_type="combin
         (`save_variables` chooses them): ``"count"``, ``"mean"``, ``"var"``, ``"std"``, ``"min"``,
         ``"max"``, ``"quantiles[0.05,0.5,0.95]"`` and ``"histogram[64]"`` (over the range of the first
         slice's values) or ``"histogram[64,low,high]"``. Needs `save_every` or `save_at`. With
-        `output_types` that keep no series, the result keeps no series: the runs are solved in slices of
-        `runs_per_slice` whose series are reduced and dropped, so memory does not grow with the runs
-        beyond one row per run (final state, status, stop time).
+        `output_types` that keep no series, the result keeps no series, so memory does not grow with the
+        runs beyond one row per run (final state, status, stop time): moments alone on GPUs are reduced
+        on the device chunk by chunk; otherwise the runs are solved in slices of `runs_per_slice` whose
+        series are reduced on the host and dropped.
     quantile_rank_error : float
         Each quantile's rank among the runs' values lies within this fraction of the asked one (1e-3).
     runs_per_slice : int

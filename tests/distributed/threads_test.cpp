@@ -25,6 +25,7 @@
 #include "batchode/distributed/distributed_solve.hpp"
 #include "batchode/solver/results/result_h5.hpp"
 #include "distributed_lorenz.hpp"
+#include "statistics_compare.hpp"
 #include "test_systems.hpp"
 
 namespace {
@@ -331,6 +332,76 @@ void expect_distributed_equals_one_solver(const System& system, const SolveOptio
 }
 
 // Each run's own save times (SolveOptions::save_at_per_run): a share is solved with its runs' rows.
+// Ensemble statistics (issue 52) with no series kept, on 3 threads, thread 1's share failing and taken
+// over: each process's runs reduced, sent as bytes and merged on the root; the root's equal one
+// Solver's (counts, min, max, the exact quantiles of these few runs and histograms alike, means and
+// variances to rounding), gathered and in the file written in rows (its /statistics the root's). A
+// histogram without a range is refused on every process: theirs would not merge.
+TEST(DistributedOnThreads, StatisticsMergedOnTheRootEqualOneSolvers) {
+  SolveOptions o = options();
+  o.outputs.series = false;
+  o.statistics.metrics = {"count", "mean", "var", "std", "min", "max", "quantiles[0.1,0.5,0.9]", "histogram[8,-30,30]"};
+  Solver<LorenzSum, double> one(LorenzSum{}, o);
+  const SolveResult<double> reference = one.solve(batch());
+  ASSERT_NE(reference.statistics(), nullptr);
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("batchode_threads_statistics_" + std::to_string(::getpid()) + ".h5"))
+                               .string();
+  for (const bool to_file : {false, true}) {
+    SCOPED_TRACE(to_file ? "written in rows" : "gathered");
+    const std::vector<Outcome> r = on_threads<Outcome>([&](distributed::Collective& c) {
+      const Batch<double> b = batch();
+      Solver<LorenzSum, double> solver(LorenzSum{}, o);
+      distributed::LocalSolver<double> local = distributed::local_solver(solver);
+      if (c.rank() == 1) {
+        local.solve = [](const double*, const double*, RunRange) -> SolveResult<double> {
+          throw std::runtime_error("simulated device failure");
+        };
+      }
+      distributed::DistributedOptions how;
+      if (to_file) how.h5_path = path;
+      return std::make_shared<distributed::DistributedResult<double>>(distributed::solve_distributed<double>(
+          c, local, {b.y0.data(), b.y0.size(), b.params.data(), b.params.size()}, o, how));
+    });
+    ASSERT_NE(r[0]->statistics, nullptr);
+    EXPECT_EQ(r[1]->statistics, nullptr);
+    EXPECT_NE(r[0]->ranks[1].error.find("simulated device failure"), std::string::npos);
+    const EnsembleStatistics& merged = *r[0]->statistics;
+    const EnsembleStatistics& expected = *reference.statistics();
+    batchode::testing::expect_same_statistics(merged, expected, "3 processes");
+    EXPECT_EQ(merged.quantiles(), expected.quantiles());
+    EXPECT_EQ(merged.quantile_rank_error(), 0.0);  // every value kept: exact order statistics
+    EXPECT_EQ(merged.histogram(), expected.histogram());
+    EXPECT_EQ(merged.histogram_below(), expected.histogram_below());
+    EXPECT_EQ(merged.histogram_above(), expected.histogram_above());
+    if (to_file) {
+      EXPECT_EQ(read_doubles(path, "statistics/mean"), merged.mean());
+      EXPECT_EQ(read_doubles(path, "statistics/quantiles"), merged.quantiles());
+      EXPECT_TRUE(read_doubles(path, "series").empty());  // the series fed the statistics alone
+      EXPECT_EQ(read_doubles(path, "final_state"), std::vector<double>(reference.final_state().begin(),
+                                                                       reference.final_state().end()));
+    } else {
+      EXPECT_EQ(r[0]->result.statistics(), r[0]->statistics.get());
+      EXPECT_EQ(r[0]->result.n_saves(), 0u);
+      expect_equal(r[0]->result, reference);
+    }
+  }
+  std::filesystem::remove(path);
+  o.statistics.metrics = {"mean", "histogram[8]"};
+  const std::vector<std::string> errors = on_threads<std::string>([&](distributed::Collective& c) {
+    try {
+      const Batch<double> b = batch();
+      Solver<Lorenz, double> solver(Lorenz{}, o);
+      (void)distributed::solve_distributed<double>(c, distributed::local_solver(solver),
+                                                   {b.y0.data(), b.y0.size(), b.params.data(), b.params.size()}, o);
+    } catch (const InvalidInput& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  });
+  for (const std::string& e : errors) EXPECT_NE(e.find("give histogram[bins,low,high]"), std::string::npos) << e;
+}
+
 TEST(DistributedOnThreads, PerRunSaveTimesEqualOneSolver) {
   SolveOptions o = options();
   o.save_every.reset();

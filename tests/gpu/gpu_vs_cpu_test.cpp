@@ -12,6 +12,7 @@
 
 #include "gpu_compare.hpp"
 #include "require_gpu.hpp"
+#include "statistics_compare.hpp"
 #include "summary_reference.hpp"
 #include "test_systems.hpp"
 
@@ -223,6 +224,29 @@ TYPED_TEST(GpuVsCpu, LorenzObservablesAreThoseOfTheSavedStates) {
                   worst, bound);
     }
   }
+}
+
+// Statistics across runs reduced on the GPU (issue 52), in 3 chunks: a solve keeping moments and no
+// series reduces each chunk's states and observables on the device (kernels::series_moments); its
+// statistics are those of the same GPU solve keeping its series (reduced on the host), its final states
+// that solve's.
+TYPED_TEST(GpuVsCpu, LorenzStatisticsReducedOnTheGpuAreThoseOfTheKeptSeries) {
+  BATCHODE_REQUIRE_GPU();
+  using T = TypeParam;
+  const Batch<T> batch = lorenz_sweep<T>(1000);
+  SolveOptions o = saving_options(Method::dopri5, std::is_same_v<T, float>, SaveMode::interpolate);
+  o.backend = Backend::gpu;
+  o.statistics.metrics = {"count", "mean", "var", "min", "max"};
+  const SolveResult<T> kept = solve_ivp(LorenzObserved{}, batch, o);
+  o.outputs.series = false;
+  const SolveResult<T> reduced = solve_ivp(LorenzObserved{}, batch, o);
+  ASSERT_TRUE(reduced.execution().at(0).backend.is_gpu());
+  ASSERT_NE(reduced.statistics(), nullptr);
+  EXPECT_EQ(reduced.n_saves(), 0u);
+  EXPECT_EQ(reduced.final_state(), kept.final_state());
+  EXPECT_EQ(reduced.statistics()->count().size(), kept.n_saves() * 5);  // 3 states, 2 observables
+  batchode::testing::expect_same_statistics(*reduced.statistics(), *kept.statistics(),
+                                            sizeof(T) == 4 ? "float32" : "float64");
 }
 
 // The series' variables chosen by name (save_variables), landed and interpolated, in 3 chunks: the GPU

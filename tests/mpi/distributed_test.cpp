@@ -21,6 +21,7 @@
 #include "batchode/distributed/shares.hpp"
 #include "distributed_lorenz.hpp"
 #include "expect_invalid_input.hpp"
+#include "statistics_compare.hpp"
 #include "test_systems.hpp"
 
 namespace {
@@ -235,6 +236,51 @@ void expect_distributed_equals_one_process(const SolveOptions& o, const std::vec
     same(r.stop_times(), reference.stop_times(), "stop_times");
     write_h5(reference, folder + "/one_process.h5", one.options(), lorenz_meta(b));
     expect_same_file(how.h5_path, folder + "/one_process.h5", more);
+  }
+  (void)world().allgather("");
+  if (world().rank() == 0) std::filesystem::remove_all(folder);
+}
+
+// Ensemble statistics (issue 52) with no series kept: each process's runs reduced (their quantile
+// sketches sized for the whole batch, or they would not merge) and merged on the root in rank order,
+// equal to one process's (counts, min, max, histograms and the exact quantiles of these few runs alike,
+// means and variances to rounding); the file written by all holds the root's as /statistics.
+TEST(DistributedSolve, StatisticsMergedOnTheRootEqualOneProcesss) {
+  SolveOptions o = lorenz_options();
+  o.outputs.series = false;
+  o.statistics.metrics = {"count", "mean", "var", "std", "min", "max", "quantiles[0.1,0.5,0.9]", "histogram[8,-30,30]"};
+  const Batch<double> b = lorenz_batch<double>();
+  const std::string folder = shared_folder();
+  distributed::DistributedSolver<Lorenz, double> solver(world(), Lorenz{}, o);
+  const DistributedResult<double> gathered = solver.solve(b);
+  distributed::DistributedOptions how;
+  how.h5_path = folder + "/statistics.h5";
+  how.h5_meta = lorenz_meta(b);
+  const DistributedResult<double> written = solver.solve(b, how);
+  if (world().rank() == 0) {
+    const SolveResult<double> reference = one_process(b, o);
+    ASSERT_NE(gathered.statistics, nullptr);
+    ASSERT_NE(written.statistics, nullptr);
+    EXPECT_EQ(gathered.result.statistics(), gathered.statistics.get());
+    EXPECT_EQ(gathered.result.n_saves(), 0u);
+    const EnsembleStatistics& expected = *reference.statistics();
+    for (const EnsembleStatistics* s : {gathered.statistics.get(), written.statistics.get()}) {
+      batchode::testing::expect_same_statistics(*s, expected, std::to_string(world().size()) + " processes");
+      EXPECT_EQ(s->quantiles(), expected.quantiles());
+      EXPECT_EQ(s->histogram(), expected.histogram());
+    }
+    const hid_t file = H5Fopen(how.h5_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    std::vector<hsize_t> dims;
+    const std::vector<char> mean = read_dataset(file, "statistics/mean", H5T_NATIVE_DOUBLE, 8, dims);
+    H5Fclose(file);
+    EXPECT_EQ(dims, (std::vector<hsize_t>{expected.n_saves(), 3}));
+    const std::vector<double> merged = written.statistics->mean();
+    EXPECT_EQ(mean.size(), merged.size() * sizeof(double));
+    EXPECT_TRUE(mean.size() == merged.size() * sizeof(double) &&
+                std::memcmp(mean.data(), merged.data(), mean.size()) == 0);
+  } else {
+    EXPECT_EQ(gathered.statistics, nullptr);
   }
   (void)world().allgather("");
   if (world().rank() == 0) std::filesystem::remove_all(folder);

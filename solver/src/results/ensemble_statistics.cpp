@@ -1,6 +1,8 @@
 // solver/results/: the accumulator of ensemble_statistics.hpp.
 #include "batchode/solver/results/ensemble_statistics.hpp"
 
+#include "bytes.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -59,19 +61,77 @@ void EnsembleStatistics::join_moments(std::size_t c, std::uint64_t n, double mea
   if (n == 0) return;
   const std::uint64_t before = count_[c];
   count_[c] += n;
-  if (plan_.moments()) {
-    if (before == 0) {
-      mean_[c] = mean;
-      m2_[c] = m2;
-    } else {  // Chan, Golub and LeVeque: two groups' means and squared deviations joined
-      const double total = static_cast<double>(count_[c]);
-      const double delta = mean - mean_[c];
-      mean_[c] += delta * static_cast<double>(n) / total;
-      m2_[c] += m2 + delta * delta * static_cast<double>(before) * static_cast<double>(n) / total;
-    }
+  if (plan_.moments()) {  // the device's join (Chan, Golub and LeVeque), min and max apart
+    const kernels::Moments joined = kernels::join_moments(
+        kernels::Moments{static_cast<double>(before), before == 0 ? 0.0 : mean_[c], m2_[c], 0, 0},
+        kernels::Moments{static_cast<double>(n), mean, m2, 0, 0});
+    mean_[c] = joined.mean;
+    m2_[c] = joined.m2;
   }
   if (plan_.min) min_[c] = before == 0 ? low : std::min(min_[c], low);
   if (plan_.max) max_[c] = before == 0 ? high : std::max(max_[c], high);
+}
+
+std::vector<char> EnsembleStatistics::to_bytes() const {
+  std::vector<char> out;
+  bytes::append_array(out, count_);
+  for (const std::vector<double>* a : {&mean_, &m2_, &min_, &max_, &edges_}) bytes::append_array(out, *a);
+  for (const std::vector<std::uint64_t>* a : {&histogram_, &below_, &above_}) bytes::append_array(out, *a);
+  bytes::append(out, static_cast<std::uint64_t>(sketches_.size()));
+  for (const QuantileSketch& s : sketches_) s.append_bytes(out);
+  return out;
+}
+
+void EnsembleStatistics::merge_bytes(const char* data, std::size_t size) {
+  const char* at = data;
+  const char* end = data + size;
+  EnsembleStatistics other;
+  other.plan_ = plan_;
+  other.variables_ = variables_;
+  other.times_ = times_;
+  const std::size_t columns = count_.size();
+  other.count_ = bytes::read_array<std::uint64_t>(at, end, &columns);
+  for (auto [mine, theirs] : {std::pair{&mean_, &other.mean_}, std::pair{&m2_, &other.m2_},
+                              std::pair{&min_, &other.min_}, std::pair{&max_, &other.max_},
+                              std::pair{&edges_, &other.edges_}}) {
+    const std::size_t n = mine->size();
+    *theirs = bytes::read_array<double>(at, end, &n);
+  }
+  for (auto [mine, theirs] : {std::pair{&histogram_, &other.histogram_}, std::pair{&below_, &other.below_},
+                              std::pair{&above_, &other.above_}}) {
+    const std::size_t n = mine->size();
+    *theirs = bytes::read_array<std::uint64_t>(at, end, &n);
+  }
+  if (bytes::read<std::uint64_t>(at, end) != sketches_.size()) {
+    throw std::runtime_error("statistics' bytes of another shape");
+  }
+  for (std::size_t c = 0; c < sketches_.size(); ++c) {
+    other.sketches_.push_back(QuantileSketch::from_bytes(at, end));
+    if (other.sketches_.back().k() != sketches_[c].k()) throw std::runtime_error("statistics' bytes of another shape");
+  }
+  if (at != end) throw std::runtime_error("statistics' bytes: more than the statistics");
+  merge(other);
+}
+
+void EnsembleStatistics::add_moments(const double* moments, std::size_t parts) {
+  if (plan_.histogram_bins > 0 || !sketches_.empty()) {
+    throw std::logic_error("EnsembleStatistics::add_moments: histograms and quantiles need the runs' values");
+  }
+  for (std::size_t c = 0; c < count_.size(); ++c) {
+    for (std::size_t p = 0; p < parts; ++p) {
+      const double* m = moments + (c * parts + p) * kernels::moments_values;
+      join_moments(c, static_cast<std::uint64_t>(m[0]), m[1], m[2], m[3], m[4]);
+    }
+  }
+}
+
+bool EnsembleStatistics::reducible_on_device(const StatisticsPlan& plan) noexcept {
+  return plan.histogram_bins == 0 && plan.quantiles.empty();
+}
+
+void EnsembleMomentsSink::add_moments(const double* moments, std::size_t parts, std::size_t, std::size_t) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  statistics_.add_moments(moments, parts);
 }
 
 void EnsembleStatistics::add_column(std::size_t c, const double* values, std::size_t n) {

@@ -1,6 +1,8 @@
 // solver/results/: the compactor hierarchy of quantile_sketch.hpp.
 #include "batchode/solver/results/quantile_sketch.hpp"
 
+#include "bytes.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -104,5 +106,28 @@ std::vector<double> QuantileSketch::quantiles(const std::vector<double>& qs) con
 }
 
 double QuantileSketch::quantile(double q) const { return quantiles({q})[0]; }
+
+void QuantileSketch::append_bytes(std::vector<char>& out) const {
+  bytes::append(out, static_cast<std::uint64_t>(k_));
+  bytes::append(out, n_);
+  bytes::append(out, error_);
+  bytes::append(out, static_cast<std::uint8_t>(odd_));
+  bytes::append(out, static_cast<std::uint64_t>(levels_.size()));
+  for (const std::vector<double>& level : levels_) bytes::append_array(out, level);
+}
+
+QuantileSketch QuantileSketch::from_bytes(const char*& at, const char* end) {
+  const auto k = bytes::read<std::uint64_t>(at, end);
+  if (k == 0) throw std::runtime_error("statistics' bytes: a quantile sketch of k = 0");
+  QuantileSketch s(static_cast<std::size_t>(k));
+  s.n_ = bytes::read<std::uint64_t>(at, end);
+  s.error_ = bytes::read<std::uint64_t>(at, end);
+  s.odd_ = bytes::read<std::uint8_t>(at, end) != 0;
+  const auto levels = bytes::read<std::uint64_t>(at, end);
+  if (levels > 64) throw std::runtime_error("statistics' bytes: a quantile sketch of more than 64 levels");
+  s.levels_.clear();
+  for (std::uint64_t h = 0; h < levels; ++h) s.levels_.push_back(bytes::read_array<double>(at, end));
+  return s;
+}
 
 }  // namespace batchode

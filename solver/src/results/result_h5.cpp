@@ -408,7 +408,8 @@ template <class T>
 H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std::vector<ExecutionRecord>& execution,
                              const std::string& path, const SolveOptions& options, const H5Metadata& meta,
                              const std::vector<std::string>& observable_names, const std::string& name,
-                             const SeriesLayout* series, const SummaryLayout* summaries) {
+                             const SeriesLayout* series, const SummaryLayout* summaries,
+                             const EnsembleStatistics* statistics) {
   if (!options.summaries.empty() && (summaries == nullptr || summaries->empty())) {
     throw InvalidInput("write_h5_layout: options with summaries (SolveOptions.summaries) need their layout (the "
                        "Solver's summary_layout())");
@@ -422,7 +423,7 @@ H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std
   shared_times.save_at_per_run = PerRunSaveTimes();
   if (saves_per_run(options)) shared_times.save_at = std::vector<double>(options.save_at_per_run.n_saves(), 0.0);
   // (Summaries thin the series: its times are every series_every-th sample's.)
-  const SolveResult<T> shape(0, n_states, count_saves(options), shared_times, nullptr, {},
+  const SolveResult<T> shape(0, n_states, options.outputs.series ? count_saves(options) : 0, shared_times, nullptr, {},
                              std::shared_ptr<const SummaryLayout>(std::shared_ptr<void>(), summaries));
   std::vector<T> per_run_times;
   Content<T> c;
@@ -444,6 +445,7 @@ H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std
   c.has_counters = options.outputs.counters;
   c.execution = &execution;
   if (shape.n_events() > 0) c.events = &shape;  // names and specs; the rows are reserved
+  c.statistics = statistics;
   return write_checked(c, H5Target{path, name.empty() ? path : name}, options, meta);
 }
 
@@ -454,10 +456,10 @@ template void write_h5<double>(const SolveResult<double>&, const std::string&, c
 template H5RowOffsets write_h5_layout<float>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
                                              const std::string&, const SolveOptions&, const H5Metadata&,
                                              const std::vector<std::string>&, const std::string&,
-                                             const SeriesLayout*, const SummaryLayout*);
+                                             const SeriesLayout*, const SummaryLayout*, const EnsembleStatistics*);
 template H5RowOffsets write_h5_layout<double>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
                                               const std::string&, const SolveOptions&, const H5Metadata&,
                                               const std::vector<std::string>&, const std::string&,
-                                             const SeriesLayout*, const SummaryLayout*);
+                                             const SeriesLayout*, const SummaryLayout*, const EnsembleStatistics*);
 
 }  // namespace batchode

@@ -357,6 +357,7 @@ RuntimeKernels RuntimeModel<T>::gpu_kernels(Method method, int device, TimeLogge
   // The batch kernels of the model, without the run order's kernel (a module of its own, below).
   RuntimeKernelChoice batch = choice;
   batch.order = false;
+  batch.moments = false;
   RuntimeKernels loaded;
   if (batch.count() != 0) {
     RuntimeKernels& slot =
@@ -388,6 +389,22 @@ RuntimeKernels RuntimeModel<T>::gpu_kernels(Method method, int device, TimeLogge
     loaded.order_module = order.module;
     loaded.order = order.order;
     if (!loaded.module) loaded.module = order.module;
+  }
+  if (choice.moments) {
+    RuntimeKernels& moments = state.gpu_series_moments[{static_cast<int>(sizeof(T)), device}];
+    if (!moments.module) {
+      const std::string label = std::string("series moments, ") + value;
+      gpu::set_device(device);
+      const gpu::CompiledKernels compiled =
+          detail::compile_gpu_program(state, series_moments_program(value), device, label, logger);
+      ScopedTimer timer(logger, events::model_load);
+      timer.add_metadata("target", "gpu");
+      timer.add_metadata("device", static_cast<std::int64_t>(device));
+      moments.module = std::make_shared<const gpu::Module>(compiled.image, label);
+      moments.moments = moments.module->function(compiled.lowered_names.at(0));
+    }
+    loaded.moments_module = moments.module;
+    loaded.moments = moments.moments;
   }
   return loaded;
 }

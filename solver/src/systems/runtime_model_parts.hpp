@@ -45,6 +45,9 @@ struct RuntimeModelState {
   std::map<std::tuple<int, int, int, RuntimeKernelChoice>, RuntimeKernels> gpu_loaded;
   // ...which has a module of its own per (sizeof(T), device), loaded when a solve orders runs.
   std::map<std::pair<int, int>, RuntimeKernels> gpu_run_order;
+  // ...and so has the series' reduction across runs (series_moments_program), loaded when a solve reduces
+  // its series on the device.
+  std::map<std::pair<int, int>, RuntimeKernels> gpu_series_moments;
 };
 
 inline constexpr const char* kTypeName = "BatchodeModel";

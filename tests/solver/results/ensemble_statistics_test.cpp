@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "oscillator_batch.hpp"
+#include "statistics_compare.hpp"
 #include "test_systems.hpp"
 
 namespace {
@@ -178,6 +179,101 @@ TEST(EnsembleStatistics, SlicesMergedEqualOnePiece) {
   std::uint64_t outside = 0;
   for (std::size_t c = 0; c < whole.count().size(); ++c) outside += whole.histogram_below()[c] + whole.histogram_above()[c];
   EXPECT_GT(outside, 0u);  // the fixed range leaves some values out, counted apart
+}
+
+/// What kernels::series_moments computes for one chunk of `m` runs from `first` of `d`, on the host: the
+/// chunk in the device's layout (row k * width + c, runs fastest), each (row, part) one block of
+/// series_moments_block threads, each thread a stride of the part's runs, joined by the same tree.
+std::vector<double> device_moments(const Synthetic& d, std::size_t first, std::size_t m, std::uint32_t parts) {
+  const std::size_t columns = d.width + d.n_obs;
+  std::vector<double> out(d.saves * columns * parts * kernels::moments_values);
+  std::vector<double> row(m);
+  for (std::size_t k = 0; k < d.saves; ++k) {
+    for (std::size_t v = 0; v < columns; ++v) {
+      for (std::size_t r = 0; r < m; ++r) row[r] = d.at(first + r, k, v);
+      const std::size_t per_part = (m + parts - 1) / parts;
+      for (std::size_t p = 0; p < parts; ++p) {
+        const std::size_t begin = p * per_part, end = std::min(m, begin + per_part);
+        std::vector<kernels::Moments> joined(kernels::series_moments_block);
+        for (unsigned t = 0; t < kernels::series_moments_block; ++t) {
+          joined[t] = kernels::moments_of(row.data(), begin + t, end, kernels::series_moments_block);
+        }
+        for (unsigned half = kernels::series_moments_block / 2; half > 0; half >>= 1) {
+          for (unsigned t = 0; t < half; ++t) joined[t] = kernels::join_moments(joined[t], joined[t + half]);
+        }
+        const kernels::Moments& j = joined[0];
+        double* o = &out[((k * columns + v) * parts + p) * kernels::moments_values];
+        o[0] = j.n, o[1] = j.mean, o[2] = j.m2, o[3] = j.min, o[4] = j.max;
+      }
+    }
+  }
+  return out;
+}
+
+// The GPU's reduction (kernels/outputs/series_moments.hpp, run here on the host as the device runs it)
+// of three chunks of unequal sizes, some cut into parts, joined by add_moments: the accumulator's own
+// reduction of the runs' rows (count and the NaN left out, min and max exactly, mean and variance to
+// rounding); a plan with quantiles or a histogram is refused (they need the values).
+TEST(EnsembleStatistics, MomentsReducedOnTheDeviceJoinToTheRowsStatistics) {
+  const Synthetic d;
+  EnsembleStatisticsOptions asked;
+  asked.metrics = {"count", "mean", "var", "std", "min", "max"};
+  const StatisticsPlan plan = plan_statistics(asked);
+  ASSERT_TRUE(EnsembleStatistics::reducible_on_device(plan));
+  EnsembleStatistics rows(plan, {"a", "b", "o"}, {0, 1, 2, 3}, d.runs), device = rows;
+  rows.add_runs(d.series.data(), d.width, d.observables.data(), d.runs);
+  std::size_t cut = 0;
+  for (std::size_t m : {1000u, 3000u, 1000u}) {
+    const std::uint32_t parts = kernels::series_moments_parts(d.saves * 3, m);
+    if (m == 3000) {
+      EXPECT_EQ(parts, 2u);  // cut in two: the parts' join is tested
+    }
+    const std::vector<double> moments = device_moments(d, cut, m, parts);
+    device.add_moments(moments.data(), parts);
+    cut += m;
+  }
+  ASSERT_EQ(cut, d.runs);
+  EXPECT_EQ(device.count()[3 * 3], d.runs - (d.runs + 96) / 97);  // the NaN left out at the last save
+  batchode::testing::expect_same_statistics(device, rows, "device moments");
+  EXPECT_FALSE(EnsembleStatistics::reducible_on_device(every_statistic()));
+  EnsembleStatistics with_values(every_statistic(), {"a", "b", "o"}, {0, 1, 2, 3}, d.runs);
+  const std::vector<double> moments = device_moments(d, 0, 100, 1);
+  EXPECT_THROW(with_values.add_moments(moments.data(), 1), std::logic_error);
+}
+
+// Statistics as bytes (another process's, distributed/'s merge): an empty accumulator that merges them
+// holds them exactly (moments, sketches, histograms), and two slices' bytes merge like the slices; bytes
+// cut short or of other statistics are refused.
+TEST(EnsembleStatistics, BytesMergeLikeTheStatisticsThemselves) {
+  const Synthetic d;
+  const StatisticsPlan plan = every_statistic("histogram[8,-4,10]");
+  EnsembleStatistics whole(plan, {"a", "b", "o"}, {0, 1, 2, 3}, d.runs), empty = whole, first = whole, second = whole;
+  whole.add_runs(d.series.data(), d.width, d.observables.data(), d.runs);
+  const std::size_t half = 2500;
+  first.add_runs(d.series.data(), d.width, d.observables.data(), half);
+  second.add_runs(&d.series[half * d.saves * d.width], d.width, &d.observables[half * d.saves], d.runs - half);
+  const std::vector<char> bytes = whole.to_bytes();
+  EnsembleStatistics copy = empty;
+  copy.merge_bytes(bytes.data(), bytes.size());
+  EXPECT_EQ(copy.count(), whole.count());
+  EXPECT_EQ(copy.mean(), whole.mean());
+  EXPECT_EQ(copy.var(), whole.var());
+  EXPECT_EQ(copy.quantiles(), whole.quantiles());
+  EXPECT_EQ(copy.quantile_rank_error(), whole.quantile_rank_error());
+  EXPECT_EQ(copy.histogram(), whole.histogram());
+  EnsembleStatistics joined = empty, merged = first;
+  for (const EnsembleStatistics* part : {&first, &second}) {
+    const std::vector<char> b = part->to_bytes();
+    joined.merge_bytes(b.data(), b.size());
+  }
+  merged.merge(second);
+  EXPECT_EQ(joined.count(), merged.count());
+  EXPECT_EQ(joined.mean(), merged.mean());
+  EXPECT_EQ(joined.quantiles(), merged.quantiles());
+  EXPECT_EQ(joined.histogram(), merged.histogram());
+  EXPECT_THROW(copy.merge_bytes(bytes.data(), bytes.size() - 1), std::runtime_error);
+  EnsembleStatistics other(plan, {"a", "b", "o"}, {0, 1}, d.runs);  // two save times: other columns
+  EXPECT_THROW(other.merge_bytes(bytes.data(), bytes.size()), std::runtime_error);
 }
 
 TEST(EnsembleStatistics, PlanErrorsNameTheEntry) {

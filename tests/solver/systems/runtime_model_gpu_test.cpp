@@ -26,6 +26,7 @@
 #include "gpu_compare.hpp"
 #include "pollu_model.hpp"
 #include "require_gpu.hpp"
+#include "statistics_compare.hpp"
 #include "runtime_model_systems.hpp"
 #include "summary_reference.hpp"
 
@@ -447,6 +448,35 @@ TEST_F(RuntimeModelGpuTest, ObservablesFromTheModelAreThoseOfTheSavedStates) {
     EXPECT_LT(worst, 4 * batchode::testing::agreement_bound<double>(m, o.rtol, 1000) + 1e-6)
         << batchode::to_string(m);
   }
+}
+
+// Statistics across runs reduced on the GPU (issue 52): a solve keeping moments and no series, in 3
+// chunks, reduces each chunk's states and observables on the device (the series' moments kernel, a
+// module of its own); its statistics are those of the same GPU solve keeping its series (reduced on
+// the host), its per-run rows that solve's, and it holds no series.
+TEST_F(RuntimeModelGpuTest, StatisticsReducedOnTheGpuAreThoseOfTheKeptSeries) {
+  BATCHODE_REQUIRE_GPU();
+  RuntimeModel<double> runtime(parse(lorenz_toml_observing_xy()), options());
+  std::vector<double> y0, params;
+  lorenz_sweep<double>(5000, y0, params);
+  SolveOptions o = lorenz_options<double>(Method::dopri5, true);
+  o.backend = Backend::gpu;
+  o.gpu.chunks = 3;
+  o.statistics.metrics = {"count", "mean", "var", "std", "min", "max"};
+  const SolveResult<double> kept = batchode::solve_ivp(runtime, y0, params, o);
+  o.outputs.series = false;
+  o.verbosity = batchode::Verbosity::normal;  // the solve's events recorded (in `log`, printed nowhere)
+  batchode::TimeLogger log(nullptr, batchode::Verbosity::normal);
+  const SolveResult<double> reduced = batchode::solve_ivp(runtime, y0, params, o, log);
+  ASSERT_NE(kept.statistics(), nullptr);
+  ASSERT_NE(reduced.statistics(), nullptr);
+  EXPECT_EQ(reduced.n_saves(), 0u);
+  EXPECT_TRUE(reduced.series().empty());
+  EXPECT_EQ(reduced.final_state(), kept.final_state());
+  EXPECT_EQ(reduced.statuses(), kept.statuses());
+  EXPECT_EQ(reduced.statistics()->variables(), (std::vector<std::string>{"x", "y", "z", "xy"}));
+  batchode::testing::expect_same_statistics(*reduced.statistics(), *kept.statistics(), "runtime model, dopri5");
+  EXPECT_EQ(log.stats(batchode::events::ensemble_statistics).count, 3u);  // one per chunk, on the device
 }
 
 // The series' variables chosen by name (save_variables) by the runtime compiler's kernel: the chosen

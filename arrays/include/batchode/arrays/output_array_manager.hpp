@@ -21,8 +21,10 @@
 #include "batchode/arrays/host_workers.hpp"
 #include "batchode/arrays/transpose.hpp"
 #include "batchode/arrays/result_view.hpp"
+#include "batchode/arrays/series_moments_sink.hpp"
 #include "batchode/checks/invalid_input.hpp"
 #include "batchode/kernels/core/status.hpp"
+#include "batchode/kernels/outputs/series_moments.hpp"
 
 namespace batchode::arrays {
 
@@ -35,6 +37,11 @@ namespace batchode::arrays {
 /// copies, then, after the stream synchronised, scatter() fills the result. The counters are one
 /// buffer per slot holding accepted, rejected and rhs_evaluations back to back (3 x stride), so
 /// they download with one copy.
+///
+/// With `series_moments` (a solve keeping statistics across runs and no series: ResultView::
+/// series_moments) the series and observables stay on the device: reduce_series() enqueues their
+/// moments (kernels/outputs/series_moments.hpp) and the download of those alone, and scatter() hands
+/// them to the result's sink. Their pinned staging is then not needed.
 template <class T>
 class OutputArrayManager {
  public:
@@ -43,10 +50,12 @@ class OutputArrayManager {
   /// `n_observables`: saved beside the state at every save (nothing without saves). Summaries
   /// (kernels/outputs/summaries.hpp): `summary_windows` x `summary_slots` values per run, with or without
   /// saves (none when either is 0). `series_states`: the states saved at each save
-  /// (SolveOptions::save_variables; default: every one), the series' columns.
+  /// (SolveOptions::save_variables; default: every one), the series' columns. `series_moments`: the
+  /// series is reduced on the device (reduce_series), not downloaded.
   bool prepare(const ChunkPlan& plan, std::size_t n_states, std::size_t n_saves, bool status, bool counters,
                const EventShape& events = {}, std::size_t n_observables = 0, std::size_t summary_windows = 0,
-               std::size_t summary_slots = 0, std::optional<std::size_t> series_states = std::nullopt) {
+               std::size_t summary_slots = 0, std::optional<std::size_t> series_states = std::nullopt,
+               bool series_moments = false) {
     if (n_saves > std::numeric_limits<std::uint32_t>::max()) {
       throw InvalidInput("OutputArrayManager: " + std::to_string(n_saves) + " saved points exceed 2^32 - 1");
     }
@@ -64,6 +73,14 @@ class OutputArrayManager {
         {n_saves, n_observables, c}, "observables buffer (n_saves x n_observables x chunk runs)");
     const std::size_t summary_values = checks::checked_product(
         {summary_windows, summary_slots, c}, "summaries buffer (windows x values per window x chunk runs)");
+    const bool moments = series_moments && n_saves > 0;
+    const std::size_t moment_rows = checks::checked_mul(n_saves, series_width + n_observables, "moments (saves x columns)");
+    // The most parts a chunk's rows are cut into: a full chunk's (series_moments_parts grows with the runs).
+    const std::size_t moment_values =
+        moments ? checks::checked_product({moment_rows, kernels::series_moments_parts(moment_rows, c),
+                                           kernels::moments_values},
+                                          "moments buffer (saves x columns x parts x 5)")
+                : 0;
     n_states_ = n_states;
     n_saves_ = n_saves;
     series_states_ = series_width;
@@ -74,6 +91,7 @@ class OutputArrayManager {
     const bool summaries = summary_windows > 0 && summary_slots > 0;
     summary_windows_ = summaries ? summary_windows : 0;
     summary_slots_ = summaries ? summary_slots : 0;
+    moments_ = moments;
     capacity_ = c;
     if (slots_.size() < plan.slots) slots_.resize(plan.slots);
     n_slots_ = plan.slots;
@@ -83,7 +101,7 @@ class OutputArrayManager {
       grew |= slot.final_state.ensure(state_values);
       grew |= slot.final_state_staging.ensure(state_values);
       grew |= slot.series.ensure(series_values);
-      grew |= slot.series_staging.ensure(series_values);
+      grew |= slot.series_staging.ensure(moments ? 0 : series_values);
       grew |= slot.status.ensure(status ? c : 0);
       grew |= slot.status_staging.ensure(status ? c : 0);
       grew |= slot.stop_time.ensure(status ? c : 0);
@@ -95,7 +113,9 @@ class OutputArrayManager {
       grew |= slot.event_counts.ensure(count_values);
       grew |= slot.event_counts_staging.ensure(count_values);
       grew |= slot.observables.ensure(observable_values);
-      grew |= slot.observables_staging.ensure(observable_values);
+      grew |= slot.observables_staging.ensure(moments ? 0 : observable_values);
+      grew |= slot.moments.ensure(moment_values);
+      grew |= slot.moments_staging.ensure(moment_values);
       grew |= slot.summaries.ensure(summary_values);
       grew |= slot.summaries_staging.ensure(summary_values);
       slot.downloaded = 0;
@@ -120,7 +140,8 @@ class OutputArrayManager {
                             events_.n_events > 0 ? s.event_counts.data() : nullptr,
                             n_observables_ > 0 ? s.observables.data() : nullptr,
                             summary_windows_ > 0 ? s.summaries.data() : nullptr,
-                            status_ ? s.stop_time.data() : nullptr};
+                            status_ ? s.stop_time.data() : nullptr,
+                            moments_ ? 1u : 0u};  // reduced across the runs: in the threads' order
   }
 
   /// Enqueues the copy of the final states (n_states x count values) on `stream`, to staging or,
@@ -139,6 +160,31 @@ class OutputArrayManager {
     return download(s, s.series_staging.data(), s.series.data(), n_saves_ * series_states_ * count * sizeof(T),
                     count, stream);
   }
+  /// With series_moments: enqueues on `stream` the moments of the chunk's series and observables,
+  /// through `launch(gpu::stream_t, const kernels::SeriesMomentsJob<T>&)` (which enqueues
+  /// kernels::series_moments with series_moments_block threads and rows x parts blocks), then their
+  /// download. Returns the bytes downloaded (0 without series_moments).
+  template <class Launch>
+  std::size_t reduce_series(std::size_t slot, std::size_t count, gpu::stream_t stream, Launch&& launch) {
+    Slot& s = checked_slot(slot, count, "reduce_series");
+    if (!moments_) return 0;
+    const std::size_t columns = series_states_ + n_observables_;
+    s.parts = kernels::series_moments_parts(n_saves_ * columns, count);
+    auto job = [&](const T* values, std::size_t width, std::size_t first_column) {
+      if (width == 0) return;
+      launch(stream, kernels::SeriesMomentsJob<T>{values, static_cast<std::uint32_t>(n_saves_ * width),
+                                                  static_cast<std::uint32_t>(width), count, count, s.parts,
+                                                  s.moments.data(), static_cast<std::uint32_t>(columns),
+                                                  static_cast<std::uint32_t>(first_column)});
+    };
+    job(s.series.data(), series_states_, 0);
+    job(s.observables.data(), n_observables_, series_states_);
+    return download(s, s.moments_staging.data(), s.moments.data(),
+                    n_saves_ * columns * s.parts * kernels::moments_values * sizeof(double), count, stream);
+  }
+  /// Whether the series is reduced on the device (prepare's series_moments with saves).
+  bool reduces_series() const noexcept { return moments_; }
+
   /// Enqueues the copies of the statuses (count int32) and of the stop times (count values, always to
   /// staging); 0 bytes when status is not selected. `pinned_dst` (the statuses) as for download_state.
   std::size_t download_status(std::size_t slot, std::size_t count, gpu::stream_t stream,
@@ -215,7 +261,11 @@ class OutputArrayManager {
     static_assert(sizeof(Status) == sizeof(std::int32_t), "Status is stored as int32 on the device");
     const std::size_t width = n_saves_ * series_states_;  // series: (k, c) -> k * saved states + c on both sides
     T* final_out = s.state_direct ? nullptr : result.final_state + first_run * n_states_;
-    T* series_out = width > 0 ? result.series + first_run * width : nullptr;
+    if (moments_ && result.series_moments == nullptr) {
+      throw std::invalid_argument("OutputArrayManager::scatter: the series was reduced on the device but the result "
+                                  "has no sink for its moments");
+    }
+    T* series_out = width > 0 && !moments_ ? result.series + first_run * width : nullptr;
     Status* status_out = status_ && !s.status_direct ? result.status + first_run : nullptr;
     T* stop_time_out = status_ && result.stop_time != nullptr ? result.stop_time + first_run : nullptr;
     RunCounters* counters_out = counters_ && result.counters != nullptr ? result.counters + first_run
@@ -227,10 +277,11 @@ class OutputArrayManager {
     }
     T* events_out = events_.n_events > 0 ? result.events + first_run * event_width : nullptr;
     const std::size_t observable_width = n_saves_ * n_observables_;  // (k, o) -> k * n_observables + o
-    if (n_observables_ > 0 && (result.observables == nullptr || result.n_observables != n_observables_)) {
+    if (n_observables_ > 0 && ((!moments_ && result.observables == nullptr) || result.n_observables != n_observables_)) {
       throw std::invalid_argument("OutputArrayManager::scatter: result has no room for the observables the buffers hold");
     }
-    T* observables_out = n_observables_ > 0 ? result.observables + first_run * observable_width : nullptr;
+    T* observables_out =
+        n_observables_ > 0 && !moments_ ? result.observables + first_run * observable_width : nullptr;
     const std::size_t summary_width = summary_windows_ * summary_slots_;  // (w, v) -> w * summary_slots + v
     if (!holds_summaries(result, summary_windows_, summary_slots_)) {
       throw std::invalid_argument("OutputArrayManager::scatter: result has no room for the summaries the "
@@ -274,6 +325,7 @@ class OutputArrayManager {
                             counts_out + begin * events_.n_events);
       }
     };
+    if (moments_) result.series_moments->add_moments(s.moments_staging.data(), s.parts, first_run, count);
     const std::size_t run_bytes =
         (n_states_ + width + event_width + observable_width + summary_width) * sizeof(T) +
                                   (status_ ? sizeof(Status) + sizeof(T) : 0) + (counters_ ? sizeof(RunCounters) : 0);
@@ -300,7 +352,7 @@ class OutputArrayManager {
     for (const Slot& s : slots_)
       total += s.final_state.bytes() + s.series.bytes() + s.status.bytes() + s.stop_time.bytes() +
                s.counters.bytes() + s.events.bytes() + s.event_counts.bytes() + s.observables.bytes() +
-               s.summaries.bytes();
+               s.summaries.bytes() + s.moments.bytes();
     return total;
   }
 
@@ -314,6 +366,9 @@ class OutputArrayManager {
     gpu::DeviceBuffer<T> observables;  // n_saves x n_observables x stride
     gpu::DeviceBuffer<T> summaries;    // summary_windows x summary_slots x stride
     gpu::DeviceBuffer<T> stop_time;    // [r], with the status
+    gpu::DeviceBuffer<double> moments;  // series_moments: saves x columns x parts x 5 (series_moments.hpp)
+    gpu::PinnedBuffer<double> moments_staging;
+    std::uint32_t parts = 1;            // the parts of the last reduce_series
     gpu::PinnedBuffer<T> final_state_staging, series_staging, events_staging, observables_staging,
         summaries_staging, stop_time_staging;
     gpu::PinnedBuffer<std::int32_t> status_staging;
@@ -348,6 +403,7 @@ class OutputArrayManager {
   std::size_t n_slots_ = 0, capacity_ = 0, n_states_ = 0, n_saves_ = 0;
   std::size_t series_states_ = 0;  // the series' columns (n_states unless save_variables chose fewer)
   bool status_ = false, counters_ = false;
+  bool moments_ = false;  // the series is reduced on the device (prepare's series_moments)
   EventShape events_;
   std::size_t n_observables_ = 0;  // observables per save (0: none, or no saves)
   std::size_t summary_windows_ = 0, summary_slots_ = 0;  // both 0: no summaries

@@ -12,6 +12,9 @@
 namespace batchode {
 
 class ResultMemoryPool;
+namespace arrays {
+class SeriesMomentsSink;
+}
 
 /// Writable view of a batch's result arrays (layouts: solver/results/result.hpp). Inactive outputs are
 /// nullptr.
@@ -43,6 +46,11 @@ struct ResultView {
   /// n_runs: the time of each run's final state (t_end, a terminal event's, or where it failed); kept
   /// with the statuses (nullptr when they are not selected).
   T* stop_time = nullptr;
+  /// Set when the solve keeps statistics across runs and no series (arrays/series_moments_sink.hpp):
+  /// the GPU reduces each chunk's series and observables into it, and `series` and `observables` are
+  /// nullptr while n_saves, series_states and n_observables keep their shape. No other backend writes
+  /// such a result's series (the CPU backends refuse it).
+  arrays::SeriesMomentsSink* series_moments = nullptr;
 };
 
 /// Whether `r` is shaped for the series `plan` saves of a system of `n_states` states and
@@ -54,8 +62,10 @@ bool holds_series(const ResultView<T>& r, const RunSettings<T>& plan, std::size_
   if (r.n_saves == 0) return true;
   const std::size_t states = plan.series_chosen != 0 ? plan.series_states : n_states;
   const std::size_t observables = plan.series_chosen != 0 ? plan.series_observables : n_observables;
-  return r.series_states == states && (states == 0 || r.series != nullptr) &&
-         (observables == 0 || (r.n_observables == observables && r.observables != nullptr));
+  // Reduced on the GPU (series_moments): the shape without the arrays.
+  const bool rows = r.series_moments == nullptr;
+  return r.series_states == states && (states == 0 || !rows || r.series != nullptr) &&
+         (observables == 0 || (r.n_observables == observables && (!rows || r.observables != nullptr)));
 }
 
 /// Whether `r` is shaped for exactly `windows` x `slots` summary values per run (none: 0 x 0 and no

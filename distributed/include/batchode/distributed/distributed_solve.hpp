@@ -20,6 +20,9 @@
 //                        fallback, memory) reports it with its rank and host, and its runs are
 //   mpi_takeover_solve   solved again by the others, split by their rates; runs that no process could
 //                        solve keep Status::not_solved and NaN states: every run has a row and a status
+//   mpi_statistics_merge ensemble statistics (SolveOptions::statistics): each process's of the runs it
+//                        solved (its sketches sized for the whole batch) sent to the root as bytes and
+//                        merged there in rank order (EnsembleStatistics::merge_bytes)
 //   mpi_gather           the results to the root process (gather), or
 //   mpi_parallel_write   the file's structure by the root (write_h5_layout), then every process's rows
 //                        written by all together (Collective::write_at_all: MPI-IO)
@@ -29,6 +32,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -63,6 +67,9 @@ struct LocalSolver {
   /// Solves the batch's runs `runs`: y0 and params point at their rows; the options' per-run rows
   /// (save times, drivers) are the batch's, taken for these runs (options_for_runs).
   std::function<SolveResult<T>(const T* y0, const T* params, RunRange runs)> solve;
+  /// Tells the solver the batch's runs before any solve (Solver::set_statistics_runs): the ensemble
+  /// statistics of every process's runs are then sized alike and merge. Empty: nothing to tell.
+  std::function<void(std::uint64_t batch_runs)> size_statistics_for;
   /// The system's observables (kept beside the state at every save): the rows of runs nobody solved
   /// and the gathered result have room for them.
   std::vector<std::string> observable_names;
@@ -114,6 +121,9 @@ struct DistributedResult {
   /// process, on every process: whether any run failed, without gathering the statuses.
   std::vector<std::size_t> status_counts;
   RankTimingSummary timing;       ///< the job's events across processes
+  /// The ensemble statistics (SolveOptions::statistics) of every run of the batch, every process's
+  /// merged on the root (also in `result` there, with gather); null elsewhere and without statistics.
+  std::shared_ptr<const EnsembleStatistics> statistics;
 };
 
 /// What the root prints after a distributed solve: the timing across processes, then a warning for
@@ -169,8 +179,10 @@ LocalSolver<T> local_solver(Solver<System, T>& solver) {
     // Options with rows per run: a Solver for these runs' rows (it fits their own drivers).
     Solver<System, T> part(solver.system(), options_for_runs(solver.options(), runs.first_run, runs.runs),
                            solver.logger());
+    part.set_statistics_runs(solver.statistics_runs());
     return part.solve(y0, p, runs.runs);
   };
+  l.size_statistics_for = [&solver](std::uint64_t batch_runs) { solver.set_statistics_runs(batch_runs); };
   l.observable_names = solver.observable_names();
   l.series_layout = std::make_shared<const SeriesLayout>(solver.series_layout());
   if (const SummaryLayout* s = solver.summary_layout()) l.summary_layout = std::make_shared<const SummaryLayout>(*s);

@@ -176,6 +176,12 @@ class Solver {
     return detail::predict_solve_ms(ctx, calibrator_, y0, params, runs, count_saves(options_));
   }
 
+  /// The runs the ensemble statistics of later solves are over, when each solve takes some of them (a
+  /// distributed solve's share and takeovers): their quantile sketches are sized alike, so that the
+  /// parts' statistics merge within the rank error asked. 0 (the default): each solve's own runs.
+  void set_statistics_runs(std::uint64_t runs) noexcept { statistics_runs_ = runs; }
+  std::uint64_t statistics_runs() const noexcept { return statistics_runs_; }
+
   /// Solves a batch given run-major initial values (n_runs x n_states) and parameters
   /// (n_runs x n_params). Throws InvalidInput for wrong sizes, an empty batch or non-finite values;
   /// GpuUnavailable when Backend::gpu cannot run; GpuError for a GPU failure without fallback.
@@ -188,16 +194,24 @@ class Solver {
   SolveResult<T> solve(const Batch<T>& batch) { return solve(batch.y0, batch.params); }
 
   /// Pointer form: y0 holds n_runs x n_states values, params n_runs x n_params (may be null if 0).
-  /// With ensemble statistics (SolveOptions::statistics) the result holds them too; when it keeps no
-  /// series (OutputSelection::series off) the runs are solved in slices (runs_per_slice) whose series
-  /// are reduced and dropped, so that the series of one slice at most are ever held.
+  /// With ensemble statistics (SolveOptions::statistics) the result holds them too. When it keeps no
+  /// series (OutputSelection::series off), statistics of moments alone (count, mean, var, std, min,
+  /// max) on a plan of GPU parts only are reduced on the GPUs, chunk by chunk (solve_runs_into);
+  /// otherwise the runs are solved in slices (runs_per_slice) whose series are reduced on the host and
+  /// dropped, so that the series of one slice at most are ever held.
   SolveResult<T> solve(const T* y0, const T* params, std::size_t runs) {
     if (options_.statistics.empty()) return solve_runs(y0, params, runs);
     detail::check_batch_pointers(y0, params, runs, n_states(), n_params());
+    // (A solve that cannot run on a GPU is not planned twice.)
+    if (!options_.outputs.series && options_.backend != Backend::cpu &&
+        detail::gpu_unavailable_reason<System, T>(system_, options_).empty() &&
+        EnsembleStatistics::reducible_on_device(plan_statistics(options_.statistics))) {
+      if (std::optional<SolveResult<T>> reduced = solve_runs_into(y0, params, runs, true)) return std::move(*reduced);
+    }
     const std::size_t slice = statistics_slice(runs);
     if (slice >= runs) {
       SolveResult<T> result = solve_runs(y0, params, runs);
-      auto statistics = new_statistics(result, runs);
+      auto statistics = std::make_shared<EnsembleStatistics>(new_statistics(result, runs));
       reduce_series(result, *statistics);
       result.set_statistics(std::move(statistics));
       if (!options_.outputs.series) result.drop_series();
@@ -218,7 +232,7 @@ class Solver {
       const std::size_t m = std::min(slice, runs - first);
       const SolveResult<T> part =
           solve_runs(y0 + first * n_states(), params == nullptr ? nullptr : params + first * n_params(), m);
-      if (!statistics) statistics = new_statistics(part, runs);
+      if (!statistics) statistics = std::make_shared<EnsembleStatistics>(new_statistics(part, runs));
       reduce_series(part, *statistics);
       whole->place_runs(part, first);
     }
@@ -240,13 +254,10 @@ class Solver {
   }
 
   /// Empty statistics of the variables and save times of `result` (a solve of some of the batch's
-  /// `runs`).
-  std::shared_ptr<EnsembleStatistics> new_statistics(const SolveResult<T>& result, std::size_t runs) const {
-    std::vector<std::string> variables = result.series_state_names();  // (a Solver's results are named)
-    variables.insert(variables.end(), result.observable_names().begin(), result.observable_names().end());
-    std::vector<double> times(result.times().begin(), result.times().end());
-    return std::make_shared<EnsembleStatistics>(plan_statistics(options_.statistics), std::move(variables),
-                                                std::move(times), runs);
+  /// `runs`), sized for statistics_runs_ when set.
+  EnsembleStatistics new_statistics(const SolveResult<T>& result, std::size_t runs) const {
+    // (a Solver's results are named)
+    return statistics_of_shape(result, options_.statistics, statistics_runs_ > 0 ? statistics_runs_ : runs);
   }
 
   /// Adds the series of `part` to `statistics`, timed as ensemble_statistics.
@@ -266,6 +277,16 @@ class Solver {
 
   /// The solve of a batch (or of a slice of one) into one result.
   SolveResult<T> solve_runs(const T* y0, const T* params, std::size_t runs) {
+    return std::move(*solve_runs_into(y0, params, runs, false));
+  }
+
+  /// solve_runs; with `statistics_on_gpu` (a solve keeping statistics of moments alone and no series)
+  /// the GPU parts reduce each chunk's series on the device into the result's statistics
+  /// (EnsembleMomentsSink) and the result holds no series, only its save times. That needs every part
+  /// on a GPU and no fallback to the CPU (a GPU failure throws): when the plan puts runs on the CPU,
+  /// nothing is solved and nullopt returned.
+  std::optional<SolveResult<T>> solve_runs_into(const T* y0, const T* params, std::size_t runs,
+                                                bool statistics_on_gpu) {
     detail::check_batch_pointers(y0, params, runs, n_states(), n_params());
     check_options_for_batch(options_, runs);
     if (drivers_) check_driver_sets(drivers_->fitted(), runs);
@@ -278,27 +299,45 @@ class Solver {
     const std::vector<std::string>& observables = series_->observable_names;
     const detail::SolveContext<System, T> ctx{system_,         options_, *logger_, *cpu_workers_,
                                               *result_memory_, gpus_,    summaries_, drivers_, series_};
-    // Before any work (planning may calibrate): a batch whose outputs cannot fit is refused.
-    detail::check_result_fits(runs, ctx.run_footprint(saves).result_bytes_per_run);
+    // Before any work (planning may calibrate): a batch whose outputs cannot fit is refused (without
+    // the series when the GPUs reduce it).
+    detail::check_result_fits(runs, ctx.run_footprint(statistics_on_gpu ? 0 : saves).result_bytes_per_run);
     telemetry_.begin_solve();
     calibrator_.begin_solve();
     const sched::Selection selection = [&] {
       ScopedTimer planning(*logger_, events::execution_planning);
       return detail::plan_parts(ctx, calibrator_, forced_parts_, y0, params, runs, saves);
     }();
+    if (statistics_on_gpu && !std::all_of(selection.parts.begin(), selection.parts.end(),
+                                          [](const sched::Part& p) { return p.backend.is_gpu(); })) {
+      return std::nullopt;
+    }
     check_cpu_parts_finite(selection, y0, params);
+    // The statistics the GPUs reduce into, shaped once the result's save times are known.
+    std::shared_ptr<EnsembleStatistics> statistics;
+    std::optional<EnsembleMomentsSink> sink;
+    if (statistics_on_gpu) {
+      statistics = std::make_shared<EnsembleStatistics>();
+      sink.emplace(*statistics);
+    }
     std::optional<SolveResult<T>> allocated;
     {
       ScopedTimer allocation(*logger_, events::result_allocation);
-      allocated.emplace(runs, n_states(), saves, options_, result_memory_, observables, summaries_, series_);
+      allocated.emplace(runs, n_states(), saves, options_, result_memory_, observables, summaries_, series_,
+                        sink ? &*sink : nullptr);
     }
     SolveResult<T>& result = *allocated;
-    const bool may_fall_back =
-        options_.backend == Backend::automatic && options_.gpu.allow_cpu_fallback && forced_parts_.empty();
+    if (statistics) *statistics = new_statistics(result, runs);
+    const bool may_fall_back = options_.backend == Backend::automatic && options_.gpu.allow_cpu_fallback &&
+                               forced_parts_.empty() && !statistics_on_gpu;
     detail::Executor<System, T>(ctx, telemetry_, calibrator_, may_fall_back).run(selection, y0, params, result);
+    if (statistics) {  // (the sink dies here: the result forgets it with its series)
+      result.set_statistics(std::move(statistics));
+      result.drop_series();
+    }
     timer.add_metadata(keys::num_chunks, static_cast<std::int64_t>(detail::chunks_of(result)));
     logger_->resolve_gpu_times();
-    return std::move(result);
+    return allocated;
   }
 
   /// The solve's one input_validation: the values of the runs the CPU will integrate. GPU parts
@@ -321,6 +360,7 @@ class Solver {
   ExecutionTelemetry telemetry_;
   detail::Calibrator<System, T> calibrator_;
   std::vector<sched::Part> forced_parts_;
+  std::uint64_t statistics_runs_ = 0;  // set_statistics_runs
   // The CPU path's threads (they also scan inputs), started on first use and kept: one per hardware
   // thread with the caller. (Held by pointer so a Solver stays movable.)
   std::unique_ptr<arrays::HostWorkers> cpu_workers_ =

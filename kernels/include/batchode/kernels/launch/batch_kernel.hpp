@@ -74,18 +74,20 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void store_run_outcome(const kernels::
 
 /// Integrates run `r` of a chunk; shared by the kernel and by host-side tests of the kernel body.
 /// Summaries: the kinds a summary kernel keeps (0: none; the plan must then ask for none).
+/// `series_column`: where the run's series and observables go (DeviceOutputs::series_by_thread: the
+/// thread's index; else r).
 template <class Tab, bool SaveSeries, class System, class T, port::uint32_t Summaries = 0>
 BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System& sys,
                                                                    const RunSettings<T>& plan,
                                                                    const kernels::DeviceInputs<T>& in,
                                                                    const kernels::DeviceOutputs<T>& out,
-                                                                   port::size_t r) {
+                                                                   port::size_t r, port::size_t series_column) {
   if constexpr (n_drivers_v<System> > 0) {
     // Run r's system reads its drivers (this chunk's runs start at plan.driver_run_offset).
     integrate_chunk_run<Tab, SaveSeries, Driven<System, T>, T, Summaries>(drive(sys, plan, r), plan, in, out,
-                                                                          r);
+                                                                          r, series_column);
   } else if constexpr (!StepperFor<Tab, System, T>::available || (Summaries != 0 && !SaveSeries)) {
-    (void)sys, (void)plan, (void)in, (void)out, (void)r;  // never launched (see StepperFor)
+    (void)sys, (void)plan, (void)in, (void)out, (void)r, (void)series_column;  // never launched (see StepperFor)
   } else {
     constexpr port::size_t N = System::n_states;
     constexpr port::size_t P = System::n_params;
@@ -107,7 +109,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
       const RunSettings<T> run_plan =
           in.save_times != nullptr ? for_run(plan, in.save_times + r, stride) : plan;
       // The series' columns: every state and observable, or those the kernel's plan chose.
-      const StridedSeriesSink<T, N> series{out.series, stride, r, &plan};
+      const StridedSeriesSink<T, N> series{out.series, stride, series_column, &plan};
       const T* run_p = P > 0 ? p : nullptr;
       constexpr port::size_t O = n_observables_v<System>;
       // The saved series: with observables, they are saved beside each state.
@@ -126,11 +128,12 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
       };
       if constexpr (O > 0) {
         using Sink = ObservableSink<StridedSeriesSink<T, N>, System, T, StridedObservableOut<T>>;
-        status = saving(Sink{series, &sys, run_p, {out.observables, stride, r}, &plan});
+        status = saving(Sink{series, &sys, run_p, {out.observables, stride, series_column}, &plan});
       } else {
         status = saving(series);
       }
     } else {
+      (void)series_column;
       status = integrate_into(NoSeries{}, stepper, sys, y, P > 0 ? p : nullptr, plan, out, r, counters,
                               t_reached);
     }
@@ -138,6 +141,16 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System&
     for (port::size_t i = 0; i < N; ++i) out.final_state[r * N + i] = y[i];
     store_run_outcome(out, r, status, counters, t_reached);
   }
+}
+
+/// integrate_chunk_run with the run's series in its own column.
+template <class Tab, bool SaveSeries, class System, class T, port::uint32_t Summaries = 0>
+BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE void integrate_chunk_run(const System& sys,
+                                                                   const RunSettings<T>& plan,
+                                                                   const kernels::DeviceInputs<T>& in,
+                                                                   const kernels::DeviceOutputs<T>& out,
+                                                                   port::size_t r) {
+  integrate_chunk_run<Tab, SaveSeries, System, T, Summaries>(sys, plan, in, out, r, r);
 }
 
 #if BATCHODE_GPU_COMPILER
@@ -151,7 +164,7 @@ __global__ void integrate_chunk(System sys, RunSettings<T> plan, kernels::Device
   const port::size_t i = static_cast<port::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= in.stride) return;
   const port::size_t r = in.order != nullptr ? static_cast<port::size_t>(in.order[i]) : i;
-  integrate_chunk_run<Tab, SaveSeries, System, T, Summaries>(sys, plan, in, out, r);
+  integrate_chunk_run<Tab, SaveSeries, System, T, Summaries>(sys, plan, in, out, r, out.series_by_thread ? i : r);
 }
 #endif
 

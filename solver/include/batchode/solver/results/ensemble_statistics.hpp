@@ -9,9 +9,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "batchode/arrays/series_moments_sink.hpp"
+#include "batchode/kernels/outputs/series_moments.hpp"
 #include "batchode/solver/results/quantile_sketch.hpp"
 #include "batchode/solver/setup/statistics_plan.hpp"
 
@@ -33,8 +36,23 @@ class EnsembleStatistics {
   template <class T>
   void add_runs(const T* series, std::size_t width, const T* observables, std::size_t runs,
                 std::size_t first_save = 0, std::size_t end_save = static_cast<std::size_t>(-1));
+  /// Adds moments reduced on the device (kernels/outputs/series_moments.hpp): column c (save k,
+  /// variable v: c = k * n_variables() + v), part p at (c * parts + p) * kernels::moments_values, as
+  /// n, mean, m2, min, max, joined in order. Throws std::logic_error when the plan keeps histograms
+  /// or quantiles (reducible_on_device), which need the values.
+  void add_moments(const double* moments, std::size_t parts);
+  /// Whether every statistic of `plan` is kept by moments alone (count, mean, var, std, min, max): a
+  /// GPU can reduce the series of such a solve (add_moments).
+  static bool reducible_on_device(const StatisticsPlan& plan) noexcept;
   /// Adds every run `other` (the same plan, variables and times) holds.
   void merge(const EnsembleStatistics& other);
+  /// What merge() needs of these statistics as bytes, for another process (distributed/: the MPI
+  /// merge): the accumulators, not the plan, names or times, which every process has alike.
+  std::vector<char> to_bytes() const;
+  /// Adds the runs of statistics with this plan, variables and times that to_bytes() made (on
+  /// another process), as merge() does. Throws std::runtime_error when the bytes are cut short or
+  /// shaped for other statistics.
+  void merge_bytes(const char* data, std::size_t size);
 
   const StatisticsPlan& plan() const noexcept { return plan_; }
   const std::vector<std::string>& variables() const noexcept { return variables_; }
@@ -81,6 +99,30 @@ class EnsembleStatistics {
   std::vector<QuantileSketch> sketches_;
   std::vector<std::uint64_t> histogram_, below_, above_;
   std::vector<double> edges_;
+};
+
+/// Empty statistics (SolveOptions::statistics `options`) of the variables and save times of `shape`, a
+/// SolveResult (its series' state names, then its observables' names; its save times), over `runs`
+/// runs (what the quantile sketches are sized for).
+template <class Result>
+EnsembleStatistics statistics_of_shape(const Result& shape, const EnsembleStatisticsOptions& options,
+                                       std::uint64_t runs) {
+  std::vector<std::string> variables = shape.series_state_names();
+  variables.insert(variables.end(), shape.observable_names().begin(), shape.observable_names().end());
+  std::vector<double> times(shape.times().begin(), shape.times().end());
+  return EnsembleStatistics(plan_statistics(options), std::move(variables), std::move(times), runs);
+}
+
+/// The solver's side of arrays::SeriesMomentsSink: the GPU parts' chunks' moments joined into one
+/// EnsembleStatistics, one chunk at a time (the parts of several GPUs call it concurrently).
+class EnsembleMomentsSink final : public arrays::SeriesMomentsSink {
+ public:
+  explicit EnsembleMomentsSink(EnsembleStatistics& statistics) : statistics_(statistics) {}
+  void add_moments(const double* moments, std::size_t parts, std::size_t first_run, std::size_t runs) override;
+
+ private:
+  EnsembleStatistics& statistics_;
+  std::mutex mutex_;
 };
 
 extern template void EnsembleStatistics::add_runs<float>(const float*, std::size_t, const float*, std::size_t,

@@ -48,6 +48,12 @@ class QuantileSketch {
   /// Values held now (memory).
   std::size_t held() const noexcept;
 
+  /// The sketch as bytes (another process's merge: EnsembleStatistics::to_bytes), appended to `out`.
+  void append_bytes(std::vector<char>& out) const;
+  /// A sketch read back from append_bytes' bytes at `at` (advanced past them, up to `end`). Throws
+  /// std::runtime_error when they are cut short or not a sketch.
+  static QuantileSketch from_bytes(const char*& at, const char* end);
+
  private:
   void halve(std::size_t level);  // level's values sorted and halved into level + 1
 

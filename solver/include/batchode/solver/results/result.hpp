@@ -55,13 +55,15 @@ class SolveResult {
   /// A result shaped for a solve; its large arrays come from `memory` when given (a Solver's pool).
   /// `observable_names`: the saved observables (kernels/outputs/observables.hpp), kept at every save: the
   /// system's, or those `series` chose. `series`: the series' columns (solver/setup/series_layout.hpp);
-  /// null: every state.
+  /// null: every state. `series_moments`: the GPU reduces the series and observables into it
+  /// (ResultView::series_moments), so the result holds neither, only their shape and save times.
   /// Throws InvalidInput when an array's size does not fit in size_t, std::bad_alloc.
   SolveResult(std::size_t n_runs, std::size_t n_states, std::size_t n_saves, const SolveOptions& options,
               const std::shared_ptr<ResultMemoryPool>& memory = nullptr,
               std::vector<std::string> observable_names = {},
               std::shared_ptr<const SummaryLayout> summaries = nullptr,
-              std::shared_ptr<const SeriesLayout> series = nullptr)
+              std::shared_ptr<const SeriesLayout> series = nullptr,
+              arrays::SeriesMomentsSink* series_moments = nullptr)
       : n_runs_(n_runs),
         n_states_(n_states),
         n_saves_(n_saves),
@@ -77,7 +79,8 @@ class SolveResult {
         observable_names_(std::move(observable_names)),
         summaries_(DefaultInitAllocator<T>(memory)),
         summary_layout_(summaries != nullptr && !summaries->empty() ? std::move(summaries) : nullptr),
-        series_layout_(std::move(series)) {
+        series_layout_(std::move(series)),
+        series_moments_(series_moments) {
     if (series_layout_ != nullptr && !series_layout_->all) {
       series_states_ = series_layout_->states;
     } else {
@@ -108,8 +111,10 @@ class SolveResult {
                                                              "result summaries (n_runs x windows x values per window)");
     final_state_.resize(final_values);
     summaries_.resize(summary_values);
-    series_.resize(series_values);
-    observables_.resize(observable_values);
+    if (series_moments_ == nullptr) {
+      series_.resize(series_values);
+      observables_.resize(observable_values);
+    }
     events_.resize(event_values);
     event_counts_.resize(n_runs * shape.n_events);
     event_slots_ = shape.slots;
@@ -374,6 +379,7 @@ class SolveResult {
     times_.clear();
     times_.shrink_to_fit();
     times_per_run_ = false;
+    series_moments_ = nullptr;
   }
 
   /// Copies the per-run rows of `part`, the result of runs [first_run, first_run + part.n_runs()) of this
@@ -436,12 +442,13 @@ class SolveResult {
                          n_events(),
                          event_slots_,
                          observables_.empty() ? nullptr : observables_.data(),
-                         observables_.empty() ? 0 : n_observables(),
+                         observables_.empty() && series_moments_ == nullptr ? 0 : n_observables(),
                          summaries_.empty() ? nullptr : summaries_.data(),
                          summaries_.empty() ? 0 : summary_layout_->windows,
                          summaries_.empty() ? 0 : summary_layout_->slots,
                          n_series_states(),
-                         stop_time_data()};
+                         stop_time_data(),
+                         series_moments_};
   }
   void add_execution(ExecutionRecord record) { execution_.push_back(std::move(record)); }
 
@@ -497,6 +504,7 @@ class SolveResult {
   ResultArray<T> summaries_;  // n_runs x windows x values per window
   std::shared_ptr<const SummaryLayout> summary_layout_;  // null: no summaries
   std::shared_ptr<const SeriesLayout> series_layout_;    // null: every state (a result made without one)
+  arrays::SeriesMomentsSink* series_moments_ = nullptr;  // set: the GPU reduces the series (no rows here)
   std::vector<std::size_t> series_states_;               // the series' columns: saved states' indices
   std::vector<std::string> event_names_;
   std::vector<EventSpec> event_specs_;

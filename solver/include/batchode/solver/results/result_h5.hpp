@@ -127,12 +127,15 @@ struct H5RowOffsets {
 /// InvalidInput for options with summaries or save_variables given without their layout.
 /// `path` is written as it is: the caller makes it whole or removes it (a temporary file of a
 /// files::AtomicFile, moved into place once every row is in); `name`, the path its messages give
-/// (the destination; empty: `path`).
+/// (the destination; empty: `path`). `statistics`: the ensemble statistics of every run (the processes'
+/// merged), written whole as /statistics; a series that fed them alone (OutputSelection::series off) is
+/// not in the file, as write_h5 leaves it out.
 template <class T>
 H5RowOffsets write_h5_layout(std::size_t n_runs, std::size_t n_states, const std::vector<ExecutionRecord>& execution,
                              const std::string& path, const SolveOptions& options, const H5Metadata& meta = {},
                              const std::vector<std::string>& observable_names = {}, const std::string& name = {},
-                             const SeriesLayout* series = nullptr, const SummaryLayout* summaries = nullptr);
+                             const SeriesLayout* series = nullptr, const SummaryLayout* summaries = nullptr,
+                             const EnsembleStatistics* statistics = nullptr);
 
 extern template void write_h5<float>(const SolveResult<float>&, const std::string&, const SolveOptions&,
                                      const H5Metadata&);
@@ -141,10 +144,12 @@ extern template void write_h5<double>(const SolveResult<double>&, const std::str
 extern template H5RowOffsets write_h5_layout<float>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
                                                     const std::string&, const SolveOptions&, const H5Metadata&,
                                                     const std::vector<std::string>&, const std::string&,
-                                                    const SeriesLayout*, const SummaryLayout*);
+                                                    const SeriesLayout*, const SummaryLayout*,
+                                                    const EnsembleStatistics*);
 extern template H5RowOffsets write_h5_layout<double>(std::size_t, std::size_t, const std::vector<ExecutionRecord>&,
                                                      const std::string&, const SolveOptions&, const H5Metadata&,
                                                      const std::vector<std::string>&, const std::string&,
-                                                    const SeriesLayout*, const SummaryLayout*);
+                                                    const SeriesLayout*, const SummaryLayout*,
+                                                    const EnsembleStatistics*);
 
 }  // namespace batchode

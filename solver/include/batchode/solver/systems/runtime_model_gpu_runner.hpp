@@ -44,6 +44,7 @@ class RuntimeModelGpuRunner {
     const std::uint32_t summary_kinds = run_plan.summary_windows != 0 ? run_plan.summary_metrics : 0;
     const kernels::ChunkKernel launched = chunk_kernel_for(result);
     RuntimeKernelChoice choice = RuntimeKernelChoice::only(launched, summary_kinds, planned.order_runs);
+    choice.moments = result.series_moments != nullptr && result.n_saves > 0;
     if (launched == kernels::ChunkKernel::final_state && request.split_runs) {
       choice.lanes_per_run = model.gpu_lanes_per_run(request.method);
     }

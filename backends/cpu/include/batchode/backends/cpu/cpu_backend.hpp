@@ -189,6 +189,10 @@ void integrate_batch(const System& sys, const T* y0, const T* params, std::size_
     throw std::logic_error("integrate_batch: the result is not shaped for the series the plan saves (its states "
                            "and observables)");
   }
+  if (result.series_moments != nullptr && result.n_saves > 0) {
+    throw std::logic_error("integrate_batch: the result's series is reduced on the GPU (series_moments): the CPU "
+                           "has no rows to write it to");
+  }
   if (!holds_summaries(result, plan.summary_windows, plan.summary_slots)) {
     throw std::logic_error("integrate_batch: the solve keeps summaries but the result has no room for them");
   }

@@ -17,7 +17,8 @@ namespace batchode::cpu {
 /// Bumped whenever RangeCall, RuntimeAbi or the meaning of the entry points change.
 // 7: each run's stop time (ResultView::stop_time), the stop request inside a run (RunSettings::stop)
 // and a worker's stepper made once on the heap (batchode_new_stepper).
-inline constexpr std::uint32_t runtime_abi_version = 7;
+// 8: ResultView::series_moments (a series reduced on the GPU), which the entry refuses.
+inline constexpr std::uint32_t runtime_abi_version = 8;
 
 /// Names of the entry points in the shared object.
 inline constexpr const char* runtime_abi_symbol = "batchode_runtime_abi";

@@ -69,6 +69,10 @@ extern "C" __attribute__((visibility("default"))) int batchode_integrate_range(
       report(call, "the result is not shaped for the series the plan saves (the model's states and observables)");
       return 1;
     }
+    if (result.series_moments != nullptr && result.n_saves > 0) {
+      report(call, "the result's series is reduced on the GPU (series_moments): the CPU has no rows to write it to");
+      return 1;
+    }
     // So are the summaries, when the solve keeps them.
     if (!batchode::holds_summaries(result, plan.summary_windows, plan.summary_slots)) {
       report(call, "the result has no room for the summaries");

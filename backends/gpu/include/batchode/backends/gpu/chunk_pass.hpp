@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@
 #include "batchode/kernels/core/status.hpp"
 #include "batchode/kernels/launch/device_views.hpp"
 #include "batchode/kernels/launch/run_order_kernels.hpp"
+#include "batchode/kernels/outputs/series_moments.hpp"
 #include "batchode/timing/gpu_time.hpp"
 #include "batchode/timing/kernel_timer.hpp"
 #include "batchode/timing/metadata_keys.hpp"
@@ -53,6 +55,12 @@ struct ChunkBuffers {
   arrays::HostWorkers& workers;              ///< staging's and the scatter's threads
 };
 
+/// Enqueues kernels::series_moments<T> (kernels/outputs/series_moments.hpp) for a job on a stream: a
+/// runner's launcher, called when the result reduces its series on the device (ResultView::
+/// series_moments). Throws GpuError when the launch fails.
+template <class T>
+using LaunchMoments = std::function<void(gpu::stream_t, const kernels::SeriesMomentsJob<T>&)>;
+
 /// What one run gives its pass (ChunkPipeline::run's arguments, the run's constants on the device).
 template <class T>
 struct ChunkRun {
@@ -66,6 +74,7 @@ struct ChunkRun {
   const ResultView<T>& result;
   TimeLogger& log;
   std::size_t first_run;
+  const LaunchMoments<T>& launch_moments;  ///< empty unless the result reduces its series on the device
 };
 
 /// The order of the `runs` runs from `first` of a run's inputs (arrays/run_order.hpp: from a sample of
@@ -333,11 +342,15 @@ class ChunkPass {
                        : nullptr;
     transfer(events::d2h_transfer_state, chunk, stream,
              [&] { return outputs.download_state(slot, count, stream, state_dst); });
-    if (outputs.n_saves() > 0) {
+    if (outputs.reduces_series()) {
+      // The kernels that reduce the series and the download of their moments, as one event.
+      transfer(events::ensemble_statistics, chunk, stream,
+               [&] { return outputs.reduce_series(slot, count, stream, run_.launch_moments); });
+    } else if (outputs.n_saves() > 0) {
       transfer(events::d2h_transfer_state, chunk, stream,
                [&] { return outputs.download_series(slot, count, stream); });
     }
-    if (outputs.n_observables() > 0) {
+    if (outputs.n_observables() > 0 && !outputs.reduces_series()) {
       transfer(events::d2h_transfer_observables, chunk, stream,
                [&] { return outputs.download_observables(slot, count, stream); });
     }

@@ -85,16 +85,25 @@ class ChunkPipeline {
   /// from the chunks. The kernel is the same for the whole run (chunk_kernel_for). With
   /// request.shared, [first_run, first_run + runs) is this GPU's own share: the chunks are planned for
   /// it and the run order sampled from it, but the runs come from the shared ranges.
+  /// When the result reduces its series on the device (ResultView::series_moments), each chunk's
+  /// series and observables are reduced through `launch_moments` after its kernel and only their
+  /// moments are downloaded (OutputArrayManager::reduce_series); the chunks need no staging for them.
   /// Throws GpuError (naming the call and the chunk) on a runtime failure, InvalidInput when the
   /// memory budget cannot hold one run or an input is not finite, std::logic_error when the result
-  /// has no room for the summaries run_plan keeps (or room for summaries it does not keep).
+  /// has no room for the summaries run_plan keeps (or room for summaries it does not keep), or reduces
+  /// its series with no `launch_moments`.
   template <class Load, class Launch, class LaunchOrder>
   void run(std::size_t n_states, std::size_t n_params, const GpuRunRequest& request,
            const RunSettings<T>& run_plan, const T* y0, const T* params, std::size_t runs,
            const ResultView<T>& result, TimeLogger& log, std::size_t first_run, Load&& load,
-           Launch&& launch, LaunchOrder&& launch_order) {
+           Launch&& launch, LaunchOrder&& launch_order, const LaunchMoments<T>& launch_moments = {}) {
     check_summary_room(run_plan, result);
     check_series_columns(n_states, run_plan, result);
+    const bool reduce = result.series_moments != nullptr && result.n_saves > 0;
+    if (reduce && !launch_moments) {
+      throw std::logic_error("ChunkPipeline::run: the result reduces its series on the device, and no launcher "
+                             "of the reduction was given");
+    }
     gpu::set_device(request.device);
     const std::size_t saves = result.n_saves;
     // Each run's own save times (save_at_per_run) go with the chunk's inputs; shared ones once.
@@ -132,6 +141,11 @@ class ChunkPipeline {
       if (request.order_runs) {  // each chunk's run order, on the device
         footprint.device_bytes_per_run += sizeof(std::uint32_t);
       }
+      if (reduce) {  // the series and observables stay on the device: no staging, no rows in the result
+        const std::size_t kept = saves * (series_states + observables) * sizeof(T);
+        footprint.host_staging_bytes_per_run -= std::min(kept, footprint.host_staging_bytes_per_run);
+        footprint.result_bytes_per_run -= std::min(kept, footprint.result_bytes_per_run);
+      }
       arrays::MemoryBudget gpu = request.budget;
       plan_ = arrays::plan_chunks(runs, footprint, free_bytes, gpu);
       // A batch that fits in one chunk still goes in several when it is large, so the transfers and
@@ -151,7 +165,7 @@ class ChunkPipeline {
           inputs_.prepare(plan_, n_states, n_params, request.order_runs, per_run_times ? saves : 0);
       const bool outputs_grew =
           outputs_.prepare(plan_, n_states, saves, request.outputs.status, request.outputs.counters, request.events,
-                           observables, summary_windows, summary_slots, series_states);
+                           observables, summary_windows, summary_slots, series_states, reduce);
       last_run_grew_ = inputs_grew || outputs_grew;
       while (streams_.size() < plan_.slots) streams_.emplace_back();
       timer.add_metadata("grew", std::int64_t{last_run_grew_ ? 1 : 0});
@@ -174,7 +188,7 @@ class ChunkPipeline {
     // Each run's own save times (host) are staged with their chunk's inputs.
     const T* own_save_times = per_run_times ? run_plan.save_times : nullptr;
     const ChunkRun<T> chunk_run{kernel, n_states,       n_params, request, plan,     y0,
-                                params, own_save_times, result,   log,     first_run};
+                                params, own_save_times, result,   log,     first_run, launch_moments};
     const double phase_sum_ms =
         ChunkPass<T, Launch, LaunchOrder>(buffers, chunk_run, launch, launch_order).run();
     // Transfers and kernels overlap when this sum exceeds the run's wall time.

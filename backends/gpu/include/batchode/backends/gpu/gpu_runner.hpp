@@ -29,6 +29,7 @@
 #include "batchode/kernels/launch/run_order_kernels.hpp"
 #include "batchode/kernels/methods/method_registry.hpp"
 #include "batchode/kernels/outputs/observables.hpp"
+#include "batchode/kernels/outputs/series_moments.hpp"
 #include "batchode/kernels/outputs/summaries.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
@@ -79,6 +80,11 @@ class GpuRunner {
                                        gpu::native_stream(stream)>>>(job);
       gpu::check_last_launch("kernels::run_order_segments", __FILE__, __LINE__);
     };
+    const LaunchMoments<T> launch_moments = [](gpu::stream_t stream, const kernels::SeriesMomentsJob<T>& job) {
+      kernels::series_moments<T>
+          <<<job.rows * job.parts, kernels::series_moments_block, 0, gpu::native_stream(stream)>>>(job);
+      gpu::check_last_launch("kernels::series_moments", __FILE__, __LINE__);
+    };
     tableau::dispatch_compiled<System>(
         request.method,
         [&](auto tag) {
@@ -100,7 +106,7 @@ class GpuRunner {
             gpu::check_last_launch("kernels::integrate_chunk", __FILE__, __LINE__);
           };
           pipeline_.run(N, P, request, run_plan, y0, params, runs, result, log, first_run, load, launch,
-                        launch_order);
+                        launch_order, launch_moments);
         },
         [&] {
           throw InvalidInput("GpuRunner: method " + to_string(request.method) +

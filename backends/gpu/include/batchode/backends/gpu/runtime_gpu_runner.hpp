@@ -21,6 +21,7 @@
 #include "batchode/kernels/core/run_settings.hpp"
 #include "batchode/kernels/launch/device_views.hpp"
 #include "batchode/kernels/methods/method_registry.hpp"
+#include "batchode/kernels/outputs/series_moments.hpp"
 #include "batchode/kernels/outputs/summaries.hpp"
 #include "batchode/timing/scoped_timer.hpp"
 #include "batchode/timing/time_logger.hpp"
@@ -81,8 +82,16 @@ class RuntimeGpuRunner {
       kernels.order_module->launch(kernels.order, kernels::run_order_blocks(job.in.stride),
                                    kernels::run_order_block, stream, args);
     };
+    LaunchMoments<T> launch_moments;
+    if (kernels.moments_module != nullptr) {
+      launch_moments = [&](gpu::stream_t stream, const kernels::SeriesMomentsJob<T>& job) {
+        void* args[] = {const_cast<kernels::SeriesMomentsJob<T>*>(&job)};
+        kernels.moments_module->launch(kernels.moments, job.rows * job.parts, kernels::series_moments_block, stream,
+                                       args);
+      };
+    }
     pipeline_.run(n_states, n_params, request, run_plan, y0, params, runs, result, log, first_run, load,
-                  launch, launch_order);
+                  launch, launch_order, launch_moments);
   }
 
  private:

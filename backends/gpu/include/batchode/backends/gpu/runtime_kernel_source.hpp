@@ -106,6 +106,9 @@ struct RuntimeKernelChoice {
   bool series = true;
   std::uint32_t summary_kinds = 0;  ///< SummaryKind bits of the summary kernel (0: no summary kernel)
   bool order = true;                ///< kernels::run_order_segments<precision>
+  /// kernels::series_moments<precision> (a solve reducing its series on the device), always in a module
+  /// of its own (series_moments_program): not among a batch program's kernels, not counted.
+  bool moments = false;
 
   /// Just `kernel` (built for `summary_kinds` when it is the summary kernel), with the run order's
   /// kernel if `order`.
@@ -232,6 +235,19 @@ inline RuntimeKernelProgram runtime_kernel_program(const std::string& system_sou
                                                    std::uint32_t summary_kinds = 0) {
   return runtime_kernel_program(system_source, system_name, method, precision,
                                 RuntimeKernelChoice::all(summary_kinds));
+}
+
+/// The program of the series' reduction across runs (kernels/outputs/series_moments.hpp) in
+/// `precision` ("float" or "double"): one kernel, the same for every model. Throws
+/// std::invalid_argument for another precision.
+inline RuntimeKernelProgram series_moments_program(const std::string& precision) {
+  detail::check_runtime_precision(precision);
+  RuntimeKernelProgram program;
+  const std::string kernel = std::string("batchode::kernels::series_moments<") + precision + ">";
+  program.source = "#include \"batchode/kernels/outputs/series_moments.hpp\"\n\ntemplate __global__ void " + kernel +
+                   "(batchode::kernels::SeriesMomentsJob<" + precision + ">);\n";
+  program.name_expressions.push_back(kernel);
+  return program;
 }
 
 /// The program of the run order's kernel alone in `precision` ("float" or "double"): it does not depend

@@ -37,6 +37,10 @@ struct RuntimeKernels {
   gpu::Kernel series;               ///< ChunkKernel::series
   gpu::Kernel summaries;            ///< ChunkKernel::summaries (when summary_kinds != 0)
   gpu::Kernel order;                ///< kernels::run_order_segments<T> (kernels/launch/run_order_kernels.hpp)
+  /// kernels::series_moments<T> (kernels/outputs/series_moments.hpp) in a module of its own
+  /// (series_moments_program), when the solve reduces its series on the device.
+  std::shared_ptr<const gpu::Module> moments_module;
+  gpu::Kernel moments;
 
   const gpu::Kernel& kernel(kernels::ChunkKernel which) const noexcept {
     return which == kernels::ChunkKernel::summaries ? summaries
