@@ -45,7 +45,7 @@ std::vector<V> read_array(const char*& at, const char* end, const std::size_t* e
   if (expected != nullptr && n != *expected) throw std::runtime_error("statistics' bytes of another shape");
   if (static_cast<std::uint64_t>(end - at) / sizeof(V) < n) throw std::runtime_error("statistics' bytes cut short");
   std::vector<V> values(static_cast<std::size_t>(n));
-  std::memcpy(values.data(), at, values.size() * sizeof(V));
+  if (n > 0) std::memcpy(values.data(), at, values.size() * sizeof(V));  // (an empty vector's data may be null)
   at += values.size() * sizeof(V);
   return values;
 }
