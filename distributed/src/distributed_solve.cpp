@@ -97,8 +97,8 @@ DistributedResult<T> solve_distributed(Collective& c, const LocalSolver<T>& loca
                                        const SolveOptions& options, const DistributedOptions& how,
                                        TimeLogger& logger) {
   // Every process has the same options, so every one refuses alike, before any collective call.
-  if (!options.statistics.empty() && plan_statistics(options.statistics).histogram_bins > 0 &&
-      !plan_statistics(options.statistics).histogram_range) {
+  const StatisticsPlan statistics = options.statistics.empty() ? StatisticsPlan{} : plan_statistics(options.statistics);
+  if (statistics.histogram_bins > 0 && !statistics.histogram_range) {
     throw InvalidInput("SolveOptions.statistics: a histogram without a range takes it from the first values each "
                        "process meets, so the processes' histograms would not merge: give histogram[bins,low,high] "
                        "for a distributed solve");

@@ -114,7 +114,7 @@ void EnsembleStatistics::merge_bytes(const char* data, std::size_t size) {
 }
 
 void EnsembleStatistics::add_moments(const double* moments, std::size_t parts) {
-  if (plan_.histogram_bins > 0 || !sketches_.empty()) {
+  if (!reducible_on_device(plan_)) {
     throw std::logic_error("EnsembleStatistics::add_moments: histograms and quantiles need the runs' values");
   }
   for (std::size_t c = 0; c < count_.size(); ++c) {

@@ -326,8 +326,10 @@ class OutputArrayManager {
       }
     };
     if (moments_) result.series_moments->add_moments(s.moments_staging.data(), s.parts, first_run, count);
+    // (A series reduced on the device is not copied here.)
+    const std::size_t copied_width = moments_ ? 0 : width + observable_width;
     const std::size_t run_bytes =
-        (n_states_ + width + event_width + observable_width + summary_width) * sizeof(T) +
+        (n_states_ + copied_width + event_width + summary_width) * sizeof(T) +
                                   (status_ ? sizeof(Status) + sizeof(T) : 0) + (counters_ ? sizeof(RunCounters) : 0);
     const std::size_t grain = std::max<std::size_t>(1, parallel_grain_bytes / run_bytes);
     if (workers != nullptr && count > grain) {
