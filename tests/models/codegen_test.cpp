@@ -126,6 +126,8 @@ struct Generated {
   Model model;
   bool jacobian;
   LinearSolver linear_solver = LinearSolver::automatic;
+  std::size_t sparse_lu_loops_from = batchode::models::CodegenOptions::default_sparse_lu_loops_from;
+  std::size_t sparse_lu_solve_loops_from = batchode::models::CodegenOptions::default_sparse_lu_solve_loops_from;
 };
 
 std::vector<Generated> models_for_compilation() {
@@ -138,7 +140,8 @@ std::vector<Generated> models_for_compilation() {
           {"Lorenz96", parse(batchode::testing::lorenz96_toml(20)), true},
           {"Bruss", parse(batchode::testing::bruss_toml(8)), true, LinearSolver::band},
           {"BrussSparse", parse(batchode::testing::bruss_toml(8)), true},
-          {"Pollu", load_model(batchode::testing::pollu_model_path()), true}};
+          {"Pollu", load_model(batchode::testing::pollu_model_path()), true},
+          {"BrussLoops", parse(batchode::testing::bruss_toml(16)), true, LinearSolver::automatic, 0, 0}};
 }
 
 /// True for the models whose generated code declares a Jacobian band (kernels/linalg/band.hpp).
@@ -147,14 +150,19 @@ bool banded(const Generated& g) { return g.jacobian && g.type == "Bruss"; }
 /// (kernels/linalg/sparse_lu.hpp): it costs fewer operations than the band (BRUSS), or than the dense LU
 /// where there is no band (Lorenz-96 wraps around, POLLU's chemistry). Small systems keep the dense LU
 /// (Lorenz: 17 operations either way; a tie goes to partial pivoting).
-bool sparse_type(const std::string& type) { return type == "BrussSparse" || type == "Pollu" || type == "Lorenz96"; }
+bool sparse_type(const std::string& type) {
+  return type == "BrussSparse" || type == "Pollu" || type == "BrussLoops" || type == "Lorenz96";
+}
 bool sparse(const Generated& g) { return g.jacobian && sparse_type(g.type); }
 
 /// Writes each model's source to `dir`/<type>.hpp; returns the lines that include them.
 std::string write_sources(const support::TempDir& dir, const std::vector<Generated>& models) {
   std::string includes;
   for (const Generated& g : models) {
-    support::write_file(dir.file(g.type + ".hpp"), generate_system(g.model, {g.type, g.jacobian, g.linear_solver}));
+    batchode::models::CodegenOptions o{g.type, g.jacobian, g.linear_solver};
+    o.sparse_lu_loops_from = g.sparse_lu_loops_from;
+    o.sparse_lu_solve_loops_from = g.sparse_lu_solve_loops_from;
+    support::write_file(dir.file(g.type + ".hpp"), generate_system(g.model, o));
     includes += "#include \"" + dir.file(g.type + ".hpp") + "\"\n";
   }
   return includes;
@@ -370,6 +378,40 @@ TEST(Codegen, WritesTheSparseLuWhereItIsCheapest) {
         << e.what();
   }
   EXPECT_THROW(generate_system(parse(kConstant), {"Constant", true, LinearSolver::sparse}), batchode::InvalidInput);
+}
+
+// From CodegenOptions::sparse_lu_loops_from slots the factorisation's rows that repeat with their slots and
+// states shifted alike are loops (BRUSS: along its chain), the rest straight-line; the solve's from
+// sparse_lu_solve_loops_from (default: never), carrying the b values it finished in registers; below,
+// straight-line code only. (Their numbers are the same: RuntimeModelTest.ASparseLuWithLoopsGivesThe
+// StraightLineNumbers.)
+TEST(Codegen, FoldsALargeSparseLusRepeatedRowsIntoLoops) {
+  const Model bruss = parse(batchode::testing::bruss_toml(32));
+  const std::string loop = "for (batchode::port::size_t t = 0; t < ";
+  auto generate = [&](std::size_t factor_from, std::size_t solve_from) {
+    batchode::models::CodegenOptions o{"Bruss", true};
+    o.sparse_lu_loops_from = factor_from;
+    o.sparse_lu_solve_loops_from = solve_from;
+    const std::string src = generate_system(bruss, o);
+    const std::size_t factor = src.find("sparse_lu_factor(T diag"), solve = src.find("sparse_lu_solve(const T*");
+    EXPECT_NE(factor, std::string::npos);
+    EXPECT_NE(solve, std::string::npos);
+    const std::size_t first_loop = src.find(loop, factor);
+    return std::make_pair(first_loop < solve, src.find(loop, solve) != std::string::npos);
+  };
+  constexpr std::size_t never = static_cast<std::size_t>(-1);
+  EXPECT_EQ(generate(0, 0), std::make_pair(true, true));
+  EXPECT_EQ(generate(0, never), std::make_pair(true, false));
+  EXPECT_EQ(generate(never, 0), std::make_pair(false, true));
+  EXPECT_EQ(generate(never, never), std::make_pair(false, false));
+  batchode::models::CodegenOptions defaults{"Bruss", true};  // 64 states: past the factorisation's default
+  EXPECT_EQ(defaults.sparse_lu_solve_loops_from, never);
+  const std::string src = generate_system(bruss, defaults);
+  EXPECT_EQ(src.find("T c0_1 = b["), std::string::npos) << "no loop in the default solve";
+  EXPECT_LT(src.find(loop), src.find("sparse_lu_solve(const T*"));
+  batchode::models::CodegenOptions o{"Bruss", true};
+  o.sparse_lu_solve_loops_from = 0;
+  EXPECT_NE(generate_system(bruss, o).find("      T c0_1 = b["), std::string::npos) << "the solve carries b";
 }
 
 // A sparse LU and its linearisation take packs of runs (simd_linearization: the Rosenbrock methods'

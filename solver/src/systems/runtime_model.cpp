@@ -101,6 +101,10 @@ RuntimeModel<T>::RuntimeModel(models::Model model, RuntimeModelOptions options, 
   codegen.type_name = detail::kTypeName;
   codegen.jacobian = true;
   codegen.linear_solve = &linear_solve;
+  codegen.sparse_lu_loops_from =
+      detail::slots_from_environment("BATCHODE_SPARSE_LU_LOOPS_FROM", state_->options.sparse_lu_loops_from);
+  codegen.sparse_lu_solve_loops_from = detail::slots_from_environment("BATCHODE_SPARSE_LU_SOLVE_LOOPS_FROM",
+                                                                      state_->options.sparse_lu_solve_loops_from);
   const std::optional<models::ComponentShapes> shapes = models::component_shapes(state_->model);
   codegen.component_shapes = &shapes;
   state_->system_source = models::generate_system(state_->model, codegen);

@@ -64,6 +64,11 @@ struct Headers {
 
 const Headers& headers();
 
+/// A sparse LU's threshold of slots for loops (RuntimeModelOptions::sparse_lu_loops_from and
+/// sparse_lu_solve_loops_from): `asked`, or $`variable` where set. Throws InvalidInput naming the variable for
+/// a value that is not a whole number.
+std::size_t slots_from_environment(const char* variable, std::size_t asked);
+
 /// $BATCHODE_MODEL_CXXFLAGS split at whitespace (no quoting): flags for the host compiler of CPU
 /// models, after batchode's own (jit/'s -O3 ...), so -O1 or -march=native override or add to them.
 /// They go into every cache key of CPU code (the precompiled prelude's too).

@@ -3,6 +3,7 @@
 // runtime compilers (each looked up once per process), and the on-disk cache's access with the notices
 // a user gets when it cannot be used as it should.
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -18,6 +19,7 @@
 
 #include "batchode/jit/cache_directory.hpp"
 #include "batchode/jit/sha256.hpp"
+#include "batchode/checks/invalid_input.hpp"
 #include "runtime_model_parts.hpp"
 
 #ifndef BATCHODE_SOURCE_INCLUDE_DIRS
@@ -105,6 +107,18 @@ std::vector<std::string> model_compile_flags() {
   std::vector<std::string> flags;
   for (std::string word; words >> word;) flags.push_back(word);
   return flags;
+}
+
+std::size_t slots_from_environment(const char* variable, std::size_t asked) {
+  const std::string env = environment_value(variable);
+  if (env.empty()) return asked;
+  std::size_t value = 0;
+  const auto [end, error] = std::from_chars(env.data(), env.data() + env.size(), value);
+  if (error != std::errc() || end != env.data() + env.size()) {
+    throw InvalidInput(std::string(variable) + " is '" + env +
+                       "': it must be a count of slots (a whole number, 0 or more)");
+  }
+  return value;
 }
 
 const Headers& headers() {

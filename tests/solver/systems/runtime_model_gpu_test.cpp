@@ -714,7 +714,9 @@ TEST_F(RuntimeModelGpuTest, StiffBrussWith64StatesAgreesWithTheCpuInSparseAndBan
 }
 
 // POLLU (examples/models/pollu.toml, the IVP test set's chemistry; the sparse LU): on the GPU as on the
-// CPU run by run, in both precisions, and run 0 (k1 = 0.35) at the test set's reference (float64).
+// CPU run by run, in both precisions, and run 0 (k1 = 0.35) at the test set's reference (float64); its
+// LU generated with loops (RuntimeModelOptions::sparse_lu_loops_from and sparse_lu_solve_loops_from = 0)
+// takes the straight-line code's steps on the GPU too, to the bit.
 TEST_F(RuntimeModelGpuTest, PolluWithTheSparseLuAgreesWithTheCpuAndTheReference) {
   BATCHODE_REQUIRE_GPU();
   const batchode::models::Model model = batchode::models::load_model(batchode::testing::pollu_model_path());
@@ -748,6 +750,19 @@ TEST_F(RuntimeModelGpuTest, PolluWithTheSparseLuAgreesWithTheCpuAndTheReference)
         for (std::size_t i = 0; i < 20; ++i) {
           const double want = batchode::testing::kPolluAt60[i];
           EXPECT_NEAR(double(gpu.final_state(0, i)), want, 50 * (atol + rtol * std::fabs(want))) << "y" << i + 1;
+        }
+      }
+      if (m == Method::rodas4) {
+        RuntimeModelOptions loops_options = options();
+        loops_options.sparse_lu_loops_from = 0;
+        loops_options.sparse_lu_solve_loops_from = 0;
+        RuntimeModel<T> loops(model, loops_options);
+        o.backend = Backend::gpu;
+        const SolveResult<T> by_loops = batchode::solve_ivp(loops, y0, k1, o);
+        ASSERT_TRUE(by_loops.all_succeeded());
+        for (std::size_t r = 0; r < runs; ++r) {
+          for (std::size_t i = 0; i < 20; ++i) ASSERT_EQ(by_loops.final_state(r, i), gpu.final_state(r, i)) << r;
+          ASSERT_EQ(by_loops.counters(r).accepted_steps, gpu.counters(r).accepted_steps) << r;
         }
       }
     }

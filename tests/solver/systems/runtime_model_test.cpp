@@ -677,6 +677,61 @@ TEST_F(RuntimeModelTest, PolluWithTheSparseLuReachesThePublishedReference) {
   }
 }
 
+// A sparse LU whose repeated rows are loops (RuntimeModelOptions::sparse_lu_loops_from: the factorisation's
+// default past 255 slots; sparse_lu_solve_loops_from: the solve's, never by default; both forced here) takes
+// the straight-line code's steps to the bit: every final state, stop time and
+// counter of BRUSS (rows that repeat: loops) by rodas4 (real W, blocks of runs in SIMD lanes) and radau5
+// (complex W, a run at a time) in double, and of POLLU (few rows alike) by ros3p in float. A malformed
+// $BATCHODE_SPARSE_LU_SOLVE_LOOPS_FROM is refused by name.
+TEST_F(RuntimeModelTest, ASparseLuWithLoopsGivesTheStraightLineNumbers) {
+  auto check = [&](const batchode::models::Model& model, auto zero, double t_end, double rtol, double atol,
+                   std::vector<Method> methods) {
+    using T = decltype(zero);
+    RuntimeModelOptions loops_options = options();
+    loops_options.sparse_lu_loops_from = 0;
+    loops_options.sparse_lu_solve_loops_from = 0;
+    RuntimeModelOptions lines_options = options();
+    lines_options.sparse_lu_loops_from = static_cast<std::size_t>(-1);
+    RuntimeModel<T> lines(model, lines_options), loops(model, loops_options);
+    const std::vector<T> start = lines.default_y0();
+    std::vector<T> y0, p;
+    for (std::size_t r = 0; r < 40; ++r) {
+      y0.insert(y0.end(), start.begin(), start.end());
+      p.push_back(T(lines.default_params()[0] * (1.0 + 0.05 * double(r))));
+    }
+    for (const Method method : methods) {
+      SCOPED_TRACE(model.name() + " " + to_string(method) + (sizeof(T) == 4 ? " float" : " double"));
+      batchode::SolveOptions o = cpu_options<T>(method);
+      o.t_end = t_end;
+      o.rtol = rtol;
+      o.atol = atol;
+      const auto a = batchode::solve_ivp(lines, y0, p, o);
+      const auto b = batchode::solve_ivp(loops, y0, p, o);
+      ASSERT_TRUE(a.all_succeeded());
+      for (std::size_t r = 0; r < p.size(); ++r) {
+        for (std::size_t i = 0; i < model.n_states(); ++i) {
+          ASSERT_EQ(a.final_state(r, i), b.final_state(r, i)) << r << " state " << i;
+        }
+        ASSERT_EQ(a.stop_time(r), b.stop_time(r));
+        ASSERT_EQ(a.counters(r).accepted_steps, b.counters(r).accepted_steps);
+        ASSERT_EQ(a.counters(r).rejected_steps, b.counters(r).rejected_steps);
+      }
+    }
+  };
+  // (each model, method and precision: two host compiles)
+  check(parse(batchode::testing::bruss_toml(8)), 0.0, 1.0, 1e-8, 1e-8,
+        {Method::rodas4, Method::radau5});
+  check(batchode::models::load_model(batchode::testing::pollu_model_path()), 0.0f, 60.0, 1e-4, 1e-8,
+        {Method::ros3p});
+  const batchode::jit::testing::ScopedEnv malformed("BATCHODE_SPARSE_LU_SOLVE_LOOPS_FROM", std::string("many"));
+  try {
+    RuntimeModel<double> refused(batchode::models::load_model(batchode::testing::pollu_model_path()), options());
+    ADD_FAILURE() << "BATCHODE_SPARSE_LU_SOLVE_LOOPS_FROM=many was taken";
+  } catch (const batchode::InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("BATCHODE_SPARSE_LU_SOLVE_LOOPS_FROM is 'many'"), std::string::npos) << e.what();
+  }
+}
+
 // A differential-algebraic model file (examples/models/robertson_dae.toml: y3 algebraic, 0 = y1 + y2 + y3
 // - 1) in both layouts the generated code may factorise its W = M / (gamma h) - J with (dense, sparse:
 // each adds 1 / (gamma h) to the differential rows only; 3 states have no band worth keeping; the band

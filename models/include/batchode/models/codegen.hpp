@@ -55,7 +55,8 @@
 // layouts (CodegenOptions::linear_solver); where a sparse LU does (sparse_lu.hpp: POLLU's chemistry, a
 // mirror-coupled system), the struct instead declares jacobian_nonzeros and sparse_lu_size and writes
 // sparse_jacobian(t, y, p, Js) over J's structural nonzeros, sparse_lu_factor(diag, Js, W) and
-// sparse_lu_solve(W, b) as straight-line code in the planned pivot order (kernels/linalg/sparse_lu.hpp);
+// sparse_lu_solve(W, b) as straight-line code in the planned pivot order, a large factorisation's
+// repeated rows as loops (sparse_lu_loops_from) (kernels/linalg/sparse_lu.hpp);
 // W = M diag - J, M = I but 0 on the algebraic rows, which get no diag (their pivot starts at -J(i, i)).
 // sparse_lu_factor returns kernels::PivotsKept<T>: a bool, or for a block of runs in SIMD lanes which
 // lanes kept their pivots; where J and df/dt compare nothing (and the equations neither: simd_runs), the
@@ -84,6 +85,19 @@ struct CodegenOptions {
   /// The model's component_shapes found already (nullopt inside: no rhs_component), for a caller that
   /// needs them too; null: found here.
   const std::optional<ComponentShapes>* component_shapes = nullptr;
+  /// With a sparse LU: from this many slots, sparse_lu_factor folds the rows that repeat (the same
+  /// statements with slots and states shifted alike, as along BRUSS's chain) into loops
+  /// (models/src/affine_rows.hpp: the same operations in the same order, so the same numbers); below,
+  /// straight-line code. Measured on the H200 (BRUSS 128, rodas4 and rodas5p, float64): the loops' step
+  /// is 4-7 % faster and NVRTC's compile a third shorter.
+  std::size_t sparse_lu_loops_from = default_sparse_lu_loops_from;
+  static constexpr std::size_t default_sparse_lu_loops_from = 256;
+  /// The same for sparse_lu_solve, whose loops carry the values of b their rows finished in registers
+  /// as the straight-line code does: off by default (never), as a step runs the solve once per stage
+  /// and its loops cost BRUSS 128's warm solve 19-33 % on the H200, for a compile 3.5x shorter
+  /// altogether (the straight-line solve, inlined at every stage, is most of what NVRTC compiles).
+  std::size_t sparse_lu_solve_loops_from = default_sparse_lu_solve_loops_from;
+  static constexpr std::size_t default_sparse_lu_solve_loops_from = static_cast<std::size_t>(-1);
 };
 
 /// The model as C++ source (see above). Throws InvalidInput when type_name is not a usable identifier.

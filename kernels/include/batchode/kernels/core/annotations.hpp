@@ -91,6 +91,17 @@
 #define BATCHODE_UNROLL_STEP_STATES
 #endif
 
+// The loops generated code folds its repeated rows into (models/src/affine_rows.hpp: a large sparse LU):
+// unrolled 4 times, never fully, which would give the GPU's compiler back the straight-line code whose
+// compile time the loops are there to save (BRUSS at 128 states: 16 s of NVRTC fully unrolled, 7 s so).
+#if BATCHODE_GPU_COMPILER || defined(__clang__)
+#define BATCHODE_UNROLL_ROWS _Pragma("unroll 4")
+#elif defined(__GNUC__)
+#define BATCHODE_UNROLL_ROWS _Pragma("GCC unroll 4")
+#else
+#define BATCHODE_UNROLL_ROWS
+#endif
+
 // No unrolling: a loop over an array indexed by its counter keeps the array in (cached, per-thread)
 // memory instead of registers (the summary accumulators: kernels/outputs/summaries.hpp).
 #if BATCHODE_GPU_COMPILER || defined(__clang__)

@@ -2,7 +2,10 @@
 // Boost.Odeint keeps controlled_runge_kutta apart from its steppers: what decides a step's size and
 // its fate (the error norm, the first step, the PI controller) is numerics one reads and tunes on its
 // own, and the loop around it is bookkeeping (stops, saves, events, counters). The same code on the
-// GPU and the CPU, so that both paths take the same steps run by run.
+// GPU and the CPU, so that both paths take the same steps run by run. Their loops over the states are
+// BATCHODE_UNROLL_STEP_STATES's: fully unrolled up to 32 states, as the step's own; past that, where a
+// run's arrays have left the registers, loops of 4 (fully unrolled, the first step's and the norm's 512
+// divisions took NVRTC 4-5 s of BRUSS's 24 at 128 states).
 #pragma once
 
 #include "batchode/kernels/core/annotations.hpp"
@@ -26,7 +29,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T error_norm_squared(const State& y, c
   // r1 r1 could be fused around either product, and a lane group's sum (kernels/launch/lane_group.hpp) and
   // one thread's were fused differently (dopri5 on Lorenz-96, sm_90): same sums, other bits.
   T sum = 0;
-  BATCHODE_UNROLL
+  BATCHODE_UNROLL_STEP_STATES
   for (port::size_t i = 0; i < N; ++i) {
     const T r = err[i] / kernels::tolerance_scale(atol, rtol, y[i], y_new[i]);
     sum += r * r;
@@ -53,7 +56,7 @@ BATCHODE_HOST_DEVICE BATCHODE_FORCEINLINE T sum_of_squares(const System& sys, co
   } else {
     (void)sys;
     T sum = 0;
-    BATCHODE_UNROLL
+    BATCHODE_UNROLL_STEP_STATES
     for (port::size_t i = 0; i < N; ++i) sum += q[i] * q[i];
     return sum;
   }
@@ -85,7 +88,7 @@ BATCHODE_HOST_DEVICE T initial_step(const System& sys, T t0, const State& y0, co
   // (The scaled values first, then their sums of squares: a lane's share of a run sums over the run.)
   constexpr port::size_t states = run_states<System>();
   T q0[N], q1[N];
-  BATCHODE_UNROLL
+  BATCHODE_UNROLL_STEP_STATES
   for (port::size_t i = 0; i < N; ++i) {
     const T sc = plan.atol + plan.rtol * port::fabs(y0[i]);
     q0[i] = y0[i] / sc;
@@ -97,11 +100,11 @@ BATCHODE_HOST_DEVICE T initial_step(const System& sys, T t0, const State& y0, co
   T h0 = (d0 < T(1e-5) || d1 < T(1e-5)) ? T(1e-6) : T(0.01) * d0 / d1;
   h0 = min_of(h0, span);
   State y1{}, f1{};
-BATCHODE_UNROLL
+  BATCHODE_UNROLL_STEP_STATES
   for (port::size_t i = 0; i < N; ++i) y1[i] = y0[i] + h0 * f0[i];
   sys(t0 + h0, &y1[0], p, &f1[0]);
   T q2[N];
-  BATCHODE_UNROLL
+  BATCHODE_UNROLL_STEP_STATES
   for (port::size_t i = 0; i < N; ++i) q2[i] = (f1[i] - f0[i]) / (plan.atol + plan.rtol * port::fabs(y0[i]));
   const T d2 = port::sqrt(sum_of_squares<N>(sys, q2) / T(states)) / h0;
   const T dmax = max_of(d1, d2);

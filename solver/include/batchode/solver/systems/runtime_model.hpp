@@ -27,6 +27,7 @@
 #include "batchode/backends/cpu/runtime_entry.hpp"
 #include "batchode/backends/gpu/runtime_kernels.hpp"
 #include "batchode/kernels/methods/method.hpp"
+#include "batchode/models/codegen.hpp"
 #include "batchode/models/model.hpp"
 #include "batchode/models/sparse_lu_plan.hpp"
 #include "batchode/solver/setup/options.hpp"
@@ -41,6 +42,13 @@ struct RuntimeModelOptions {
   /// How the Rosenbrock methods factorise W (models/sparse_lu_plan.hpp): automatic picks the layout with the
   /// fewest operations (dense, the Jacobian's band, or a sparse LU in a pivot order fixed per model).
   models::LinearSolver linear_solver = models::LinearSolver::automatic;
+  /// From this many slots a sparse LU's factorisation is generated with its repeated rows as loops, and its
+  /// solve from sparse_lu_solve_loops_from (never by default: a shorter compile, a slower step), below as
+  /// straight-line code (models::CodegenOptions: the same numbers either way).
+  /// $BATCHODE_SPARSE_LU_LOOPS_FROM and $BATCHODE_SPARSE_LU_SOLVE_LOOPS_FROM, where set, override them (a
+  /// count of slots).
+  std::size_t sparse_lu_loops_from = models::CodegenOptions::default_sparse_lu_loops_from;
+  std::size_t sparse_lu_solve_loops_from = models::CodegenOptions::default_sparse_lu_solve_loops_from;
 };
 
 namespace detail {
