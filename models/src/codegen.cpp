@@ -620,36 +620,22 @@ class Generator {
     // diag - J: an algebraic row has no diag, and its diagonal is a nonzero of J by the matching of
     // models/src/parse/algebraic.hpp); 0 in the fill.
     const std::size_t n_diff = n - m_.n_algebraic();
-    std::vector<std::string> initial(plan.slots.size(), "T(0)");
-    std::vector<std::string> diagonal_terms(n);  // |diag| (+ |J(i, i)|): the pivot's first terms
-    // The same as codes for the loops' form (sparse_lu_factor_loops): 2 (k + 1) + d for d diag and Js[k]
-    // (k + 1 == 0: no Js term).
+    // Each slot's start and each pivot's first terms (|diag| + |J(i, i)|) as codes (initial_text,
+    // terms_text): 2 (k + 1) + d for d diag and Js[k] (k + 1 == 0: no Js term).
     std::vector<std::size_t> initial_codes(plan.slots.size(), 0), terms_codes(n, 0);
     for (std::size_t k = 0; k < n; ++k) {
-      if (plan.order[k] < n_diff) {
-        diagonal_terms[k] = "kl::magnitude(diag)";
-        terms_codes[k] = 1;
-      }
+      if (plan.order[k] < n_diff) terms_codes[k] = 1;
     }
     std::vector<std::pair<std::string, ExprPtr>> entries;
     for (std::size_t k = 0; k < nonzeros.size(); ++k) {
       const auto [i, j] = nonzeros[k];
       entries.emplace_back("Js" + index(k), m_.derivatives().jacobian[i * n + j]);
       const std::size_t at = plan.slot(plan.position[i], plan.position[j]);
-      initial[at] = (i == j && i < n_diff ? "diag - Js" : "-Js") + index(k);
       initial_codes[at] = 2 * (k + 1) + (i == j && i < n_diff ? 1 : 0);
-      if (i == j) {
-        std::string& terms = diagonal_terms[plan.position[i]];
-        terms += (terms.empty() ? "" : " + ") + std::string("kl::magnitude(Js") + index(k) + ")";
-        terms_codes[plan.position[i]] += 2 * (k + 1);
-      }
+      if (i == j) terms_codes[plan.position[i]] += 2 * (k + 1);  // (no code 0 left: matched rows have J(i, i))
     }
     for (std::size_t k = 0; k < n; ++k) {
-      if (initial[plan.diagonal[k]] == "T(0)" && plan.order[k] < n_diff) {
-        initial[plan.diagonal[k]] = "diag";
-        initial_codes[plan.diagonal[k]] = 1;
-      }
-      if (diagonal_terms[k].empty()) diagonal_terms[k] = "T(0)";  // never: matched rows have J(i, i)
+      if (initial_codes[plan.diagonal[k]] == 0 && plan.order[k] < n_diff) initial_codes[plan.diagonal[k]] = 1;
     }
     s += "  // Js[k]: the k-th structural nonzero of J, row by row (" + std::to_string(nonzeros.size()) + " of " +
          std::to_string(n * n) + "), symbolic.\n";
@@ -664,29 +650,44 @@ class Generator {
         "  BATCHODE_HOST_DEVICE batchode::kernels::PivotsKept<T> sparse_lu_factor(T diag, const T* Js, T* W) "
         "const {\n";
     s += plan.slots.size() >= loops_from_ ? sparse_lu_factor_loops(plan, initial_codes, terms_codes)
-                                          : sparse_lu_factor_lines(plan, initial, diagonal_terms, n_diff);
+                                          : sparse_lu_factor_lines(plan, initial_codes, terms_codes, n_diff);
     s += "  }\n";
 
     s += "  // b := W^-1 b with the factors of sparse_lu_factor: forward through L, back through U.\n";
     s += "  template <class T>\n";
     s += "  BATCHODE_HOST_DEVICE void sparse_lu_solve(const T* W, T* b) const {\n";
-    s += plan.slots.size() >= solve_loops_from_ ? sparse_lu_solve_loops(plan) : sparse_lu_solve_lines(plan);
+    s += sparse_lu_solve(plan, plan.slots.size() >= solve_loops_from_);
     s += "  }\n";
     return s;
   }
 
-  /// sparse_lu_factor's body as straight-line code over `plan`'s slots, W starting at `initial`, each
-  /// pivot's terms at `diagonal_terms`.
-  std::string sparse_lu_factor_lines(const SparseLuPlan& plan, const std::vector<std::string>& initial,
-                                     const std::vector<std::string>& diagonal_terms, std::size_t n_diff) const {
+  /// A slot's start from its code (sparse_lu): diag - Js[k], -Js[k], diag or T(0), k written as `k_text`.
+  static std::string initial_text(std::size_t code, const std::string& k_text) {
+    if (code / 2 == 0) return (code & 1) != 0 ? "diag" : "T(0)";
+    return ((code & 1) != 0 ? "diag - Js[" : "-Js[") + k_text + "]";
+  }
+  /// A pivot's first terms from its code (sparse_lu), k written as `k_text`.
+  static std::string terms_text(std::size_t code, const std::string& k_text) {
+    if (code / 2 == 0) return (code & 1) != 0 ? "kl::magnitude(diag)" : "T(0)";
+    return ((code & 1) != 0 ? "kl::magnitude(diag) + kl::magnitude(Js[" : "kl::magnitude(Js[") + k_text + "])";
+  }
+  /// The Js index of a code, as text.
+  static std::string js_index(std::size_t code) { return code / 2 == 0 ? "" : std::to_string(code / 2 - 1); }
+
+  /// sparse_lu_factor's body as straight-line code over `plan`'s slots: every slot set first
+  /// (initial_codes), then each row's eliminations from its pivot's first terms (terms_codes).
+  std::string sparse_lu_factor_lines(const SparseLuPlan& plan, const std::vector<std::size_t>& initial_codes,
+                                     const std::vector<std::size_t>& terms_codes, std::size_t n_diff) const {
     auto index = [](std::size_t k) { return "[" + std::to_string(k) + "]"; };
     std::string s = "    namespace kl = batchode::kernels;\n";
     s += "    kl::PivotsKept<T> kept(true);\n";
     s += "    T terms;\n";
-    for (std::size_t k = 0; k < initial.size(); ++k) s += "    W" + index(k) + " = " + initial[k] + ";\n";
+    for (std::size_t k = 0; k < initial_codes.size(); ++k) {
+      s += "    W" + index(k) + " = " + initial_text(initial_codes[k], js_index(initial_codes[k])) + ";\n";
+    }
     for (std::size_t i = 0; i < plan.n; ++i) {
       const std::string d = "W" + index(plan.diagonal[i]);
-      s += "    terms = " + diagonal_terms[i] + ";  // row " + state(plan.order[i]) +
+      s += "    terms = " + terms_text(terms_codes[i], js_index(terms_codes[i])) + ";  // row " + state(plan.order[i]) +
            (plan.order[i] < n_diff ? "" : " (algebraic)") + "\n";
       for (const Elimination& e : plan.eliminations[i]) {
         const std::string l = "W" + index(e.multiplier);
@@ -705,52 +706,26 @@ class Generator {
     return s + "    return kept;\n";
   }
 
-  /// sparse_lu_solve's body as straight-line code: L z = P b forward, then U x = z backward, in b's
-  /// entries at the pivots' states.
-  static std::string sparse_lu_solve_lines(const SparseLuPlan& plan) {
-    auto index = [](std::size_t k) { return "[" + std::to_string(k) + "]"; };
-    auto at = [&](std::size_t k) { return "b" + index(plan.order[k]); };
-    std::string s;
-    for (std::size_t i = 0; i < plan.n; ++i) {
-      for (std::size_t slot = plan.row_begin[i]; slot < plan.diagonal[i]; ++slot) {
-        s += "    " + at(i) + " -= W" + index(slot) + " * " + at(plan.slots[slot].second) + ";\n";
-      }
-    }
-    for (std::size_t ii = plan.n; ii-- > 0;) {
-      for (std::size_t slot = plan.diagonal[ii] + 1; slot < plan.row_begin[ii + 1]; ++slot) {
-        s += "    " + at(ii) + " -= W" + index(slot) + " * " + at(plan.slots[slot].second) + ";\n";
-      }
-      s += "    " + at(ii) + " *= W" + index(plan.diagonal[ii]) + ";\n";
-    }
-    return s;
-  }
-
   /// sparse_lu_factor's body as loops where its rows repeat (affine_rows.hpp), each row's slots set just
   /// before its eliminations (the straight-line form sets them all first: the same numbers, as a row's
   /// factorisation reads only its own slots and the rows above it). initial_codes[slot] and
   /// terms_codes[row]: 2 (k + 1) + d for d diag and Js[k] (k + 1 == 0: no Js term).
-  std::string sparse_lu_factor_loops(const SparseLuPlan& plan, const std::vector<std::size_t>& initial_codes,
-                                     const std::vector<std::size_t>& terms_codes) const {
+  static std::string sparse_lu_factor_loops(const SparseLuPlan& plan, const std::vector<std::size_t>& initial_codes,
+                                            const std::vector<std::size_t>& terms_codes) {
     using V = long long;
     std::vector<detail::RowStatements> rows(plan.n);
     for (std::size_t i = 0; i < plan.n; ++i) {
       detail::RowStatements& row = rows[i];
+      // A code's Js index as a hole (none for a start without Js).
+      auto js = [](std::size_t code) { return code / 2 == 0 ? std::vector<V>{} : std::vector<V>{V(code / 2 - 1)}; };
       for (std::size_t slot = plan.row_begin[i]; slot < plan.row_begin[i + 1]; ++slot) {
-        const std::size_t code = initial_codes[slot], k = code / 2;
-        if (k == 0) {
-          row.push_back({(code & 1) != 0 ? "W[#] = diag;" : "W[#] = T(0);", {V(slot)}});
-        } else {
-          row.push_back({(code & 1) != 0 ? "W[#] = diag - Js[#];" : "W[#] = -Js[#];", {V(slot), V(k - 1)}});
-        }
+        const std::size_t code = initial_codes[slot];
+        std::vector<V> values{V(slot)};
+        for (V k : js(code)) values.push_back(k);
+        row.push_back({"W[#] = " + initial_text(code, "#") + ";", values});
       }
-      const std::size_t code = terms_codes[i], k = code / 2, d = plan.diagonal[i];
-      if (k == 0) {
-        row.push_back({(code & 1) != 0 ? "terms = kl::magnitude(diag);" : "terms = T(0);", {}});
-      } else {
-        row.push_back({(code & 1) != 0 ? "terms = kl::magnitude(diag) + kl::magnitude(Js[#]);"
-                                       : "terms = kl::magnitude(Js[#]);",
-                       {V(k - 1)}});
-      }
+      const std::size_t d = plan.diagonal[i];
+      row.push_back({"terms = " + terms_text(terms_codes[i], "#") + ";", js(terms_codes[i])});
       for (const Elimination& e : plan.eliminations[i]) {
         row.push_back({"W[#] *= W[#];", {V(e.multiplier), V(e.pivot)}});
         for (const auto& [target, from] : e.updates) {
@@ -777,12 +752,8 @@ class Generator {
     long long pivot = -1;                                   // none going forward
   };
 
-  /// sparse_lu_solve's body with the rows that repeat as loops (affine_rows.hpp's runs): the straight-line
-  /// form's operations in its order. A loop carries in registers the b values its earlier iterations
-  /// finished (each b[i] is finished by its own row alone, never written again in the pass), as the
-  /// straight-line code does: reloading them from memory every row (at 128 states, where b lives in
-  /// local memory) cost BRUSS's warm solve 1.5x on the H200.
-  static std::string sparse_lu_solve_loops(const SparseLuPlan& plan) {
+  /// The solve's two passes, L z = P b forward then U x = z backward, in b's entries at the pivots' states.
+  static std::pair<std::vector<SolveRow>, std::vector<SolveRow>> solve_passes(const SparseLuPlan& plan) {
     std::vector<SolveRow> forward(plan.n), backward;
     for (std::size_t i = 0; i < plan.n; ++i) {
       forward[i].target = static_cast<long long>(plan.order[i]);
@@ -799,22 +770,29 @@ class Generator {
       row.pivot = static_cast<long long>(plan.diagonal[ii]);
       backward.push_back(std::move(row));
     }
-    return solve_pass(forward) + solve_pass(backward);
+    return {std::move(forward), std::move(backward)};
   }
 
-  /// One pass of the solve (solve_loops): rows alone as straight-line code, runs of rows as carrying loops.
-  static std::string solve_pass(const std::vector<SolveRow>& rows) {
-    using V = long long;
-    // The rows as affine_rows sees them: one statement each, its shape the update count and the pivot.
+  /// sparse_lu_solve's body as straight-line code (loops: false), or with the rows that repeat as loops
+  /// (affine_rows.hpp's runs; the straight-line form's operations in its order). A loop carries in
+  /// registers the b values its earlier iterations finished (each b[i] is finished by its own row alone,
+  /// never written again in the pass), as the straight-line code does: reloading them from memory every
+  /// row (at 128 states, where b lives in local memory) cost BRUSS's warm solve 1.5x on the H200.
+  static std::string sparse_lu_solve(const SparseLuPlan& plan, bool loops) {
+    const auto [forward, backward] = solve_passes(plan);
+    return solve_pass(forward, loops) + solve_pass(backward, loops);
+  }
+
+  /// A pass's rows as affine_rows sees them: one statement each, its shape the update count and the pivot.
+  static std::vector<detail::RowStatements> solve_shapes(const std::vector<SolveRow>& rows) {
     std::vector<detail::RowStatements> shapes(rows.size());
     for (std::size_t r = 0; r < rows.size(); ++r) {
       const SolveRow& row = rows[r];
       if (row.updates.empty() && row.pivot < 0) continue;  // nothing to write
       detail::RowStatement st{std::to_string(row.updates.size()) + (row.pivot >= 0 ? "p" : "") + " #", {row.target}};
       for (const auto& [slot, source] : row.updates) {
-        st.pattern += " #";
+        st.pattern += " # #";
         st.values.push_back(slot);
-        st.pattern += " #";
         st.values.push_back(source);
       }
       if (row.pivot >= 0) {
@@ -823,8 +801,20 @@ class Generator {
       }
       shapes[r].push_back(std::move(st));
     }
+    return shapes;
+  }
+
+  /// One pass of the solve: rows alone as straight-line code, runs of rows (where `loops`) as carrying loops.
+  static std::string solve_pass(const std::vector<SolveRow>& rows, bool loops) {
+    using V = long long;
     std::string s;
-    for (const detail::RowRun& run : detail::affine_runs(shapes)) {
+    std::vector<detail::RowRun> runs;
+    if (loops) {
+      runs = detail::affine_runs(solve_shapes(rows));
+    } else {
+      for (std::size_t r = 0; r < rows.size(); ++r) runs.push_back({r, 1, 1});
+    }
+    for (const detail::RowRun& run : runs) {
       if (run.groups == 1) {
         const SolveRow& row = rows[run.first];
         const std::string target = "b[" + std::to_string(row.target) + "]";

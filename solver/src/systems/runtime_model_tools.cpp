@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "batchode/checks/invalid_input.hpp"
 #include "batchode/jit/cache_directory.hpp"
 #include "batchode/jit/sha256.hpp"
-#include "batchode/checks/invalid_input.hpp"
 #include "runtime_model_parts.hpp"
 
 #ifndef BATCHODE_SOURCE_INCLUDE_DIRS
